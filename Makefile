@@ -1,0 +1,39 @@
+# Two commands do all the set-up on a fresh machine with Python 3.11+, make and git:
+#   make run    install into .venv and open the review TUI on the bundled demo set
+#   make test   install into .venv (with dev tools) and run the whole test suite
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint bench screenshots install clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/qaeval review
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check qaeval_tui tests benchmarks
+	$(BIN)/ruff format --check qaeval_tui tests benchmarks
+	$(BIN)/mypy qaeval_tui
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+screenshots: $(STAMP)
+	$(BIN)/python -m qaeval_tui.tui.screenshots screenshots
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .bench

@@ -1,0 +1,1 @@
+"""typer commands: parse arguments, call the core, render with rich, set exit codes."""

@@ -1,0 +1,57 @@
+"""Shared CLI plumbing: config lookup, consoles, and turning user errors into exit codes."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
+
+import typer
+from rich.console import Console
+
+from qaeval_tui.core.config import Config, load_config
+from qaeval_tui.core.errors import InputError, QaevalError
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+# Data is never parsed as markup: text from golden files and labels prints as written.
+stdout = Console(markup=False, highlight=False, soft_wrap=False)
+stderr = Console(stderr=True, markup=False, highlight=False)
+
+
+def config_from(ctx: typer.Context) -> Config:
+    """The configuration chosen by the global `--config` option (loaded once per invocation)."""
+    root = ctx.find_root()
+    if root.obj is None:
+        root.obj = {}
+    if "config" not in root.obj:
+        root.obj["config"] = load_config(root.params.get("config"))
+    config: Config = root.obj["config"]
+    return config
+
+
+def guarded(func: Callable[P, R]) -> Callable[P, R]:
+    """Run a command; a user mistake becomes a clear message on stderr and its exit code."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except InputError as exc:
+            for problem in exc.problems:
+                stderr.print(str(problem), soft_wrap=True)
+            stderr.print(f"error: {len(exc.problems)} problem(s) in {exc.what}; nothing was changed")
+            raise typer.Exit(exc.exit_code) from exc
+        except QaevalError as exc:
+            stderr.print(f"error: {exc}", soft_wrap=True)
+            raise typer.Exit(exc.exit_code) from exc
+
+    return wrapper
+
+
+def print_json(data: Any) -> None:
+    """Machine-readable output to stdout, nothing else on that stream."""
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n")

@@ -1,0 +1,160 @@
+"""Configuration (DESIGN §8.1): a typed model with documented defaults.
+
+Read from `--config PATH`, else `./qaeval.toml`, else `[tool.qaeval]` in `./pyproject.toml`,
+else the defaults below. Relative paths are resolved against the config file's folder.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from qaeval_tui.core.errors import ConfigError
+from qaeval_tui.core.models import Axis, Rubric
+
+DEFAULT_AXES: tuple[Axis, ...] = (
+    Axis(
+        name="faithfulness",
+        anchors=(
+            "The answer states something its sources contradict or do not contain.",
+            "Mostly supported, but at least one detail goes beyond what the sources say.",
+            "Every claim in the answer is supported by the sources.",
+        ),
+    ),
+    Axis(
+        name="citation_correctness",
+        anchors=(
+            "A citation points to a source that does not support its claim, or a needed citation is missing.",
+            "Citations are relevant, but at least one points to a weaker source than the one that supports it.",
+            "Every citation points to the passage that supports its claim.",
+        ),
+    ),
+    Axis(
+        name="answer_correctness",
+        needs_gold=True,
+        anchors=(
+            "Wrong, missing, or it refused a question it should have answered (or answered one it should refuse).",
+            "Partly right: the key fact is there but incomplete, or mixed with an error.",
+            "Right in substance: matches the gold answer, or correctly abstains.",
+        ),
+    ),
+)
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PathsConfig(Section):
+    golden: str = Field(default="golden", description="Golden files or folder loaded by default.")
+    store: str = Field(default=".qaeval/qaeval.db", description="SQLite store (created on first use).")
+    labels: str = Field(default="labels", description="Folder of label exports, one JSONL file per reviewer.")
+    inbox: str = Field(default="golden/inbox.jsonl", description="Demo production-miss file.")
+    living: str = Field(default="golden/living.jsonl", description="File promotions append to.")
+
+
+class RunConfig(Section):
+    adapter: str = Field(
+        default="qaeval_tui.core.hub:make_reference_hub", description="module:factory of the system under test."
+    )
+    judge: str = Field(default="qaeval_tui.core.judge:make_mechanical_judge", description="module:factory of the judge.")
+    workers: int = Field(default=1, ge=1, le=64, description="Parallel adapter calls.")
+    top_k: int = Field(default=3, ge=1, description="k for retrieval recall@k / precision@k.")
+
+
+class GateConfig(Section):
+    tolerances: dict[str, float] = Field(
+        default_factory=lambda: {
+            "faithfulness_rate": 0.02,
+            "answer_correctness": 0.02,
+            "citation_precision": 0.01,
+            "citation_coverage": 0.01,
+            "abstention_recall": 0.0,
+            "over_refusal_rate": 0.0,
+            "retrieval_recall_at_k": 0.02,
+            "mrr": 0.02,
+            "ndcg": 0.02,
+            "multi_step_task_success": 0.0,
+        },
+        description="Largest allowed drop per headline metric (rise, for over_refusal_rate).",
+    )
+    bootstrap_replicates: int = Field(default=2000, ge=100, description="Paired bootstrap replicates per delta.")
+    seed: int = Field(default=0, description="Seed of the paired bootstrap.")
+
+
+class CalibrationConfig(Section):
+    min_exact: float = Field(default=0.70, ge=0, le=1, description="Exact agreement each axis needs for TRUSTED.")
+    min_n: int = Field(default=20, ge=1, description="Fewer judged items than this on an axis: INSUFFICIENT.")
+    target_half_width: float = Field(default=0.10, gt=0, lt=1, description="CI half-width the 'labels needed' figure aims for.")
+    bootstrap_replicates: int = Field(default=1000, ge=100, description="Bootstrap replicates for alpha CIs.")
+    seed: int = Field(default=0, description="Seed of every bootstrap.")
+
+
+class ReviewConfig(Section):
+    reviewer: str | None = Field(default=None, description="Default reviewer name (else QAEVAL_REVIEWER, else asked).")
+    reviewers: tuple[str, ...] = Field(default=("ana", "ben", "chloe"), description="Reviewers the default queue is built for.")
+    overlap: int = Field(default=2, ge=1, description="How many reviewers label each item.")
+    seed: int = Field(default=7, description="Seed of the assignment and per-reviewer order.")
+    keys: dict[str, str] = Field(default_factory=dict, description="Action name -> key, overriding default bindings.")
+
+
+class Config(Section):
+    """The whole configuration; every field has a default."""
+
+    rubric: Rubric = Field(default_factory=lambda: Rubric(version="1", axes=DEFAULT_AXES))
+    paths: PathsConfig = Field(default_factory=PathsConfig)
+    run: RunConfig = Field(default_factory=RunConfig)
+    gate: GateConfig = Field(default_factory=GateConfig)
+    calibration: CalibrationConfig = Field(default_factory=CalibrationConfig)
+    review: ReviewConfig = Field(default_factory=ReviewConfig)
+    base_dir: str = Field(default=".", description="Folder relative paths are resolved against (set by the loader).")
+
+    def path(self, value: str) -> Path:
+        """Resolve a configured path against the config file's folder."""
+        candidate = Path(value)
+        return candidate if candidate.is_absolute() else Path(self.base_dir) / candidate
+
+
+def _from_mapping(data: dict[str, Any], origin: str, base_dir: Path) -> Config:
+    try:
+        return Config.model_validate({**data, "base_dir": str(base_dir)})
+    except ValidationError as exc:
+        lines = []
+        for error in exc.errors(include_url=False):
+            field = ".".join(str(part) for part in error["loc"]) or "(config)"
+            lines.append(f"{origin}: {field}: {error['msg']}")
+        raise ConfigError("invalid configuration:\n" + "\n".join(lines)) from exc
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc.strerror}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+
+
+def load_config(explicit: str | Path | None = None, cwd: Path | None = None) -> Config:
+    """Find and validate the configuration. Raises ConfigError (exit 2) when invalid."""
+    here = cwd or Path.cwd()
+    if explicit is not None:
+        path = Path(explicit)
+        if not path.is_file():
+            raise ConfigError(f"{path}: config file not found")
+        return _from_mapping(_read_toml(path), str(path), path.parent)
+    local = here / "qaeval.toml"
+    if local.is_file():
+        return _from_mapping(_read_toml(local), str(local.name), here)
+    pyproject = here / "pyproject.toml"
+    if pyproject.is_file():
+        section = _read_toml(pyproject).get("tool", {}).get("qaeval")
+        if section is not None:
+            if not isinstance(section, dict):
+                raise ConfigError("pyproject.toml: tool.qaeval: must be a table")
+            return _from_mapping(section, "pyproject.toml [tool.qaeval]", here)
+    return Config(base_dir=str(here))

@@ -1,0 +1,240 @@
+"""Strict golden-set loading (DESIGN §3.1).
+
+Every problem in every file is collected and reported as `path:line: field: message`;
+when any exists nothing is loaded, because a half-loaded suite gives a wrong number
+that looks right.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from qaeval_tui.core.errors import InputError, Problem, UsageError
+from qaeval_tui.core.hashing import suite_hash
+from qaeval_tui.core.models import GoldenCase, LoadedCase, consistency_problems
+
+LIVING_SPLIT = "living"
+_UNION_TAGS = {"str", "int", "float", "bool", "none", "retrieve", "value"}
+
+
+@dataclass(frozen=True)
+class GoldenSet:
+    """A fully validated suite: cases in file order, with a stable suite hash."""
+
+    cases: tuple[LoadedCase, ...]
+    files: tuple[str, ...]
+
+    @property
+    def suite_hash(self) -> str:
+        return suite_hash(case.content_hash for case in self.cases)
+
+    def by_id(self) -> dict[str, LoadedCase]:
+        return {loaded.case.id: loaded for loaded in self.cases}
+
+    def by_hash(self) -> dict[str, LoadedCase]:
+        return {loaded.content_hash: loaded for loaded in self.cases}
+
+    def summary(self) -> dict[str, dict[str, int]]:
+        """Counts per split, difficulty, behaviour and adversarial tag."""
+        counts: dict[str, Counter[str]] = {
+            "split": Counter(),
+            "difficulty": Counter(),
+            "behavior": Counter(),
+            "adversarial": Counter(),
+        }
+        for loaded in self.cases:
+            counts["split"][loaded.split] += 1
+            counts["difficulty"][loaded.case.difficulty] += 1
+            counts["behavior"][loaded.case.expected_behavior] += 1
+            counts["adversarial"][loaded.case.adversarial or "none"] += 1
+        return {key: dict(sorted(counter.items())) for key, counter in counts.items()}
+
+
+def case_content_hash(case: GoldenCase) -> str:
+    """sha256 of the case's canonical JSON (model field order, no whitespace).
+
+    Independent of the key order and spacing of the line it was read from.
+    """
+    import hashlib
+
+    return hashlib.sha256(case.model_dump_json(exclude_none=False).encode("utf-8")).hexdigest()
+
+
+def split_of(path: Path) -> str:
+    """The split is the file: `golden/living.jsonl` is the living split."""
+    return path.stem
+
+
+def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
+    """Files as given, folders as their `*.jsonl` files in name order."""
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files = sorted(path.glob("*.jsonl"))
+            if not files:
+                raise UsageError(f"{path}: no .jsonl files in this folder")
+            found.extend(files)
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise UsageError(f"{path}: no such file or folder")
+    if not found:
+        raise UsageError("no golden files given")
+    return found
+
+
+def _field_path(loc: Sequence[int | str]) -> str:
+    parts: list[str] = []
+    previous: int | str | None = None
+    for element in loc:
+        if isinstance(element, int):
+            parts.append(f"[{element}]")
+        elif element in _UNION_TAGS or "[" in element:
+            # Union member names (e.g. 'str', a checkpoint kind) right after an index or field
+            # are pydantic's bookkeeping, not fields; 'value' as a real field follows a tag.
+            if not (element == "value" and previous in ("value", "retrieve")):
+                previous = element
+                continue
+            parts.append(f".{element}")
+        else:
+            parts.append(f".{element}" if parts else element)
+        previous = element
+    return "".join(parts) or "(line)"
+
+
+def problems_from_validation(exc: ValidationError, path: str, line: int) -> list[Problem]:
+    """Turn a pydantic error into one Problem per field, with readable field paths."""
+    problems: dict[str, str] = {}
+    for error in exc.errors(include_url=False):
+        kind = error.get("type", "")
+        message = str(error.get("msg", "invalid"))
+        if kind == "json_invalid":
+            problems.setdefault("(line)", f"invalid JSON: {error.get('ctx', {}).get('error', message)}")
+            continue
+        if kind == "model_type" and not error.get("loc"):
+            problems.setdefault("(line)", "each line must be a JSON object")
+            continue
+        if kind == "value_error" and not error.get("loc"):
+            for part in message.removeprefix("Value error, ").split("\n"):
+                field, _, text = part.partition(": ")
+                problems.setdefault(field, text or part)
+            continue
+        if kind == "extra_forbidden":
+            message = "unknown field"
+        field = _field_path(error.get("loc", ()))
+        problems.setdefault(field, message.removeprefix("Value error, "))
+    return [Problem(path, line, field, message) for field, message in problems.items()]
+
+
+def parse_case_line(raw: bytes, path: str, line: int) -> tuple[GoldenCase | None, list[Problem]]:
+    """Validate one raw line; returns the case or the problems found in it."""
+    if line == 1 and raw.startswith(b"\xef\xbb\xbf"):
+        return None, [Problem(path, line, "(file)", "starts with a UTF-8 byte order mark; save without BOM")]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, [Problem(path, line, "(line)", f"invalid UTF-8 at byte {exc.start}")]
+    try:
+        return GoldenCase.model_validate_json(text), []
+    except ValidationError as exc:
+        problems = problems_from_validation(exc, path, line)
+    return None, problems + _raw_consistency(text, path, line, {p.field for p in problems})
+
+
+def _raw_fields(raw: bytes) -> dict[str, object]:
+    """Best-effort JSON object of an invalid line ({} when it is not one)."""
+    try:
+        obj = json.loads(raw)
+    except ValueError:
+        return {}
+    return obj if isinstance(obj, dict) else {}
+
+
+def fields_are_object(case: GoldenCase | None, raw: bytes) -> bool:
+    return case is not None or bool(_raw_fields(raw))
+
+
+def _raw_consistency(text: str, path: str, line: int, reported: set[str]) -> list[Problem]:
+    """Cross-field rules on a line whose fields failed, so one pass reports everything."""
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        return []
+    if not isinstance(obj, dict):
+        return []
+
+    def as_list(value: object) -> list[object]:
+        return value if isinstance(value, list) else []
+
+    sources = as_list(obj.get("sources"))
+    checkpoints = as_list(obj.get("checkpoints"))
+    found = consistency_problems(
+        source_ids=[s.get("id") for s in sources if isinstance(s, dict)],
+        expected_behavior=obj.get("expected_behavior"),
+        gold_answer=obj.get("gold_answer"),
+        gold_source_ids=as_list(obj.get("gold_source_ids")),
+        difficulty=obj.get("difficulty"),
+        checkpoint_source_ids=[
+            c.get("source_id") if isinstance(c, dict) and c.get("kind") == "retrieve" else None
+            for c in checkpoints
+        ],
+    )
+    return [Problem(path, line, field, message) for field, message in found if field not in reported]
+
+
+def iter_lines(data: bytes) -> Iterable[tuple[int, bytes]]:
+    """(line number, bytes) for every non-blank line. Splits on \\n only, never on U+2028."""
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        stripped = raw.strip(b" \t\r")
+        if stripped:
+            yield number, stripped
+
+
+def load_golden(paths: Iterable[str | Path]) -> GoldenSet:
+    """Load golden files or folders strictly. Raises InputError listing every problem."""
+    files = expand_paths(paths)
+    problems: list[Problem] = []
+    loaded: list[LoadedCase] = []
+    first_seen: dict[str, tuple[str, int]] = {}
+    for file in files:
+        display = str(file)
+        try:
+            data = file.read_bytes()
+        except OSError as exc:
+            raise UsageError(f"{display}: cannot read: {exc.strerror}") from exc
+        split = split_of(file)
+        for number, raw in iter_lines(data):
+            case, line_problems = parse_case_line(raw, display, number)
+            problems.extend(line_problems)
+            if case is None:
+                fields = _raw_fields(raw)
+                case_id, provenance = fields.get("id"), fields.get("provenance")
+            else:
+                case_id, provenance = case.id, case.provenance
+            if fields_are_object(case, raw) and split == LIVING_SPLIT and provenance is None:
+                problems.append(Problem(display, number, "provenance", "required in the living split"))
+            if isinstance(case_id, str):
+                if case_id in first_seen:
+                    where = "{}:{}".format(*first_seen[case_id])
+                    problems.append(Problem(display, number, "id", f"duplicate case id {case_id!r} (first at {where})"))
+                    continue
+                first_seen[case_id] = (display, number)
+            if case is None:
+                continue
+            loaded.append(LoadedCase(case=case, split=split, path=display, line=number, content_hash=case_content_hash(case)))
+    if problems:
+        raise InputError(problems, what="golden set")
+    return GoldenSet(cases=tuple(loaded), files=tuple(str(f) for f in files))
+
+
+def case_to_json_dict(case: GoldenCase) -> dict[str, Any]:
+    """The case as it is written to a golden file (absent optional fields dropped)."""
+    return case.model_dump(mode="json", exclude_none=True)
