@@ -1,0 +1,3 @@
+from qaeval_tui.cli.main import run
+
+run()

@@ -1,0 +1,61 @@
+"""Configuration lookup order, defaults, and clear errors for invalid files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from qaeval_tui.core.config import load_config
+from qaeval_tui.core.errors import ConfigError
+
+
+def test_defaults_have_three_anchored_axes(tmp_path: Path) -> None:
+    config = load_config(cwd=tmp_path)
+    assert config.rubric.axis_names == ("faithfulness", "citation_correctness", "answer_correctness")
+    for axis in config.rubric.axes:
+        assert axis.scale == (0, 1, 2) and len(axis.anchors) == 3 and axis.level == "ordinal"
+    assert [a.name for a in config.rubric.axes if a.needs_gold] == ["answer_correctness"]
+    assert config.calibration.min_exact == 0.70
+    assert config.path(config.paths.golden) == tmp_path / "golden"
+
+
+def test_qaeval_toml_wins_over_pyproject(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.qaeval.calibration]\nmin_exact = 0.5\n")
+    assert load_config(cwd=tmp_path).calibration.min_exact == 0.5
+    (tmp_path / "qaeval.toml").write_text("[calibration]\nmin_exact = 0.9\n")
+    assert load_config(cwd=tmp_path).calibration.min_exact == 0.9
+
+
+def test_explicit_config_with_custom_rubric(tmp_path: Path) -> None:
+    path = tmp_path / "conf" / "my.toml"
+    path.parent.mkdir()
+    path.write_text(
+        '[rubric]\nversion = "2"\n[[rubric.axes]]\nname = "helpful"\nscale = [1, 2, 3, 4, 5]\nlevel = "interval"\n'
+        'anchors = ["a", "b", "c", "d", "e"]\n[paths]\ngolden = "data"\n'
+    )
+    config = load_config(path)
+    assert config.rubric.version == "2" and config.rubric.axis("helpful").scale == (1, 2, 3, 4, 5)
+    assert config.path(config.paths.golden) == path.parent / "data"
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("[calibration]\nmin_exact = 2\n", "calibration.min_exact"),
+        ("[nonsense]\nx = 1\n", "nonsense"),
+        ('[[rubric.axes]]\nname = "a"\nscale = [0, 1]\nanchors = ["only one"]\n', "anchors"),
+        ('[[rubric.axes]]\nname = "a"\nscale = [1, 0]\nanchors = ["x", "y"]\n', "increasing"),
+        ("[run\n", "invalid TOML"),
+    ],
+)
+def test_invalid_config_is_a_config_error_naming_the_field(tmp_path: Path, text: str, fragment: str) -> None:
+    (tmp_path / "qaeval.toml").write_text(text)
+    with pytest.raises(ConfigError, match=fragment) as caught:
+        load_config(cwd=tmp_path)
+    assert caught.value.exit_code == 2
+
+
+def test_missing_explicit_config_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not found"):
+        load_config(tmp_path / "nope.toml")
