@@ -52,7 +52,7 @@ class PathsConfig(Section):
     golden: str = Field(default="golden", description="Golden files or folder loaded by default.")
     store: str = Field(default=".qaeval/qaeval.db", description="SQLite store (created on first use).")
     labels: str = Field(default="labels", description="Folder of label exports, one JSONL file per reviewer.")
-    inbox: str = Field(default="golden/inbox.jsonl", description="Demo production-miss file.")
+    inbox: str = Field(default="golden/inbox/misses.jsonl", description="Production-miss file `qaeval inbox import` reads by default.")
     living: str = Field(default="golden/living.jsonl", description="File promotions append to.")
 
 
