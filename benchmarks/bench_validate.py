@@ -38,6 +38,8 @@ def run(workdir: Path) -> list[Figure]:
         raise RuntimeError(f"qaeval validate failed: {result.stderr}")
     return [
         Figure("bare json.loads of 10,000 lines", bare, "s", "(reference)", True),
-        Figure("load_golden of 10,000 cases (in process)", load, "s", f"<= 3x bare ({3 * bare:.3f} s)", load <= 3 * bare),
+        Figure(
+            "load_golden of 10,000 cases (in process)", load, "s", f"<= 3x bare ({3 * bare:.3f} s)", load <= 3 * bare
+        ),
         Figure("qaeval validate, 10,000 cases (whole process)", command, "s", "<= 2 s", command <= 2.0),
     ]

@@ -6,11 +6,51 @@ import json
 import random
 from pathlib import Path
 
-_WORDS = (
-    "battery inverter warranty firmware cell module breaker panel install clearance voltage amp hour cycle "
-    "charge discharge export import grid outage backup reserve schedule tariff peak solar meter app alert "
-    "fault code reset service technician return refund shipping register serial model capacity torque bracket"
-).split()
+_WORDS = [
+    "battery",
+    "inverter",
+    "warranty",
+    "firmware",
+    "cell",
+    "module",
+    "breaker",
+    "panel",
+    "install",
+    "clearance",
+    "voltage",
+    "amp",
+    "hour",
+    "cycle",
+    "charge",
+    "discharge",
+    "export",
+    "import",
+    "grid",
+    "outage",
+    "backup",
+    "reserve",
+    "schedule",
+    "tariff",
+    "peak",
+    "solar",
+    "meter",
+    "app",
+    "alert",
+    "fault",
+    "code",
+    "reset",
+    "service",
+    "technician",
+    "return",
+    "refund",
+    "shipping",
+    "register",
+    "serial",
+    "model",
+    "capacity",
+    "torque",
+    "bracket",
+]
 
 
 def _sentence(rng: random.Random, words: int) -> str:
@@ -29,17 +69,30 @@ def synthetic_case(rng: random.Random, index: int) -> dict[str, object]:
     gold = rng.choice(sources)
     if index % 10 == 9:
         return {
-            "id": f"syn-{index:06d}", "question": f"Case {index}: what is the {rng.choice(_WORDS)} of the lunar rover?",
-            "sources": sources, "expected_behavior": "abstain", "gold_answer": None, "gold_source_ids": [],
-            "difficulty": "single_hop", "adversarial": "unanswerable_lookalike", "checkpoints": [], "provenance": None,
+            "id": f"syn-{index:06d}",
+            "question": f"Case {index}: what is the {rng.choice(_WORDS)} of the lunar rover?",
+            "sources": sources,
+            "expected_behavior": "abstain",
+            "gold_answer": None,
+            "gold_source_ids": [],
+            "difficulty": "single_hop",
+            "adversarial": "unanswerable_lookalike",
+            "checkpoints": [],
+            "provenance": None,
         }
     first_sentence = str(gold["text"]).split(".")[0]
     question_words = first_sentence.split()[:6]
     return {
-        "id": f"syn-{index:06d}", "question": f"Case {index}: what about {' '.join(question_words)}?",
-        "sources": sources, "expected_behavior": "answer", "gold_answer": first_sentence + ".",
-        "gold_source_ids": [gold["id"]], "difficulty": "single_hop", "adversarial": None,
-        "checkpoints": [], "provenance": None,
+        "id": f"syn-{index:06d}",
+        "question": f"Case {index}: what about {' '.join(question_words)}?",
+        "sources": sources,
+        "expected_behavior": "answer",
+        "gold_answer": first_sentence + ".",
+        "gold_source_ids": [gold["id"]],
+        "difficulty": "single_hop",
+        "adversarial": None,
+        "checkpoints": [],
+        "provenance": None,
     }
 
 

@@ -46,13 +46,18 @@ def provenance() -> dict[str, str]:
 def write_jsonl(path: Path, rows: list[dict[str, Any] | str]) -> Path:
     """Write rows (dicts as JSON, strings verbatim) one per line."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join((row if isinstance(row, str) else json.dumps(row)) + "\n" for row in rows), encoding="utf-8")
+    path.write_text(
+        "".join((row if isinstance(row, str) else json.dumps(row)) + "\n" for row in rows), encoding="utf-8"
+    )
     return path
 
 
 @pytest.fixture
 def golden_dir(tmp_path: Path) -> Path:
     folder = tmp_path / "golden"
-    write_jsonl(folder / "frozen.jsonl", [make_case("c1"), make_case("c2", question="Shipping time?", gold_answer="Five days.", gold_source_ids=["s2"])])
+    write_jsonl(
+        folder / "frozen.jsonl",
+        [make_case("c1"), make_case("c2", question="Shipping time?", gold_answer="Five days.", gold_source_ids=["s2"])],
+    )
     write_jsonl(folder / "living.jsonl", [make_case("c3", provenance=provenance())])
     return folder

@@ -21,7 +21,9 @@ def _load(ctx: typer.Context, paths: list[Path] | None) -> GoldenSet:
 @guarded
 def validate(
     ctx: typer.Context,
-    paths: list[Path] | None = typer.Argument(None, help="Golden files or folders (default: the configured golden path)."),
+    paths: list[Path] | None = typer.Argument(
+        None, help="Golden files or folders (default: the configured golden path)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print counts and hashes as JSON."),
 ) -> None:
     """Strict-load golden files: counts per split, difficulty, behaviour and tag, and the suite hash.
@@ -31,7 +33,15 @@ def validate(
     golden = _load(ctx, paths)
     summary = golden.summary()
     if as_json:
-        print_json({"valid": True, "cases": len(golden.cases), "suite_hash": golden.suite_hash, "files": list(golden.files), "counts": summary})
+        print_json(
+            {
+                "valid": True,
+                "cases": len(golden.cases),
+                "suite_hash": golden.suite_hash,
+                "files": list(golden.files),
+                "counts": summary,
+            }
+        )
         return
     stdout.print(f"{len(golden.cases)} cases in {len(golden.files)} file(s): valid")
     for heading, counts in summary.items():
@@ -42,27 +52,48 @@ def validate(
 @guarded
 def cases(
     ctx: typer.Context,
-    paths: list[Path] | None = typer.Argument(None, help="Golden files or folders (default: the configured golden path)."),
+    paths: list[Path] | None = typer.Argument(
+        None, help="Golden files or folders (default: the configured golden path)."
+    ),
     split: str | None = typer.Option(None, "--split", help="Only this split (file stem, e.g. frozen, living)."),
     difficulty: str | None = typer.Option(None, "--difficulty", help="single_hop, multi_hop or aggregation."),
     behavior: str | None = typer.Option(None, "--behavior", help="answer or abstain."),
     tag: str | None = typer.Option(None, "--tag", help="Adversarial tag, or 'none' for untagged cases."),
-    search: str | None = typer.Option(None, "--search", help="Case-insensitive text in the id, question, gold answer or sources."),
+    search: str | None = typer.Option(
+        None, "--search", help="Case-insensitive text in the id, question, gold answer or sources."
+    ),
     as_json: bool = typer.Option(False, "--json", help="One JSON array of the matching cases, with split and hash."),
 ) -> None:
     """List golden cases, filtered. Exit 0, or 2 on a usage error."""
     golden = _load(ctx, paths)
-    chosen = select_cases(golden.cases, CaseFilter(split=split, difficulty=difficulty, behavior=behavior, tag=tag, search=search))
+    chosen = select_cases(
+        golden.cases, CaseFilter(split=split, difficulty=difficulty, behavior=behavior, tag=tag, search=search)
+    )
     if as_json:
-        print_json([
-            {"split": c.split, "content_hash": c.content_hash, "path": c.path, "line": c.line, **c.case.model_dump(mode="json")}
-            for c in chosen
-        ])
+        print_json(
+            [
+                {
+                    "split": c.split,
+                    "content_hash": c.content_hash,
+                    "path": c.path,
+                    "line": c.line,
+                    **c.case.model_dump(mode="json"),
+                }
+                for c in chosen
+            ]
+        )
         return
     table = Table("id", "split", "difficulty", "behavior", "tag", "question", box=None, pad_edge=False)
     for loaded in chosen:
         case = loaded.case
-        table.add_row(case.id, loaded.split, case.difficulty, case.expected_behavior, case.adversarial or "-", one_line(case.question, 70))
+        table.add_row(
+            case.id,
+            loaded.split,
+            case.difficulty,
+            case.expected_behavior,
+            case.adversarial or "-",
+            one_line(case.question, 70),
+        )
     stdout.print(table)
     stdout.print(f"{len(chosen)} of {len(golden.cases)} cases")
 

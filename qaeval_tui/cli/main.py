@@ -29,8 +29,12 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main(
-    config: Path | None = typer.Option(None, "--config", help="Config file (default: ./qaeval.toml, then [tool.qaeval] in ./pyproject.toml)."),
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    config: Path | None = typer.Option(
+        None, "--config", help="Config file (default: ./qaeval.toml, then [tool.qaeval] in ./pyproject.toml)."
+    ),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
 ) -> None:
     """qaeval: golden sets, runs, CI gate, blind labels and judge calibration."""
 

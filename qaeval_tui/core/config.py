@@ -52,7 +52,9 @@ class PathsConfig(Section):
     golden: str = Field(default="golden", description="Golden files or folder loaded by default.")
     store: str = Field(default=".qaeval/qaeval.db", description="SQLite store (created on first use).")
     labels: str = Field(default="labels", description="Folder of label exports, one JSONL file per reviewer.")
-    inbox: str = Field(default="golden/inbox/misses.jsonl", description="Production-miss file `qaeval inbox import` reads by default.")
+    inbox: str = Field(
+        default="golden/inbox/misses.jsonl", description="Production-miss file `qaeval inbox import` reads by default."
+    )
     living: str = Field(default="golden/living.jsonl", description="File promotions append to.")
 
 
@@ -60,7 +62,9 @@ class RunConfig(Section):
     adapter: str = Field(
         default="qaeval_tui.core.hub:make_reference_hub", description="module:factory of the system under test."
     )
-    judge: str = Field(default="qaeval_tui.core.judge:make_mechanical_judge", description="module:factory of the judge.")
+    judge: str = Field(
+        default="qaeval_tui.core.judge:make_mechanical_judge", description="module:factory of the judge."
+    )
     workers: int = Field(default=1, ge=1, le=64, description="Parallel adapter calls.")
     top_k: int = Field(default=3, ge=1, description="k for retrieval recall@k / precision@k.")
 
@@ -88,14 +92,18 @@ class GateConfig(Section):
 class CalibrationConfig(Section):
     min_exact: float = Field(default=0.70, ge=0, le=1, description="Exact agreement each axis needs for TRUSTED.")
     min_n: int = Field(default=20, ge=1, description="Fewer judged items than this on an axis: INSUFFICIENT.")
-    target_half_width: float = Field(default=0.10, gt=0, lt=1, description="CI half-width the 'labels needed' figure aims for.")
+    target_half_width: float = Field(
+        default=0.10, gt=0, lt=1, description="CI half-width the 'labels needed' figure aims for."
+    )
     bootstrap_replicates: int = Field(default=1000, ge=100, description="Bootstrap replicates for alpha CIs.")
     seed: int = Field(default=0, description="Seed of every bootstrap.")
 
 
 class ReviewConfig(Section):
     reviewer: str | None = Field(default=None, description="Default reviewer name (else QAEVAL_REVIEWER, else asked).")
-    reviewers: tuple[str, ...] = Field(default=("ana", "ben", "chloe"), description="Reviewers the default queue is built for.")
+    reviewers: tuple[str, ...] = Field(
+        default=("ana", "ben", "chloe"), description="Reviewers the default queue is built for."
+    )
     overlap: int = Field(default=2, ge=1, description="How many reviewers label each item.")
     seed: int = Field(default=7, description="Seed of the assignment and per-reviewer order.")
     keys: dict[str, str] = Field(default_factory=dict, description="Action name -> key, overriding default bindings.")

@@ -36,7 +36,9 @@ class InputError(QaevalError):
         self.problems = sorted(problems)
         self.what = what
         count = len(self.problems)
-        super().__init__(f"{count} problem{'s' if count != 1 else ''} in {what}:\n" + "\n".join(map(str, self.problems)))
+        super().__init__(
+            f"{count} problem{'s' if count != 1 else ''} in {what}:\n" + "\n".join(map(str, self.problems))
+        )
 
 
 class UsageError(QaevalError):

@@ -7,11 +7,11 @@ that looks right.
 
 from __future__ import annotations
 
+import gc
+import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-import gc
-import json
 from pathlib import Path
 from typing import Any
 
@@ -185,8 +185,7 @@ def _raw_consistency(obj: dict[str, Any], path: str, line: int, reported: set[st
         gold_source_ids=as_list(obj.get("gold_source_ids")),
         difficulty=obj.get("difficulty"),
         checkpoint_source_ids=[
-            c.get("source_id") if isinstance(c, dict) and c.get("kind") == "retrieve" else None
-            for c in checkpoints
+            c.get("source_id") if isinstance(c, dict) and c.get("kind") == "retrieve" else None for c in checkpoints
         ],
     )
     return [Problem(path, line, field, message) for field, message in found if field not in reported]
@@ -243,7 +242,9 @@ def _load_files(files: list[Path]) -> GoldenSet:
                 first_seen[case_id] = (display, number)
             if case is None:
                 continue
-            loaded.append(LoadedCase(case=case, split=split, path=display, line=number, content_hash=case_content_hash(case)))
+            loaded.append(
+                LoadedCase(case=case, split=split, path=display, line=number, content_hash=case_content_hash(case))
+            )
     if problems:
         raise InputError(problems, what="golden set")
     return GoldenSet(cases=tuple(loaded), files=tuple(str(f) for f in files))

@@ -133,8 +133,11 @@ class GoldenCase(StrictModel):
         answer = self.expected_behavior == "answer"
         if (
             len(source_ids) == len(self.sources)
-            and (bool(self.gold_answer and self.gold_answer.strip()) and bool(self.gold_source_ids)
-                 if answer else self.gold_answer is None)
+            and (
+                bool(self.gold_answer and self.gold_answer.strip()) and bool(self.gold_source_ids)
+                if answer
+                else self.gold_answer is None
+            )
             and source_ids.issuperset(self.gold_source_ids)
             and all(cp.source_id in source_ids for cp in self.checkpoints if isinstance(cp, RetrieveCheckpoint))
             and (self.checkpoints or self.difficulty == "single_hop")

@@ -34,7 +34,9 @@ def test_validate_json(golden_dir: Path) -> None:
 
 
 def test_validate_invalid_lists_every_problem_exit_1(tmp_path: Path) -> None:
-    path = write_jsonl(tmp_path / "frozen.jsonl", [make_case("a", bogus=1), "nope", make_case("b", gold_source_ids=["x"])])
+    path = write_jsonl(
+        tmp_path / "frozen.jsonl", [make_case("a", bogus=1), "nope", make_case("b", gold_source_ids=["x"])]
+    )
     result = runner.invoke(app, ["validate", str(path)])
     assert result.exit_code == 1
     assert f"{path}:1: bogus: unknown field" in result.stderr

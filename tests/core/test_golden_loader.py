@@ -43,8 +43,11 @@ def test_valid_set_loads_with_splits_and_hashes(golden_dir: Path) -> None:
         ({"gold_source_ids": []}, "gold_source_ids", "non-empty"),
         ({"expected_behavior": "abstain", "gold_source_ids": []}, "gold_answer", "must be null"),
         ({"difficulty": "multi_hop"}, "checkpoints", "required for a multi_hop case"),
-        ({"difficulty": "aggregation", "checkpoints": [{"kind": "retrieve", "source_id": "nope"}]},
-         "checkpoints[0].source_id", "not a source id"),
+        (
+            {"difficulty": "aggregation", "checkpoints": [{"kind": "retrieve", "source_id": "nope"}]},
+            "checkpoints[0].source_id",
+            "not a source id",
+        ),
         ({"checkpoints": [{"kind": "guess"}]}, "checkpoints[0]", "tag"),
         ({"sources": [{"id": "s1", "text": "a"}, {"id": "s1", "text": "b"}]}, "sources[1].id", "duplicate source id"),
         ({"sources": [{"id": "s1", "text": 3}]}, "sources[0].text", "valid string"),
@@ -58,8 +61,13 @@ def test_each_field_error_is_named(tmp_path: Path, override: dict[str, object], 
 
 
 def test_every_problem_in_every_file_is_reported_with_line(tmp_path: Path) -> None:
-    first = write_jsonl(tmp_path / "a" / "frozen.jsonl", [make_case("c1"), "{not json", make_case("c2", bogus=True, gold_source_ids=["zz"])])
-    second = write_jsonl(tmp_path / "b" / "living.jsonl", ["", make_case("c1", provenance=provenance()), make_case("c4")])
+    first = write_jsonl(
+        tmp_path / "a" / "frozen.jsonl",
+        [make_case("c1"), "{not json", make_case("c2", bogus=True, gold_source_ids=["zz"])],
+    )
+    second = write_jsonl(
+        tmp_path / "b" / "living.jsonl", ["", make_case("c1", provenance=provenance()), make_case("c4")]
+    )
     found = problems_of(first, second)
     assert (2, "(line)", "invalid JSON: Expecting property name enclosed in double quotes at column 2") in found
     assert any(line == 3 and field == "bogus" for line, field, _ in found)
@@ -83,7 +91,10 @@ def test_bom_invalid_utf8_and_non_object_lines(tmp_path: Path) -> None:
     bad = tmp_path / "utf" / "frozen.jsonl"
     bad.parent.mkdir()
     bad.write_bytes(json.dumps(make_case()).encode() + b"\n" + b'{"id": "\xff"}\n' + b"[1, 2]\n")
-    assert problems_of(bad) == [(2, "(line)", "invalid UTF-8 at byte 8"), (3, "(line)", "each line must be a JSON object")]
+    assert problems_of(bad) == [
+        (2, "(line)", "invalid UTF-8 at byte 8"),
+        (3, "(line)", "each line must be a JSON object"),
+    ]
 
 
 def test_blank_lines_are_allowed_and_line_numbers_count_them(tmp_path: Path) -> None:
@@ -92,7 +103,9 @@ def test_blank_lines_are_allowed_and_line_numbers_count_them(tmp_path: Path) -> 
 
 
 def test_abstain_case_without_gold_is_valid(tmp_path: Path) -> None:
-    path = write_jsonl(tmp_path / "frozen.jsonl", [make_case("c1", expected_behavior="abstain", gold_answer=None, gold_source_ids=[])])
+    path = write_jsonl(
+        tmp_path / "frozen.jsonl", [make_case("c1", expected_behavior="abstain", gold_answer=None, gold_source_ids=[])]
+    )
     assert load_golden([path]).cases[0].case.expected_behavior == "abstain"
 
 
@@ -100,7 +113,7 @@ def test_missing_path_and_empty_folder_are_usage_errors(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="no such file"):
         load_golden([tmp_path / "nope.jsonl"])
     (tmp_path / "empty").mkdir()
-    with pytest.raises(UsageError, match="no .jsonl files"):
+    with pytest.raises(UsageError, match=r"no \.jsonl files"):
         load_golden([tmp_path / "empty"])
 
 
@@ -141,7 +154,9 @@ def test_demo_set_is_valid_and_meets_its_brief() -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=300))
-def test_arbitrary_bytes_never_escape_as_anything_but_input_error(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
+def test_arbitrary_bytes_never_escape_as_anything_but_input_error(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes
+) -> None:
     path = tmp_path_factory.mktemp("bytes") / "frozen.jsonl"
     path.write_bytes(data)
     try:

@@ -13,21 +13,38 @@ from qaeval_tui.core.store import APPEND_ONLY, SCHEMA_VERSION, Store
 
 def a_run(run_id: str = "r1") -> dict[str, object]:
     return {
-        "run_id": run_id, "suite_hash": "s", "adapter": "hub", "judge_name": "mech", "judge_config_hash": "j",
-        "code_version": "0.1.0", "started_at": "2026-11-01T00:00:00Z", "finished_at": "2026-11-01T00:00:01Z",
-        "n_cases": 1, "data": {"paths": ["golden"]}, "metrics": {"faithfulness_rate": 1.0},
+        "run_id": run_id,
+        "suite_hash": "s",
+        "adapter": "hub",
+        "judge_name": "mech",
+        "judge_config_hash": "j",
+        "code_version": "0.1.0",
+        "started_at": "2026-11-01T00:00:00Z",
+        "finished_at": "2026-11-01T00:00:01Z",
+        "n_cases": 1,
+        "data": {"paths": ["golden"]},
+        "metrics": {"faithfulness_rate": 1.0},
     }
 
 
 def an_output(case_id: str = "c1") -> dict[str, object]:
-    return {"position": 0, "case_id": case_id, "case_hash": "ch", "output_hash": "oh", "output": {"answer": "x"}, "result": {}}
+    return {
+        "position": 0,
+        "case_id": case_id,
+        "case_hash": "ch",
+        "output_hash": "oh",
+        "output": {"answer": "x"},
+        "result": {},
+    }
 
 
 def test_new_store_is_migrated_in_wal_mode(tmp_path: Path) -> None:
     with Store.open(tmp_path / "deep" / "q.db") as store:
         assert store.schema_version == SCHEMA_VERSION
         assert store.journal_mode() == "wal"
-        assert {"cases", "runs", "run_outputs", "labels", "assignments", "adjudications", "inbox"} <= set(store.table_names())
+        assert {"cases", "runs", "run_outputs", "labels", "assignments", "adjudications", "inbox"} <= set(
+            store.table_names()
+        )
         assert store.conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 5000
 
 
@@ -48,7 +65,8 @@ def test_append_only_tables_refuse_update_and_delete(tmp_path: Path, table: str)
         store.conn.execute("INSERT INTO inbox VALUES ('t1', '{}', 'f', 'now')")
         rows = {
             "labels": "INSERT INTO labels (item_id, case_id, reviewer, revision, scores_json, note, flagged, skipped, "
-            "rubric_version, revealed, created_at, seconds_spent, origin) VALUES ('i','c','ana',1,'{}','',0,0,'1',0,'now',1.0,'tui')",
+            "rubric_version, revealed, created_at, seconds_spent, origin) "
+            "VALUES ('i','c','ana',1,'{}','',0,0,'1',0,'now',1.0,'tui')",
             "judge_verdicts": "INSERT INTO judge_verdicts (run_id, item_id, case_id, judge_name, config_hash, status, "
             "verdict_json, created_at) VALUES ('r1','i','c','m','h','ok','{}','now')",
             "adjudications": "INSERT INTO adjudications (item_id, axis, score, reason, adjudicator, created_at) "
