@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -181,6 +181,105 @@ class Store:
         rows = self.conn.execute("SELECT case_hash, case_id, split, case_json FROM cases ORDER BY case_id")
         return [(h, cid, split, json.loads(data)) for h, cid, split, data in rows]
 
+    # -- production-miss inbox ----------------------------------------------------------------
+
+    _DECISION_KEYS = ("decision", "case_id", "reason", "curator", "decided_at")
+
+    @staticmethod
+    def _stored_misses(conn: sqlite3.Connection, trace_ids: Iterable[str]) -> dict[str, tuple[str, str, str]]:
+        ids = list(dict.fromkeys(trace_ids))
+        found: dict[str, tuple[str, str, str]] = {}
+        for start in range(0, len(ids), 500):  # stay under SQLite's bound-parameter limit
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = conn.execute(
+                f"SELECT trace_id, miss_json, source, imported_at FROM inbox WHERE trace_id IN ({marks})", chunk
+            )
+            found.update((trace_id, (miss, source, at)) for trace_id, miss, source, at in rows)
+        return found
+
+    def inbox_payloads(self, trace_ids: Iterable[str]) -> dict[str, tuple[str, str, str]]:
+        """(miss_json, source, imported_at) of each given trace id already in the inbox."""
+        return self._stored_misses(self.conn, trace_ids)
+
+    def add_inbox_misses(self, rows: Sequence[tuple[str, str, str]]) -> tuple[list[str], list[str]]:
+        """Add (trace_id, miss_json, source) rows in one transaction; returns (added, conflicting) trace ids.
+
+        A trace id already stored with the same miss_json is left as it is, so re-importing a file
+        changes nothing. When any trace id is stored with a different miss_json, nothing at all is
+        added and those trace ids come back as conflicts.
+        """
+        with self.transaction() as conn:
+            stored = self._stored_misses(conn, (row[0] for row in rows))
+            conflicts = [trace_id for trace_id, miss, _ in rows if trace_id in stored and stored[trace_id][0] != miss]
+            if conflicts:
+                return [], conflicts
+            now = utc_now()
+            new = [(trace_id, miss, source, now) for trace_id, miss, source in rows if trace_id not in stored]
+            conn.executemany("INSERT INTO inbox (trace_id, miss_json, source, imported_at) VALUES (?, ?, ?, ?)", new)
+        return [row[0] for row in new], []
+
+    def inbox_entries(self, trace_id: str | None = None) -> list[dict[str, Any]]:
+        """Inbox rows in import order, each with its decision (None while pending).
+
+        Keys: trace_id, miss (parsed JSON), source, imported_at, decision (dict of decision, case_id,
+        reason, curator, decided_at, or None). The first decision on an entry is the one that counts.
+        """
+        where = "WHERE i.trace_id = ?" if trace_id is not None else ""
+        rows = self.conn.execute(
+            f"""SELECT i.trace_id, i.miss_json, i.source, i.imported_at,
+                       d.decision, d.case_id, d.reason, d.curator, d.decided_at
+                FROM inbox i
+                LEFT JOIN inbox_decisions d
+                  ON d.id = (SELECT min(id) FROM inbox_decisions WHERE trace_id = i.trace_id)
+                {where} ORDER BY i.rowid""",
+            () if trace_id is None else (trace_id,),
+        )
+        return [
+            {
+                "trace_id": tid,
+                "miss": json.loads(miss),
+                "source": source,
+                "imported_at": at,
+                "decision": None if rest[0] is None else dict(zip(self._DECISION_KEYS, rest, strict=True)),
+            }
+            for tid, miss, source, at, *rest in rows
+        ]
+
+    def record_inbox_decision(
+        self,
+        trace_id: str,
+        decision: str,
+        *,
+        case_id: str | None,
+        reason: str,
+        curator: str,
+        decided_at: str,
+        effect: Callable[[], None] | None = None,
+    ) -> dict[str, Any] | None:
+        """Record the one decision ('promoted' or 'rejected') on an inbox entry, in one transaction.
+
+        When the entry is already decided, writes nothing and returns that earlier decision.
+        `effect` runs inside the transaction, after the row is written and before the commit: a file
+        write that belongs with the decision (appending the promoted case) happens under the same
+        write lock, and if it raises, the decision is rolled back.
+        """
+        with self.transaction() as conn:
+            earlier = conn.execute(
+                f"SELECT {', '.join(self._DECISION_KEYS)} FROM inbox_decisions WHERE trace_id = ? ORDER BY id LIMIT 1",
+                (trace_id,),
+            ).fetchone()
+            if earlier is not None:
+                return dict(zip(self._DECISION_KEYS, earlier, strict=True))
+            conn.execute(
+                """INSERT INTO inbox_decisions (trace_id, decision, case_id, reason, curator, decided_at)
+                   VALUES (?, ?, ?, ?, ?, ?)""",
+                (trace_id, decision, case_id, reason, curator, decided_at),
+            )
+            if effect is not None:
+                effect()
+        return None
+
     # -- runs and judge verdicts -------------------------------------------------------------
 
     def insert_run(self, run: dict[str, Any], outputs: list[dict[str, Any]], verdicts: list[dict[str, Any]]) -> None:
@@ -272,3 +371,232 @@ class Store:
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         rows = self.conn.execute(f"SELECT verdict_json FROM judge_verdicts {where} ORDER BY id", params)
         return [json.loads(row[0]) for row in rows]
+
+    # -- review items, assignments, labels, reveals, adjudications --
+
+    _LABEL_COLUMNS = (
+        "item_id, case_id, reviewer, scores_json, note, flagged, skipped, rubric_version, revealed, revision, "
+        "created_at, seconds_spent, origin, id"
+    )
+
+    @staticmethod
+    def _label_row(row: tuple[Any, ...]) -> dict[str, Any]:
+        """A labels row as the §8.2 export keys, plus `origin` and the row `id` (insertion order)."""
+        (
+            item_id,
+            case_id,
+            reviewer,
+            scores,
+            note,
+            flagged,
+            skipped,
+            version,
+            revealed,
+            revision,
+            created,
+            secs,
+            origin,
+            rid,
+        ) = row
+        return {
+            "item_id": item_id,
+            "case_id": case_id,
+            "reviewer": reviewer,
+            "scores": json.loads(scores),
+            "note": note,
+            "flagged": bool(flagged),
+            "skipped": bool(skipped),
+            "rubric_version": version,
+            "revealed": bool(revealed),
+            "revision": revision,
+            "created_at": created,
+            "seconds_spent": secs,
+            "origin": origin,
+            "id": rid,
+        }
+
+    def insert_review_items(self, rows: Iterable[tuple[str, str, str, str, str]]) -> int:
+        """Store (item_id, case_id, case_hash, output_hash, run_id) rows; an existing item is kept as is."""
+        with self.transaction() as conn:
+            before = conn.total_changes
+            conn.executemany(
+                """INSERT OR IGNORE INTO review_items (item_id, case_id, case_hash, output_hash, run_id, created_at)
+                   VALUES (?, ?, ?, ?, ?, ?)""",
+                ((*row, utc_now()) for row in rows),
+            )
+            return conn.total_changes - before
+
+    def review_items(self) -> list[dict[str, Any]]:
+        rows = self.conn.execute(
+            "SELECT item_id, case_id, case_hash, output_hash, run_id FROM review_items ORDER BY item_id"
+        )
+        keys = ("item_id", "case_id", "case_hash", "output_hash", "run_id")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    def review_item(self, item_id: str) -> dict[str, Any] | None:
+        """One review item with its case content and the system output it pairs, or None."""
+        row = self.conn.execute(
+            """SELECT r.item_id, r.case_id, r.case_hash, r.output_hash, r.run_id, c.case_json, o.output_json
+               FROM review_items r
+               LEFT JOIN cases c ON c.case_hash = r.case_hash
+               LEFT JOIN run_outputs o ON o.run_id = r.run_id AND o.case_id = r.case_id
+               WHERE r.item_id = ?""",
+            (item_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        keys = ("item_id", "case_id", "case_hash", "output_hash", "run_id")
+        item = dict(zip(keys, row[:5], strict=True))
+        item["case"] = None if row[5] is None else json.loads(row[5])
+        item["output"] = None if row[6] is None else json.loads(row[6])
+        return item
+
+    def case_ids_by_item(self) -> dict[str, str]:
+        return dict(self.conn.execute("SELECT item_id, case_id FROM review_items").fetchall())
+
+    def assignments(self, reviewer: str | None = None) -> list[tuple[str, str, int]]:
+        """(reviewer, item_id, position) rows, in each reviewer's queue order."""
+        if reviewer is None:
+            rows = self.conn.execute("SELECT reviewer, item_id, position FROM assignments ORDER BY reviewer, position")
+        else:
+            rows = self.conn.execute(
+                "SELECT reviewer, item_id, position FROM assignments WHERE reviewer = ? ORDER BY position", (reviewer,)
+            )
+        return [(r, i, int(p)) for r, i, p in rows]
+
+    def write_assignments(self, rows: Iterable[tuple[str, str, int, int]], *, replace: bool) -> int:
+        """Store (reviewer, item_id, position, seed) rows in one transaction; `replace` clears the old queue first.
+
+        Labels are untouched either way: a reassigned reviewer keeps every label already made.
+        """
+        with self.transaction() as conn:
+            if replace:
+                conn.execute("DELETE FROM assignments")
+            before = conn.total_changes
+            now = utc_now()
+            conn.executemany(
+                """INSERT OR IGNORE INTO assignments (reviewer, item_id, position, seed, created_at)
+                   VALUES (?, ?, ?, ?, ?)""",
+                ((reviewer, item_id, position, seed, now) for reviewer, item_id, position, seed in rows),
+            )
+            return conn.total_changes - before
+
+    def append_label(self, label: dict[str, Any], origin: str = "review") -> dict[str, Any]:
+        """Append one label revision in one committed transaction and return it as stored.
+
+        The revision number is taken inside the transaction, so two sessions labeling the same
+        item at once get distinct revisions instead of a lost write. `revealed` is set from the
+        reveals table when the caller passes None.
+        """
+        with self.transaction() as conn:
+            item_id, reviewer = label["item_id"], label["reviewer"]
+            (latest,) = conn.execute(
+                "SELECT coalesce(max(revision), 0) FROM labels WHERE item_id = ? AND reviewer = ?", (item_id, reviewer)
+            ).fetchone()
+            revealed = label.get("revealed")
+            if revealed is None:
+                revealed = (
+                    conn.execute(
+                        "SELECT 1 FROM reveals WHERE item_id = ? AND reviewer = ?", (item_id, reviewer)
+                    ).fetchone()
+                    is not None
+                )
+            cursor = conn.execute(
+                f"""INSERT INTO labels ({self._LABEL_COLUMNS.removesuffix(", id")})
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                (
+                    item_id,
+                    label["case_id"],
+                    reviewer,
+                    json.dumps(label["scores"], ensure_ascii=False, sort_keys=True),
+                    label.get("note", ""),
+                    int(bool(label.get("flagged", False))),
+                    int(bool(label.get("skipped", False))),
+                    label["rubric_version"],
+                    int(bool(revealed)),
+                    latest + 1,
+                    label.get("created_at") or utc_now(),
+                    float(label.get("seconds_spent", 0.0)),
+                    origin,
+                ),
+            )
+            row = conn.execute(f"SELECT {self._LABEL_COLUMNS} FROM labels WHERE id = ?", (cursor.lastrowid,)).fetchone()
+        return self._label_row(row)
+
+    def insert_labels(self, labels: Iterable[dict[str, Any]], origin: str) -> int:
+        """Insert fully specified label revisions (revision numbers given) in one transaction."""
+        with self.transaction() as conn:
+            before = conn.total_changes
+            conn.executemany(
+                f"""INSERT INTO labels ({self._LABEL_COLUMNS.removesuffix(", id")})
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                (
+                    (
+                        lab["item_id"],
+                        lab["case_id"],
+                        lab["reviewer"],
+                        json.dumps(lab["scores"], ensure_ascii=False, sort_keys=True),
+                        lab["note"],
+                        int(lab["flagged"]),
+                        int(lab["skipped"]),
+                        lab["rubric_version"],
+                        int(lab["revealed"]),
+                        lab["revision"],
+                        lab["created_at"],
+                        float(lab["seconds_spent"]),
+                        origin,
+                    )
+                    for lab in labels
+                ),
+            )
+            return conn.total_changes - before
+
+    def labels(self, *, reviewer: str | None = None, item_id: str | None = None) -> list[dict[str, Any]]:
+        """Every label revision (history included), oldest first."""
+        clauses, params = [], []
+        if reviewer is not None:
+            clauses.append("reviewer = ?")
+            params.append(reviewer)
+        if item_id is not None:
+            clauses.append("item_id = ?")
+            params.append(item_id)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        rows = self.conn.execute(f"SELECT {self._LABEL_COLUMNS} FROM labels {where} ORDER BY id", params)
+        return [self._label_row(row) for row in rows]
+
+    def label_reviewers(self) -> list[str]:
+        return [row[0] for row in self.conn.execute("SELECT DISTINCT reviewer FROM labels ORDER BY reviewer")]
+
+    def record_reveal(self, item_id: str, reviewer: str) -> None:
+        """Remember that `reviewer` saw the judge verdict of `item_id` (the first time counts)."""
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO reveals (item_id, reviewer, revealed_at) VALUES (?, ?, ?)",
+                (item_id, reviewer, utc_now()),
+            )
+
+    def has_revealed(self, item_id: str, reviewer: str) -> bool:
+        row = self.conn.execute(
+            "SELECT 1 FROM reveals WHERE item_id = ? AND reviewer = ?", (item_id, reviewer)
+        ).fetchone()
+        return row is not None
+
+    def latest_verdict(self, item_id: str) -> dict[str, Any] | None:
+        """The most recently stored judge verdict (§8.3 shape) for one item, any judge."""
+        row = self.conn.execute(
+            "SELECT verdict_json FROM judge_verdicts WHERE item_id = ? ORDER BY id DESC LIMIT 1", (item_id,)
+        ).fetchone()
+        return None if row is None else dict(json.loads(row[0]))
+
+    def insert_adjudication(self, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                """INSERT INTO adjudications (item_id, axis, score, reason, adjudicator, created_at)
+                   VALUES (?, ?, ?, ?, ?, ?)""",
+                (item_id, axis, score, reason, adjudicator, utc_now()),
+            )
+
+    def adjudications(self) -> dict[tuple[str, str], int | None]:
+        """The latest adjudicated score per (item_id, axis); a later adjudication supersedes an earlier one."""
+        rows = self.conn.execute("SELECT item_id, axis, score FROM adjudications ORDER BY id")
+        return {(item_id, axis): score for item_id, axis, score in rows}

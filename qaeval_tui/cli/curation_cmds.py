@@ -1,0 +1,271 @@
+"""`qaeval inbox import|list|show`, `qaeval promote` and `qaeval reject`: curation without the TUI.
+
+Exit codes (DESIGN §8.5): 0 done · 1 invalid input, nothing written · 2 usage (unknown trace id,
+missing option, unreadable file).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from qaeval_tui.cli.common import config_from, guarded, print_json, stderr, stdout
+from qaeval_tui.core.curation import (
+    CurationError,
+    GoldenSnapshot,
+    GoldenTarget,
+    PromotionContext,
+    PromotionDraft,
+    case_from_draft,
+    case_line,
+    promote,
+    reject,
+)
+from qaeval_tui.core.inbox import InboxEntry, entry_to_json, import_misses, inbox_entry, list_inbox, status_counts
+from qaeval_tui.core.neardup import SimilarCase
+from qaeval_tui.core.store import Store
+from qaeval_tui.core.text import literal, one_line
+
+inbox_app = typer.Typer(
+    help="Production misses waiting for a curator: import, list, show.", no_args_is_help=True, rich_markup_mode=None
+)
+
+# Draft fields as the options that set them, so an error names what to retype.
+_OPTION = {
+    "trace_id": "TRACE_ID",
+    "case_id": "--id",
+    "question": "--question",
+    "expected_behavior": "--behavior",
+    "gold_answer": "--gold-answer",
+    "gold_source_ids": "--gold-source",
+    "difficulty": "--difficulty",
+    "adversarial": "--tag",
+    "checkpoints": "--checkpoint",
+    "curator": "--curator",
+    "reason": "--reason",
+}
+
+DB_HELP = "SQLite store (default: the configured paths.store)."
+CURATOR_HELP = "Who decides (recorded with the decision); or set QAEVAL_CURATOR."
+
+
+def _say(text: str) -> None:
+    """A line of output to stdout, never wrapped or cut (it may hold a path or an id to copy)."""
+    stdout.print(text, soft_wrap=True)
+
+
+def _tell(text: str) -> None:
+    """A diagnostic line to stderr, never wrapped or cut."""
+    stderr.print(text, soft_wrap=True)
+
+
+def _store(ctx: typer.Context, db: Path | None) -> Store:
+    config = config_from(ctx)
+    return Store.open(db or config.path(config.paths.store))
+
+
+def _fail(exc: CurationError) -> typer.Exit:
+    for error in exc.errors:
+        where = _OPTION.get(error.field, error.field)
+        if error.index is not None:
+            where = f"{where} #{error.index + 1}"
+        _tell(f"{exc.trace_id}: {where}: {literal(error.message)}")
+    _tell(f"error: {len(exc.errors)} problem(s); nothing was written")
+    return typer.Exit(exc.exit_code)
+
+
+def _warn_near_duplicates(similar: list[SimilarCase]) -> None:
+    if not similar:
+        return
+    _tell("warning: the question is close to existing case(s); check it is not already covered:")
+    for case in similar:
+        _tell(f"  {case.case_id} ({case.score:.2f}): {one_line(case.question, 90)}")
+
+
+@guarded
+def inbox_import(
+    ctx: typer.Context,
+    file: Path | None = typer.Argument(None, help="Production-miss JSONL (default: the configured paths.inbox)."),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+) -> None:
+    """Import production misses: all lines or none, idempotent by trace id.
+
+    Exit 0 imported, 1 invalid (every problem listed as path:line: field: message), 2 usage.
+    """
+    config = config_from(ctx)
+    with _store(ctx, db) as store:
+        report = import_misses(store, file or config.path(config.paths.inbox))
+    _say(
+        f"imported {len(report.added)} new production miss(es) from {report.path}; "
+        f"{len(report.unchanged)} already in the inbox"
+    )
+
+
+@guarded
+def inbox_list(
+    ctx: typer.Context,
+    status: str | None = typer.Option(None, "--status", help="pending, promoted or rejected."),
+    search: str | None = typer.Option(
+        None, "--search", help="Case-insensitive text in trace id, question, answer, reason."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="One JSON array of entries (the miss, status and decision)."),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+) -> None:
+    """List inbox entries, oldest report first. Exit 0, or 2 on a usage error."""
+    with _store(ctx, db) as store:
+        entries = list_inbox(store, status=status, search=search)
+        everything = list_inbox(store)
+    if as_json:
+        print_json([entry_to_json(entry) for entry in entries])
+        return
+    if not everything:
+        _say("the inbox is empty; import production misses with `qaeval inbox import FILE`")
+        return
+    for line in _inbox_lines(entries, stdout.width):
+        _say(line)
+    counts = "  ".join(f"{name}={count}" for name, count in status_counts(everything).items())
+    _say(f"{len(entries)} of {len(everything)} entries ({counts})")
+
+
+def _inbox_lines(entries: list[InboxEntry], width: int) -> list[str]:
+    """One line per entry; only the question is cut, never the trace id or case id a command needs."""
+    trace_width = max((len(entry.trace_id) for entry in entries), default=8)
+    case_ids = [entry.decision.case_id if entry.decision and entry.decision.case_id else "-" for entry in entries]
+    case_width = max((len(case_id) for case_id in case_ids), default=1) if any(c != "-" for c in case_ids) else 0
+    columns = [f"{'trace id':<{trace_width}}", f"{'status':<8}", f"{'reported':<10}"]
+    if case_width:
+        columns.append(f"{'case':<{case_width}}")
+    header = "  ".join(columns)
+    room = max(width - len(header) - 2, 20)
+    lines = [f"{header}  question"]
+    for entry, case_id in zip(entries, case_ids, strict=True):
+        cells = [f"{entry.trace_id:<{trace_width}}", f"{entry.status:<8}", f"{entry.miss.reported_at[:10]:<10}"]
+        if case_width:
+            cells.append(f"{case_id:<{case_width}}")
+        lines.append("  ".join(cells) + "  " + one_line(entry.miss.question, room))
+    return lines
+
+
+@guarded
+def inbox_show(
+    ctx: typer.Context,
+    trace_id: str = typer.Argument(..., help="Trace id of the miss."),
+    as_json: bool = typer.Option(False, "--json", help="The entry as JSON."),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+) -> None:
+    """Show one miss in full: its sources (ids to pick gold sources from), answer, citations, status."""
+    with _store(ctx, db) as store:
+        entry = inbox_entry(store, trace_id)
+    if as_json:
+        print_json(entry_to_json(entry))
+        return
+    _print_entry(entry)
+
+
+def _print_entry(entry: InboxEntry) -> None:
+    miss = entry.miss
+    _say(f"{miss.trace_id}  [{entry.status}]  reported {miss.reported_at} by {literal(miss.reporter)}")
+    _say(f"question: {literal(miss.question)}")
+    _say(f"answer:   {literal(miss.answer) or '(empty)'}")
+    for citation in miss.citations:
+        known = "" if citation.source_id in miss.source_ids() else "  (not one of its sources)"
+        _say(f"  cites {citation.source_id}: {literal(citation.quote or '')}{known}")
+    _say(f"why a miss: {literal(miss.reason)}")
+    _say(f"sources ({len(miss.sources)}):")
+    for source in miss.sources:
+        _say(f"  {source.id}  {literal(source.title or '')}")
+        _say(f"      {literal(source.text)}")
+    if entry.decision is not None:
+        done = entry.decision
+        target = f" as {done.case_id}" if done.case_id else ""
+        _say(f"{done.decision}{target} by {literal(done.curator)} at {done.decided_at}: {literal(done.reason)}")
+
+
+@guarded
+def promote_cmd(
+    ctx: typer.Context,
+    trace_id: str = typer.Argument(..., help="Trace id of the miss to promote."),
+    case_id: str = typer.Option(..., "--id", help="Id of the new golden case ([A-Za-z0-9._-]+, new to the set)."),
+    question: str | None = typer.Option(None, "--question", help="Edited question (default: the miss's question)."),
+    behavior: str = typer.Option("answer", "--behavior", help="Expected behaviour: answer or abstain."),
+    gold_answer: str = typer.Option(
+        "", "--gold-answer", help="The gold answer (required to answer, absent to abstain)."
+    ),
+    gold_sources: list[str] = typer.Option(
+        [], "--gold-source", help="A gold source id from the miss's sources (repeat)."
+    ),
+    difficulty: str = typer.Option("single_hop", "--difficulty", help="single_hop, multi_hop or aggregation."),
+    tag: str = typer.Option("", "--tag", help="Adversarial tag, e.g. time_sensitive, decoy, prompt_injection."),
+    checkpoints: list[str] = typer.Option(
+        [], "--checkpoint", help="retrieve:SOURCE_ID or value:NAME=VALUE (repeat; needed for multi_hop/aggregation)."
+    ),
+    curator: str = typer.Option(..., "--curator", envvar="QAEVAL_CURATOR", help=CURATOR_HELP),
+    reason: str | None = typer.Option(None, "--reason", help="Why it is promoted (default: the miss's reason)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Validate and print the line; write nothing."),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+) -> None:
+    """Promote a production miss to a golden case in the living split, with provenance.
+
+    Validation is the loader's; the id must be new and gold sources must be the miss's. The line is
+    appended atomically and the golden set re-validated; on any failure nothing is written.
+    Exit 0 promoted, 1 invalid (nothing written), 2 usage.
+    """
+    target = GoldenTarget.from_config(config_from(ctx))
+    with _store(ctx, db) as store:
+        entry = inbox_entry(store, trace_id)
+        snapshot = GoldenSnapshot.load(target)
+        draft = PromotionDraft(
+            trace_id=trace_id,
+            case_id=case_id,
+            question=entry.miss.question if question is None else question,
+            expected_behavior=behavior,
+            gold_answer=gold_answer,
+            gold_source_ids=tuple(gold_sources),
+            difficulty=difficulty,
+            adversarial=tag,
+            checkpoints=tuple(checkpoints),
+            curator=curator,
+            reason=entry.miss.reason if reason is None else reason,
+        )
+        context = PromotionContext(entry, snapshot)
+        _warn_near_duplicates(context.near_duplicates(draft.question))
+        try:
+            if dry_run:
+                _say(case_line(case_from_draft(draft, context)))
+                _tell("dry run: valid; nothing was written")
+                return
+            result = promote(store, draft, target, snapshot=snapshot)
+        except CurationError as exc:
+            raise _fail(exc) from exc
+    _say(f"promoted {trace_id} as {result.case.id}: {result.loaded.path}:{result.loaded.line}")
+    _say(f"golden set still valid: {len(result.golden.cases)} cases, suite hash {result.golden.suite_hash}")
+
+
+@guarded
+def reject_cmd(
+    ctx: typer.Context,
+    trace_id: str = typer.Argument(..., help="Trace id of the miss to reject."),
+    reason: str = typer.Option(..., "--reason", help="Why this miss does not become a golden case."),
+    curator: str = typer.Option(..., "--curator", envvar="QAEVAL_CURATOR", help=CURATOR_HELP),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+) -> None:
+    """Reject a production miss with a reason (recorded once, never changed).
+
+    Exit 0 rejected, 1 invalid (empty reason, already decided; nothing written), 2 usage.
+    """
+    with _store(ctx, db) as store:
+        try:
+            decision = reject(store, trace_id, reason=reason, curator=curator)
+        except CurationError as exc:
+            raise _fail(exc) from exc
+    _say(f"rejected {trace_id} by {literal(decision.curator)} at {decision.decided_at}")
+
+
+def register(app: typer.Typer) -> None:
+    inbox_app.command("import")(inbox_import)
+    inbox_app.command("list")(inbox_list)
+    inbox_app.command("show")(inbox_show)
+    app.add_typer(inbox_app, name="inbox")
+    app.command("promote")(promote_cmd)
+    app.command("reject")(reject_cmd)

@@ -1,0 +1,317 @@
+"""Turning a production miss into a golden case, or rejecting it (DESIGN §3.6).
+
+The promote form and `qaeval promote` share this module. A `PromotionDraft` (promotion_draft.py)
+holds the form's fields as typed; `validate_promotion` is cheap enough to run on every keystroke
+and names each problem by draft field. Validation is the loader's own (the same model, the same cross-field
+rules, run through `parse_case_line`) plus what only curation knows: the id must be new to the
+whole golden set, gold sources come from the miss's sources, and a miss is decided once.
+
+`promote` appends one line to the living file and records the decision under one store write
+lock: the file is replaced atomically, the whole golden set is re-loaded to prove it still
+validates, and any failure restores the file and rolls the decision back. A failed promotion
+writes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from qaeval_tui.core.atomic_file import append_line_atomically, restore_file
+from qaeval_tui.core.config import Config
+from qaeval_tui.core.errors import QaevalError, UsageError
+from qaeval_tui.core.golden import LIVING_SPLIT, GoldenSet, case_content_hash, expand_paths, load_golden
+from qaeval_tui.core.inbox import InboxDecision, InboxEntry, inbox_entry
+from qaeval_tui.core.models import CASE_ID_PATTERN, GoldenCase, LoadedCase
+from qaeval_tui.core.neardup import QuestionIndex, SimilarCase
+from qaeval_tui.core.promotion_draft import (
+    BEHAVIORS,
+    DIFFICULTIES,
+    KNOWN_TAGS,
+    ORIGIN,
+    FieldError,
+    PromotionDraft,
+    case_line,
+    checkpoint_spec,
+    draft_candidate,
+    draft_from_miss,
+    loader_errors,
+    parse_checkpoint,
+    suggest_case_id,
+)
+from qaeval_tui.core.store import Store, utc_now
+
+__all__ = [
+    "BEHAVIORS",
+    "DIFFICULTIES",
+    "KNOWN_TAGS",
+    "ORIGIN",
+    "CurationError",
+    "FieldError",
+    "GoldenSnapshot",
+    "GoldenTarget",
+    "PromotionContext",
+    "PromotionDraft",
+    "PromotionResult",
+    "case_from_draft",
+    "case_line",
+    "checkpoint_spec",
+    "draft_from_miss",
+    "parse_checkpoint",
+    "promote",
+    "promotion_context",
+    "reject",
+    "suggest_case_id",
+    "validate_promotion",
+    "validate_rejection",
+]
+
+
+class CurationError(QaevalError):
+    """A promotion or rejection that is invalid; nothing was written (exit 1)."""
+
+    exit_code = 1
+
+    def __init__(self, trace_id: str, errors: list[FieldError], action: str = "promotion") -> None:
+        self.trace_id = trace_id
+        self.errors = tuple(errors)
+        lines = "\n".join(f"  {error}" for error in self.errors)
+        super().__init__(f"{action} of {trace_id} refused, nothing was written:\n{lines}")
+
+
+@dataclass(frozen=True)
+class GoldenTarget:
+    """What promotions must stay consistent with (the golden paths) and where they go (the living file)."""
+
+    golden: tuple[Path, ...]
+    living: Path
+
+    @classmethod
+    def from_config(cls, config: Config) -> GoldenTarget:
+        return cls(golden=(config.path(config.paths.golden),), living=config.path(config.paths.living))
+
+    def files(self) -> list[Path]:
+        """Every golden file, the living file included once when it exists."""
+        if self.living.stem != LIVING_SPLIT:
+            raise UsageError(
+                f"{self.living}: promotions go to the living split, so the file must be named living.jsonl"
+            )
+        files = expand_paths(self.golden) if self.golden else []
+        seen = {file.resolve() for file in files}
+        if self.living.is_file() and self.living.resolve() not in seen:
+            files.append(self.living)
+        if not files:
+            raise UsageError("no golden files to check a promotion against")
+        return files
+
+
+@dataclass(frozen=True)
+class GoldenSnapshot:
+    """The golden set as loaded once, with what validation and the near-duplicate check need."""
+
+    golden: GoldenSet
+
+    @classmethod
+    def load(cls, target: GoldenTarget) -> GoldenSnapshot:
+        """Strict-load the current set; an invalid set raises InputError (nothing can be promoted into it)."""
+        return cls(load_golden(target.files()))
+
+    @cached_property
+    def where(self) -> dict[str, str]:
+        """Case id -> 'path:line' of every existing case."""
+        return {loaded.case.id: f"{loaded.path}:{loaded.line}" for loaded in self.golden.cases}
+
+    @cached_property
+    def promoted_traces(self) -> dict[str, str]:
+        """Trace id -> case id of every case already promoted from a production miss."""
+        return {c.case.provenance.trace_id: c.case.id for c in self.golden.cases if c.case.provenance is not None}
+
+    @cached_property
+    def index(self) -> QuestionIndex:
+        return QuestionIndex((loaded.case.id, loaded.case.question) for loaded in self.golden.cases)
+
+
+@dataclass(frozen=True)
+class PromotionContext:
+    """Everything `validate_promotion` checks a draft against: the miss and the current golden set."""
+
+    entry: InboxEntry
+    snapshot: GoldenSnapshot
+
+    def near_duplicates(self, question: str) -> list[SimilarCase]:
+        return self.snapshot.index.near_duplicates(question)
+
+
+@dataclass(frozen=True)
+class PromotionResult:
+    """A done promotion: the case as written, where it landed, and the recorded decision."""
+
+    case: GoldenCase
+    loaded: LoadedCase
+    decision: InboxDecision
+    near_duplicates: tuple[SimilarCase, ...]
+    golden: GoldenSet = field(repr=False)
+
+
+def _already_decided(done: InboxDecision) -> FieldError:
+    what = f"promoted as {done.case_id!r}" if done.decision == "promoted" else "rejected"
+    return FieldError("trace_id", f"already {what} by {done.curator} at {done.decided_at}; a miss is decided once")
+
+
+def _curation_errors(draft: PromotionDraft, context: PromotionContext) -> list[FieldError]:
+    """The rules only curation knows, with messages that say what to do."""
+    errors: list[FieldError] = []
+    entry, snapshot = context.entry, context.snapshot
+    if entry.decision is not None:
+        errors.append(_already_decided(entry.decision))
+    elif entry.trace_id in snapshot.promoted_traces:
+        errors.append(
+            FieldError("trace_id", f"already in the golden set as {snapshot.promoted_traces[entry.trace_id]!r}")
+        )
+    case_id = draft.case_id.strip()
+    if not case_id:
+        errors.append(FieldError("case_id", "required: a new id of letters, digits, '.', '_' or '-'"))
+    elif not CASE_ID_PATTERN.match(case_id):
+        errors.append(FieldError("case_id", "use only letters, digits, '.', '_' and '-'"))
+    elif case_id in snapshot.where:
+        errors.append(FieldError("case_id", f"{case_id!r} already exists ({snapshot.where[case_id]}); choose a new id"))
+    if not draft.question.strip():
+        errors.append(FieldError("question", "required"))
+    available = entry.miss.source_ids()
+    seen: set[str] = set()
+    for index, source_id in enumerate(draft.gold_source_ids):
+        if source_id not in available:
+            listed = ", ".join(available) or "none"
+            errors.append(
+                FieldError("gold_source_ids", f"{source_id!r} is not one of this miss's sources ({listed})", index)
+            )
+        elif source_id in seen:
+            errors.append(FieldError("gold_source_ids", f"{source_id!r} is picked twice", index))
+        seen.add(source_id)
+    if not draft.curator.strip():
+        errors.append(FieldError("curator", "required: who is promoting this case"))
+    if not draft.reason.strip():
+        errors.append(FieldError("reason", "required: why this miss belongs in the golden set"))
+    return errors
+
+
+def validate_promotion(draft: PromotionDraft, context: PromotionContext) -> list[FieldError]:
+    """Every problem with the draft (empty: it can be promoted). Fast enough for every keystroke."""
+    candidate, positions, errors = draft_candidate(draft, context.entry.miss, utc_now())
+    errors += _curation_errors(draft, context)
+    reported = {(error.field, error.index) for error in errors}
+    for error in loader_errors(candidate, positions):
+        # One message per field: the curation wording says more than the loader's for the same rule.
+        if (error.field, error.index) not in reported and (error.field, None) not in reported:
+            errors.append(error)
+            reported.add((error.field, error.index))
+    order = {name: i for i, name in enumerate(f.name for f in fields(PromotionDraft))}
+    return sorted(errors, key=lambda e: (order.get(e.field, len(order)), -1 if e.index is None else e.index))
+
+
+def case_from_draft(draft: PromotionDraft, context: PromotionContext, promoted_at: str | None = None) -> GoldenCase:
+    """The golden case the draft describes, with provenance. Raises CurationError when invalid."""
+    errors = validate_promotion(draft, context)
+    if errors:
+        raise CurationError(draft.trace_id, errors)
+    candidate, _, _ = draft_candidate(draft, context.entry.miss, promoted_at or utc_now())
+    return GoldenCase.model_validate(candidate)
+
+
+def promotion_context(store: Store, target: GoldenTarget, trace_id: str) -> PromotionContext:
+    """Load the miss and the current golden set (UsageError: unknown trace id; InputError: invalid set)."""
+    return PromotionContext(inbox_entry(store, trace_id), GoldenSnapshot.load(target))
+
+
+def promote(
+    store: Store,
+    draft: PromotionDraft,
+    target: GoldenTarget,
+    *,
+    snapshot: GoldenSnapshot | None = None,
+    now: str | None = None,
+) -> PromotionResult:
+    """Append the draft's case to the living file and mark the miss promoted, both or neither.
+
+    `snapshot` saves re-loading the set when the caller has a fresh one; the set is re-loaded after
+    the append either way, so a stale snapshot can only make the promotion fail, never corrupt.
+    """
+    context = PromotionContext(inbox_entry(store, draft.trace_id), snapshot or GoldenSnapshot.load(target))
+    promoted_at = now or utc_now()
+    case = case_from_draft(draft, context, promoted_at=promoted_at)
+    decision = InboxDecision("promoted", case.id, draft.reason.strip(), draft.curator.strip(), promoted_at)
+    line = case_line(case)
+    files = target.files()
+    if target.living.resolve() not in {file.resolve() for file in files}:
+        files.append(target.living)
+    landed: dict[str, Any] = {}
+
+    def append_and_verify() -> None:
+        landed["before"] = append_line_atomically(target.living, line)
+        try:
+            reloaded = load_golden(files)
+            loaded = reloaded.by_id().get(case.id)
+            if loaded is None or loaded.content_hash != case_content_hash(case):
+                raise QaevalError(f"{target.living}: the appended case did not read back as written")
+        except BaseException:
+            restore_file(target.living, landed.pop("before"))
+            raise
+        landed["golden"], landed["loaded"] = reloaded, loaded
+
+    try:
+        earlier = store.record_inbox_decision(
+            draft.trace_id,
+            decision.decision,
+            case_id=decision.case_id,
+            reason=decision.reason,
+            curator=decision.curator,
+            decided_at=decision.decided_at,
+            effect=append_and_verify,
+        )
+    except BaseException:
+        if "before" in landed:  # the decision did not commit after the file was written
+            restore_file(target.living, landed["before"])
+        raise
+    if earlier is not None:
+        raise CurationError(draft.trace_id, [_already_decided(InboxDecision(**earlier))])
+    return PromotionResult(
+        case=case,
+        loaded=landed["loaded"],
+        decision=decision,
+        near_duplicates=tuple(context.near_duplicates(case.question)),
+        golden=landed["golden"],
+    )
+
+
+def validate_rejection(entry: InboxEntry, reason: str, curator: str) -> list[FieldError]:
+    """Every problem with rejecting `entry` (empty: it can be rejected)."""
+    errors = []
+    if entry.decision is not None:
+        errors.append(_already_decided(entry.decision))
+    if not reason.strip():
+        errors.append(FieldError("reason", "required: why this miss does not become a golden case"))
+    if not curator.strip():
+        errors.append(FieldError("curator", "required: who is rejecting it"))
+    return errors
+
+
+def reject(store: Store, trace_id: str, *, reason: str, curator: str, now: str | None = None) -> InboxDecision:
+    """Mark a miss rejected with a reason. Raises CurationError when invalid or already decided."""
+    entry = inbox_entry(store, trace_id)
+    errors = validate_rejection(entry, reason, curator)
+    if errors:
+        raise CurationError(trace_id, errors, action="rejection")
+    decision = InboxDecision("rejected", None, reason.strip(), curator.strip(), now or utc_now())
+    earlier = store.record_inbox_decision(
+        trace_id,
+        "rejected",
+        case_id=None,
+        reason=decision.reason,
+        curator=decision.curator,
+        decided_at=decision.decided_at,
+    )
+    if earlier is not None:
+        raise CurationError(trace_id, [_already_decided(InboxDecision(**earlier))], action="rejection")
+    return decision

@@ -1,0 +1,311 @@
+"""Promotion and rejection: loader rules, provenance, atomic append, and nothing written on any failure."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from qaeval_tui.core.curation import (
+    CurationError,
+    GoldenSnapshot,
+    GoldenTarget,
+    PromotionDraft,
+    draft_from_miss,
+    promote,
+    promotion_context,
+    reject,
+    validate_promotion,
+)
+from qaeval_tui.core.errors import InputError, Problem, UsageError
+from qaeval_tui.core.golden import load_golden
+from qaeval_tui.core.inbox import import_misses, inbox_entry
+from qaeval_tui.core.promotion_draft import checkpoint_spec, parse_checkpoint
+from qaeval_tui.core.store import Store
+from tests.conftest import write_jsonl
+from tests.curation_fixtures import BEDROOM, DEMO_INBOX, FAN_LABOR, NOISE, RESTOCKING, demo_copy, make_miss
+
+NOW = "2026-10-12T09:30:00Z"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return demo_copy(tmp_path)
+
+
+@pytest.fixture
+def target(root: Path) -> GoldenTarget:
+    return GoldenTarget(golden=(root / "golden",), living=root / "golden" / "living.jsonl")
+
+
+@pytest.fixture
+def store(root: Path) -> Iterator[Store]:
+    with Store.open(root / "q.db") as opened:
+        import_misses(opened, DEMO_INBOX)
+        yield opened
+
+
+def bedroom_draft(**changes: Any) -> PromotionDraft:
+    draft = PromotionDraft(
+        trace_id=BEDROOM,
+        case_id="install-bedroom-01",
+        question="Can I install the HB-10 in a bedroom?",
+        gold_answer="No: the HB-10 must not be installed in sleeping areas.",
+        gold_source_ids=("s2",),
+        adversarial="decoy",
+        curator="Mara Okafor",
+        reason="Allowed a bedroom install because of the IP65 rating.",
+    )
+    return draft.with_changes(**changes)
+
+
+def snapshot_of(root: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((root / "golden").glob("*.jsonl"))}
+
+
+def test_valid_promotion_appends_one_line_with_provenance(root: Path, target: GoldenTarget, store: Store) -> None:
+    before = snapshot_of(root)
+    result = promote(store, bedroom_draft(), target, now=NOW)
+
+    living = (root / "golden" / "living.jsonl").read_bytes()
+    assert living.startswith(before["living.jsonl"])
+    added = living[len(before["living.jsonl"]) :]
+    assert added.count(b"\n") == 1 and added.endswith(b"\n")
+    line = json.loads(added)
+    assert line["id"] == "install-bedroom-01" and line["question"] == "Can I install the HB-10 in a bedroom?"
+    assert line["provenance"] == {
+        "origin": "production_miss",
+        "trace_id": BEDROOM,
+        "promoted_by": "Mara Okafor",
+        "promoted_at": NOW,
+        "reason": "Allowed a bedroom install because of the IP65 rating.",
+    }
+    assert [s["id"] for s in line["sources"]] == ["s1", "s2", "s3", "s4"]  # the miss's sources, decoys included
+    assert (root / "golden" / "frozen.jsonl").read_bytes() == before["frozen.jsonl"]
+
+    golden = load_golden([root / "golden"])
+    assert golden.by_id()["install-bedroom-01"].split == "living" and len(golden.cases) == 40
+    assert result.loaded.line == 10 and result.loaded.path.endswith("living.jsonl")
+    entry = inbox_entry(store, BEDROOM)
+    assert entry.status == "promoted" and entry.decision is not None
+    assert (entry.decision.case_id, entry.decision.curator, entry.decision.decided_at) == (
+        "install-bedroom-01",
+        "Mara Okafor",
+        NOW,
+    )
+
+
+def test_multi_hop_promotion_with_checkpoints(root: Path, target: GoldenTarget, store: Store) -> None:
+    draft = PromotionDraft(
+        trace_id=FAN_LABOR,
+        case_id="fan-repair-year3-labor-01",
+        question="Our HB-10 is three years old and shows E517. Will Tidewell pay the installer to fix it?",
+        gold_answer="Yes: in the first 5 years Tidewell reimburses installer labor up to $300 per claim.",
+        gold_source_ids=("s1", "s2"),
+        difficulty="multi_hop",
+        checkpoints=("retrieve:s1", "retrieve:s2", "value:labor_cap_usd=300", "value:deadline=2026-09-10"),
+        curator="Mara Okafor",
+        reason="Denied labor coverage that the standard warranty gives.",
+    )
+    promote(store, draft, target, now=NOW)
+    case = load_golden([root / "golden"]).by_id()["fan-repair-year3-labor-01"].case
+    assert [checkpoint_spec(cp.model_dump()) for cp in case.checkpoints] == [
+        "retrieve:s1",
+        "retrieve:s2",
+        "value:labor_cap_usd=300",
+        'value:deadline="2026-09-10"',
+    ]
+
+
+def test_must_abstain_promotion_has_no_gold_answer(root: Path, target: GoldenTarget, store: Store) -> None:
+    draft = PromotionDraft(
+        trace_id=NOISE, case_id="noise-level-01", question="How loud is the HB-10?", expected_behavior="abstain",
+        adversarial="unanswerable_lookalike", curator="Mara", reason="Invented a 30 dB figure.",
+    )  # fmt: skip
+    promote(store, draft, target, now=NOW)
+    line = json.loads((root / "golden" / "living.jsonl").read_text().splitlines()[-1])
+    assert line["expected_behavior"] == "abstain" and "gold_answer" not in line
+
+
+def test_invalid_promotion_names_every_field_and_writes_nothing(root: Path, target: GoldenTarget, store: Store) -> None:
+    before = snapshot_of(root)
+    draft = bedroom_draft(
+        case_id="spec-usable-capacity-01",
+        gold_answer="",
+        gold_source_ids=("s9", "s2", "s2"),
+        difficulty="multi_hop",
+        checkpoints=("retrieve:s2", "look at s3", "retrieve:s7"),
+        curator="  ",
+    )
+    with pytest.raises(CurationError) as caught:
+        promote(store, draft, target, now=NOW)
+    assert [(e.field, e.index) for e in caught.value.errors] == [
+        ("case_id", None),
+        ("gold_answer", None),
+        ("gold_source_ids", 0),
+        ("gold_source_ids", 2),
+        ("checkpoints", 1),
+        ("checkpoints", 2),
+        ("curator", None),
+    ]
+    messages = {e.path: e.message for e in caught.value.errors}
+    assert "already exists (" in messages["case_id"] and "frozen.jsonl:1)" in messages["case_id"]
+    assert messages["gold_source_ids[0]"] == "'s9' is not one of this miss's sources (s1, s2, s3, s4)"
+    assert messages["checkpoints[2]"] == "'s7' is not a source id of this case"
+    assert snapshot_of(root) == before
+    assert store.count("inbox_decisions") == 0 and inbox_entry(store, BEDROOM).status == "pending"
+
+
+def test_inline_validation_follows_the_form_as_it_is_filled(root: Path, target: GoldenTarget, store: Store) -> None:
+    context = promotion_context(store, target, BEDROOM)
+    draft = draft_from_miss(context.entry.miss, taken=context.snapshot.where)
+    assert draft.question == context.entry.miss.question and draft.reason == context.entry.miss.reason
+    assert draft.case_id == "install-hb-10-bedroom-01"
+    assert {e.field for e in validate_promotion(draft, context)} == {"gold_answer", "gold_source_ids", "curator"}
+    draft = draft.with_changes(gold_answer="No.", gold_source_ids=("s2",), curator="Mara")
+    assert validate_promotion(draft, context) == []
+    wrong = validate_promotion(draft.with_changes(expected_behavior="abstain"), context)
+    assert [(e.field, e.message) for e in wrong] == [
+        ("gold_answer", "must be null or absent when expected_behavior is 'abstain'")
+    ]
+    assert [e.field for e in validate_promotion(draft.with_changes(difficulty="hard"), context)] == ["difficulty"]
+    assert [e.field for e in validate_promotion(draft.with_changes(case_id="has space"), context)] == ["case_id"]
+
+
+def test_a_rejected_miss_cannot_be_promoted_and_vice_versa(root: Path, target: GoldenTarget, store: Store) -> None:
+    reject(store, BEDROOM, reason="Covered elsewhere.", curator="Mara", now=NOW)
+    before = snapshot_of(root)
+    with pytest.raises(CurationError) as caught:
+        promote(store, bedroom_draft(), target)
+    assert caught.value.errors[0].field == "trace_id"
+    assert caught.value.errors[0].message.startswith("already rejected by Mara at 2026-10-12T09:30:00Z")
+    assert snapshot_of(root) == before
+
+    promote(
+        store,
+        bedroom_draft(trace_id=NOISE, case_id="x-01", expected_behavior="abstain", gold_answer="", gold_source_ids=()),
+        target,
+    )
+    with pytest.raises(CurationError, match="already promoted as 'x-01'"):
+        reject(store, NOISE, reason="changed my mind", curator="Mara")
+    assert store.count("inbox_decisions") == 2
+
+
+def test_a_decision_made_elsewhere_after_the_form_opened_wins(root: Path, target: GoldenTarget, store: Store) -> None:
+    snapshot = GoldenSnapshot.load(target)
+    with Store.open(root / "q.db") as other:
+        reject(other, BEDROOM, reason="duplicate", curator="Ben")
+    before = snapshot_of(root)
+    with pytest.raises(CurationError, match="already rejected by Ben"):
+        promote(store, bedroom_draft(), target, snapshot=snapshot)
+    assert snapshot_of(root) == before
+
+
+def test_a_set_that_fails_to_reload_is_restored(
+    root: Path, target: GoldenTarget, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_load = load_golden
+    calls: list[int] = []
+
+    def load_then_fail(paths: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            return real_load(paths)
+        raise InputError([Problem("golden/living.jsonl", 10, "id", "simulated")], what="golden set")
+
+    monkeypatch.setattr("qaeval_tui.core.curation.load_golden", load_then_fail)
+    before = snapshot_of(root)
+    with pytest.raises(InputError):
+        promote(store, bedroom_draft(), target)
+    assert snapshot_of(root) == before and store.count("inbox_decisions") == 0
+
+
+def test_a_store_failure_after_the_append_restores_the_file(
+    root: Path, target: GoldenTarget, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = store.record_inbox_decision
+
+    def fail_after_effect(*args: Any, effect: Callable[[], None] | None = None, **kwargs: Any) -> Any:
+        def effect_then_fail() -> None:
+            assert effect is not None
+            effect()
+            raise OSError("disk full")
+
+        return real(*args, effect=effect_then_fail, **kwargs)
+
+    monkeypatch.setattr(store, "record_inbox_decision", fail_after_effect)
+    before = snapshot_of(root)
+    with pytest.raises(OSError, match="disk full"):
+        promote(store, bedroom_draft(), target)
+    assert snapshot_of(root) == before and store.count("inbox_decisions") == 0
+    assert not [p for p in (root / "golden").iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_miss_already_in_the_living_split_is_refused_even_on_a_fresh_store(root: Path, target: GoldenTarget) -> None:
+    # gateway-price-current-01 was promoted from this trace; a new store does not know that.
+    path = write_jsonl(root / "old.jsonl", [make_miss("tr-20260914-8c41f2")])
+    with Store.open(root / "fresh.db") as fresh:
+        import_misses(fresh, path)
+        context = promotion_context(fresh, target, "tr-20260914-8c41f2")
+        errors = validate_promotion(bedroom_draft(trace_id="tr-20260914-8c41f2", gold_source_ids=("s1",)), context)
+    assert (
+        errors[0].path == "trace_id" and "already in the golden set as 'gateway-price-current-01'" in errors[0].message
+    )
+
+
+def test_living_file_without_final_newline_or_missing_entirely(root: Path, target: GoldenTarget, store: Store) -> None:
+    living = root / "golden" / "living.jsonl"
+    living.write_bytes(living.read_bytes().rstrip(b"\n"))
+    promote(store, bedroom_draft(), target)
+    assert len(load_golden([root / "golden"]).cases) == 40
+
+    living.unlink()
+    promote(
+        store,
+        bedroom_draft(
+            trace_id=NOISE, case_id="noise-01", expected_behavior="abstain", gold_answer="", gold_source_ids=()
+        ),
+        target,
+    )
+    assert [c.case.id for c in load_golden([root / "golden"]).cases if c.split == "living"] == ["noise-01"]
+
+
+def test_promotions_only_go_to_a_file_named_living(root: Path, store: Store) -> None:
+    frozen = GoldenTarget(golden=(root / "golden",), living=root / "golden" / "frozen.jsonl")
+    with pytest.raises(UsageError, match=r"must be named living\.jsonl"):
+        promote(store, bedroom_draft(), frozen)
+
+
+def test_reject_needs_a_reason_and_a_curator(store: Store) -> None:
+    with pytest.raises(CurationError) as caught:
+        reject(store, RESTOCKING, reason="  ", curator="")
+    assert [e.field for e in caught.value.errors] == ["reason", "curator"]
+    assert store.count("inbox_decisions") == 0
+    decision = reject(store, RESTOCKING, reason=" Answer was right. ", curator="Mara", now=NOW)
+    assert (decision.decision, decision.reason, decision.case_id) == ("rejected", "Answer was right.", None)
+    assert inbox_entry(store, RESTOCKING).status == "rejected"
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("retrieve:s2", {"kind": "retrieve", "source_id": "s2"}),
+        ("value:total=16528", {"kind": "value", "name": "total", "value": 16528}),
+        ("value:share=0.15", {"kind": "value", "name": "share", "value": 0.15}),
+        ("value:deadline=2026-09-10", {"kind": "value", "name": "deadline", "value": "2026-09-10"}),
+        ('value:code="1"', {"kind": "value", "name": "code", "value": "1"}),
+        ("value:flag=true", {"kind": "value", "name": "flag", "value": "true"}),
+    ],
+)
+def test_checkpoint_specs(spec: str, expected: dict[str, Any]) -> None:
+    assert parse_checkpoint(spec) == expected
+    assert parse_checkpoint(checkpoint_spec(expected)) == expected
+
+
+@pytest.mark.parametrize("spec", ["s2", "retrieve:", "value:total", "value:=3", "fetch:s1"])
+def test_bad_checkpoint_specs_say_what_to_write(spec: str) -> None:
+    with pytest.raises(ValueError, match=r"retrieve|value"):
+        parse_checkpoint(spec)
