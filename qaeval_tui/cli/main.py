@@ -43,6 +43,12 @@ def _register() -> None:
     from qaeval_tui.cli import golden_cmds
 
     golden_cmds.register(app)
+    from qaeval_tui.cli import label_cmds
+
+    label_cmds.register(app)
+    from qaeval_tui.cli import curation_cmds
+
+    curation_cmds.register(app)
 
 
 _register()

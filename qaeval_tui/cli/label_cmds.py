@@ -1,0 +1,302 @@
+"""`qaeval labels export|import`, `agreement`, `calibrate` (and `queue`, from queue_cmd): thin wrappers.
+
+Exit codes (DESIGN §8.5): queue 0 · 2; labels export/import 0 · 1 invalid input (nothing imported)
+· 2 usage; agreement 0 · 2; calibrate 0 all TRUSTED · 1 some axis RETUNE · 3 none RETUNE but some
+INSUFFICIENT · 2 usage/input.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from qaeval_tui.cli import queue_cmd
+from qaeval_tui.cli.common import config_from, guarded, print_json, stderr, stdout
+from qaeval_tui.cli.label_render import print_agreement, print_calibration
+from qaeval_tui.cli.queue_cmd import DB_HELP, open_store
+from qaeval_tui.core.config import Config
+from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.label_sources import (
+    LabelInput,
+    agreement_for,
+    calibration_for,
+    labels_from_files,
+    labels_from_store,
+    verdict_files_beside,
+    verdicts_from_files,
+    verdicts_from_store,
+)
+from qaeval_tui.core.labels_io import (
+    FieldMapping,
+    Format,
+    expand_label_paths,
+    export_labels,
+    export_verdicts,
+    import_labels,
+)
+from qaeval_tui.core.report_html import agreement_html, calibration_html
+from qaeval_tui.core.report_markdown import agreement_markdown, calibration_markdown
+from qaeval_tui.core.store import Store
+from qaeval_tui.core.verdict_table import VerdictTable
+
+labels_app = typer.Typer(
+    help="Export labels to JSONL, or import them (idempotent) from JSONL or CSV.", no_args_is_help=True
+)
+
+FORMATS: dict[str, Format] = {"jsonl": "jsonl", "csv": "csv"}
+JSON_HELP = "Print the report as JSON (DESIGN §8.5) instead of tables."
+MD_HELP = "Also write the report as Markdown to PATH ('-' for stdout)."
+HTML_HELP = "Also write the report as one self-contained HTML file to PATH ('-' for stdout)."
+
+
+def _emit(text: str, target: Path | None, what: str) -> None:
+    if target is None:
+        return
+    if str(target) == "-":
+        stdout.file.write(text)
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    stderr.print(f"{what} written to {target}")
+
+
+def _check_outputs(as_json: bool, markdown: Path | None, html: Path | None) -> bool:
+    """True when the console table should be printed (nothing else claims stdout)."""
+    to_stdout = [
+        name
+        for name, flag in (("--json", as_json), ("--markdown -", str(markdown) == "-"), ("--html -", str(html) == "-"))
+        if flag
+    ]
+    if len(to_stdout) > 1:
+        raise UsageError(f"{' and '.join(to_stdout)} both write to stdout; send one to a file")
+    return not to_stdout
+
+
+# -- labels export / import --------------------------------------------------------------------------
+
+
+@labels_app.command("export")
+@guarded
+def labels_export(
+    ctx: typer.Context,
+    out: Path | None = typer.Option(None, "--out", help="Folder for <reviewer>.jsonl files (default: paths.labels)."),
+    reviewer: list[str] | None = typer.Option(None, "--reviewer", help="Only these reviewers (repeatable)."),
+    verdicts: bool = typer.Option(
+        False, "--verdicts", help="Also write judge-verdicts.jsonl (the latest run's judge, or --judge-config-hash)."
+    ),
+    judge_config_hash: str | None = typer.Option(None, "--judge-config-hash", help="Which judge's verdicts to export."),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print what was written as JSON."),
+) -> None:
+    """Write every label revision (history included) to one JSONL file per reviewer (DESIGN §8.2).
+
+    Exit 0, or 2 on a usage error.
+    """
+    config = config_from(ctx)
+    folder = out or config.path(config.paths.labels)
+    with open_store(config, db, must_exist=True) as store:
+        written = export_labels(store, folder, reviewer)
+        verdict_count = None
+        if verdicts:
+            run = store.latest_run()
+            chosen = judge_config_hash or (run or {}).get("judge_config_hash")
+            verdict_count = export_verdicts(store, folder / "judge-verdicts.jsonl", config_hash=chosen)
+    if as_json:
+        print_json({"folder": str(folder), "labels": written, "verdicts": verdict_count})
+        return
+    for name, count in written.items():
+        stdout.print(f"{folder / (name + '.jsonl')}: {count} revision(s)")
+    if verdict_count is not None:
+        stdout.print(f"{folder / 'judge-verdicts.jsonl'}: {verdict_count} verdict(s)")
+    if not written:
+        stderr.print("no labels in the store yet: nothing exported")
+
+
+@labels_app.command("import")
+@guarded
+def labels_import(
+    ctx: typer.Context,
+    paths: list[Path] = typer.Argument(
+        ..., help="Label files or folders (JSONL per §8.2, or CSV/JSONL from other tools)."
+    ),
+    fmt: str | None = typer.Option(None, "--format", help="jsonl or csv (default: from each file's extension)."),
+    mapping: list[str] | None = typer.Option(
+        None,
+        "--map",
+        help="field=column for another tool's files, e.g. --map reviewer=annotator,faithfulness=faith (repeatable).",
+    ),
+    reviewer: str | None = typer.Option(
+        None, "--reviewer", help="Reviewer for lines that name none (other tools' files)."
+    ),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Validate and count, write nothing."),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the import report as JSON."),
+) -> None:
+    """Import labels; importing the same file again changes nothing.
+
+    Strict: every problem is listed as file:line: field: message and nothing is imported.
+    Exit 0 imported, 1 invalid input, 2 usage.
+    """
+    config = config_from(ctx)
+    if fmt is not None and fmt not in FORMATS:
+        raise UsageError(f"--format must be jsonl or csv, not {fmt!r}")
+    field_mapping = FieldMapping.parse(mapping) if mapping else None
+    with open_store(config, db) as store:
+        report = import_labels(
+            store,
+            paths,
+            config.rubric,
+            fmt=FORMATS.get(fmt or ""),
+            mapping=field_mapping,
+            reviewer=reviewer,
+            dry_run=dry_run,
+        )
+    if as_json:
+        print_json(report.to_json())
+        return
+    verb = "would add" if dry_run else "added"
+    stdout.print(
+        f"{report.lines} label line(s) in {len(report.files)} file(s): "
+        f"{verb} {report.added}, {report.unchanged} already present"
+    )
+    for name, count in report.added_by_reviewer.items():
+        stdout.print(f"  {name}: {count}")
+    if report.unknown_items:
+        stderr.print(
+            f"note: {report.unknown_items} item(s) are not review items in this store; "
+            "calibration cannot pair them with verdicts"
+        )
+
+
+# -- agreement / calibrate -------------------------------------------------------------------------------
+
+
+def _labels(
+    config: Config, store: Store | None, paths: list[Path] | None, include_post_reveal: bool
+) -> tuple[LabelInput, list[Path]]:
+    """Labels from --labels, else the store, else the configured labels folder; returns the folders read."""
+    if paths:
+        return labels_from_files(paths, config.rubric, include_post_reveal=include_post_reveal), [
+            p for p in paths if p.is_dir()
+        ]
+    if store is not None and store.count("labels"):
+        return labels_from_store(store, config.rubric, include_post_reveal=include_post_reveal), []
+    folder = config.path(config.paths.labels)
+    if folder.is_dir() and expand_label_paths([folder]):
+        stderr.print(f"no labels in the store; reading the label files in {folder}")
+        return labels_from_files([folder], config.rubric, include_post_reveal=include_post_reveal), [folder]
+    raise UsageError("no labels: label with `qaeval review`, import with `qaeval labels import`, or pass --labels")
+
+
+def _existing_store(config: Config, db: Path | None) -> Store | None:
+    path = db or config.path(config.paths.store)
+    if db is not None and not Path(db).is_file():
+        raise UsageError(f"{db}: no such store")
+    return Store.open(path) if Path(path).is_file() else None
+
+
+@guarded
+def agreement(
+    ctx: typer.Context,
+    labels: list[Path] | None = typer.Option(
+        None, "--labels", help="Label files or folders (default: the store, else paths.labels)."
+    ),
+    include_post_reveal: bool = typer.Option(
+        False, "--include-post-reveal", help="Read the latest revision even if made after seeing the judge."
+    ),
+    replicates: int | None = typer.Option(
+        None, "--replicates", min=100, help="Bootstrap replicates (default: calibration.bootstrap_replicates)."
+    ),
+    seed: int | None = typer.Option(None, "--seed", help="Bootstrap seed (default: calibration.seed)."),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+    markdown: Path | None = typer.Option(None, "--markdown", help=MD_HELP),
+    html: Path | None = typer.Option(None, "--html", help=HTML_HELP),
+) -> None:
+    """Inter-rater agreement per axis: Krippendorff's alpha with a seeded bootstrap CI, raw agreement,
+    the label distribution and pairwise reviewer agreement. Exit 0, or 2 on a usage/input error.
+    """
+    config = config_from(ctx)
+    console = _check_outputs(as_json, markdown, html)
+    store = _existing_store(config, db)
+    try:
+        label_input, _ = _labels(config, store, labels, include_post_reveal)
+    finally:
+        if store is not None:
+            store.close()
+    report = agreement_for(label_input, config, replicates=replicates, seed=seed)
+    if as_json:
+        print_json(report.to_json())
+    elif console:
+        print_agreement(report)
+    _emit(agreement_markdown(report), markdown, "Markdown report")
+    _emit(agreement_html(report), html, "HTML report")
+
+
+@guarded
+def calibrate(
+    ctx: typer.Context,
+    labels: list[Path] | None = typer.Option(
+        None, "--labels", help="Label files or folders (default: the store, else paths.labels)."
+    ),
+    verdicts: list[Path] | None = typer.Option(
+        None,
+        "--verdicts",
+        help="Judge verdict files (default: judge-verdicts.jsonl beside the labels, else the store).",
+    ),
+    judge_config_hash: str | None = typer.Option(
+        None, "--judge-config-hash", help="Calibrate this judge config (needed when verdicts mix judges)."
+    ),
+    include_post_reveal: bool = typer.Option(
+        False, "--include-post-reveal", help="Read the latest revision even if made after seeing the judge."
+    ),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+    markdown: Path | None = typer.Option(None, "--markdown", help=MD_HELP),
+    html: Path | None = typer.Option(None, "--html", help=HTML_HELP),
+) -> None:
+    """Judge versus human per axis, with a TRUSTED / RETUNE / INSUFFICIENT verdict bound to the judge config.
+
+    Exit 0 all axes TRUSTED, 1 some axis RETUNE, 3 none RETUNE but some INSUFFICIENT, 2 usage/input error.
+    """
+    config = config_from(ctx)
+    console = _check_outputs(as_json, markdown, html)
+    store = _existing_store(config, db)
+    try:
+        label_input, folders = _labels(config, store, labels, include_post_reveal)
+        table = _verdicts(config, store, verdicts, folders, judge_config_hash)
+        report = calibration_for(label_input, table, config, store)
+    finally:
+        if store is not None:
+            store.close()
+    if as_json:
+        print_json(report.to_json())
+    elif console:
+        print_calibration(report)
+    _emit(calibration_markdown(report), markdown, "Markdown report")
+    _emit(calibration_html(report), html, "HTML report")
+    raise typer.Exit(report.exit_code)
+
+
+def _verdicts(
+    config: Config, store: Store | None, paths: list[Path] | None, folders: list[Path], config_hash: str | None
+) -> VerdictTable:
+    if paths:
+        return verdicts_from_files(paths, config.rubric, config_hash)
+    beside = verdict_files_beside(folders)
+    if beside:
+        return verdicts_from_files(beside, config.rubric, config_hash)
+    if store is not None and store.count("judge_verdicts"):
+        return verdicts_from_store(store, config.rubric, config_hash)
+    raise UsageError("no judge verdicts: pass --verdicts, or run `qaeval run` so the store has them")
+
+
+# -- console rendering ------------------------------------------------------------------------------------
+
+
+def register(app: typer.Typer) -> None:
+    queue_cmd.register(app)
+    app.command()(agreement)
+    app.command()(calibrate)
+    app.add_typer(labels_app, name="labels")

@@ -1,0 +1,110 @@
+"""Console rendering (rich) of the agreement and calibration reports; data is never parsed as markup."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich import box
+from rich.table import Table
+
+from qaeval_tui.cli.common import stdout
+from qaeval_tui.core.agreement import AgreementReport
+from qaeval_tui.core.calibration import CalibrationReport
+from qaeval_tui.core.report_markdown import distribution_text, number, signed
+
+
+def _span(value: list[float] | None) -> str:
+    return "—" if value is None else f"{value[0]:.3f}–{value[1]:.3f}"
+
+
+def _table(*columns: str) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    for index, name in enumerate(columns):
+        table.add_column(name, justify="left" if index == 0 else "right", no_wrap=True)
+    return table
+
+
+def print_agreement(report: AgreementReport) -> None:
+    data: dict[str, Any] = report.to_json()
+    stdout.print(
+        f"Inter-rater agreement · rubric {report.rubric_version} · {report.n_items} items · "
+        f"reviewers {', '.join(report.reviewers)}",
+        soft_wrap=True,
+    )
+    table = _table("axis", "alpha", "95% CI", "raw agr.", "items", "pairable")
+    for name, axis in data["axes"].items():
+        table.add_row(
+            name, number(axis["alpha"]), _span(axis["ci"]), number(axis["raw_agreement"]),
+            str(axis["n_items"]), str(axis["n_pairable"]),
+        )  # fmt: skip
+    stdout.print(table)
+    for name, axis in data["axes"].items():
+        stdout.print(
+            f"{name} ({axis['level']}): {distribution_text(axis['distribution'])} · can't judge {axis['n_cant_judge']}"
+        )
+        if axis["reason"]:
+            stdout.print(f"  alpha undefined: {axis['reason']}", soft_wrap=True)
+        elif axis["ci_reason"]:
+            stdout.print(f"  no CI: {axis['ci_reason']}", soft_wrap=True)
+    stdout.print("value:count per scale point, blind labels")
+    stdout.print(f"CI: seeded bootstrap over items, {report.replicates} replicates, seed {report.seed}")
+    pairs = _table("axis", "reviewers", "common", "raw agr.", "kappa")
+    for name, rows in data["pairwise"].items():
+        for row in rows:
+            pairs.add_row(
+                name,
+                " / ".join(row["reviewers"]),
+                str(row["n_common"]),
+                number(row["raw_agreement"]),
+                number(row["kappa"]),
+            )
+    if pairs.row_count:
+        stdout.print(pairs)
+        stdout.print("kappa: unweighted on nominal axes, quadratic-weighted on ordinal and interval axes")
+    selection = data["labels"]
+    if selection.get("post_reveal_excluded"):
+        stdout.print(
+            f"{selection['post_reveal_excluded']} post-reveal revision(s) left out (--include-post-reveal reads them)"
+        )
+
+
+def print_calibration(report: CalibrationReport) -> None:
+    data: dict[str, Any] = report.to_json()
+    bar = data["bar"]
+    stdout.print(f"Judge calibration: {report.verdict}")
+    stdout.print(
+        f"judge {report.judge_name or '-'} · config {report.judge_config_hash[:16]} · rubric {report.rubric_version} · "
+        f"bar: exact >= {bar['min_exact']:.2f} with n >= {bar['min_n']} on every axis",
+        soft_wrap=True,
+    )
+    verdicts = _table("axis", "verdict", "n", "exact", "95% CI", "unres.", "+labels")
+    figures = _table("axis", "within 1", "MAE", "bias", "kappa", "QWK", "alpha")
+    for name, axis in data["axes"].items():
+        verdicts.add_row(
+            name, axis["verdict"], str(axis["n"]), number(axis["exact"]), _span(axis["exact_ci"]),
+            str(axis["consensus"]["unresolved"]), str(axis["labels_needed"]),
+        )  # fmt: skip
+        figures.add_row(
+            name, number(axis["within_one"]), number(axis["mae"]), signed(axis["bias"]), number(axis["kappa"]),
+            number(axis["kappa_quadratic"]), number(axis["alpha"]),
+        )  # fmt: skip
+    stdout.print(verdicts)
+    for name, axis in data["axes"].items():
+        stdout.print(f"{name}: {axis['verdict_reason']}", soft_wrap=True)
+    stdout.print(figures)
+    stdout.print("bias: judge minus human (positive: the judge is lenient) · QWK: quadratic-weighted kappa")
+    for name, axis in data["axes"].items():
+        labels = axis["confusion"]["labels"]
+        grid = _table(f"{name}: human \\ judge", *map(str, labels))
+        for value, counts in zip(labels, axis["confusion"]["counts"], strict=True):
+            grid.add_row(str(value), *map(str, counts))
+        stdout.print(grid)
+    unresolved = sorted({item for axis in data["axes"].values() for item in axis["unresolved_items"]})
+    if unresolved:
+        stdout.print(
+            f"{len(unresolved)} item(s) unresolved (reviewers split, no adjudication): see --json for their ids"
+        )
+    stdout.print(
+        f"unres.: reviewers split, no adjudication · +labels: judged items still needed for an exact-agreement "
+        f"CI half-width under {bar['target_half_width']:.2f}"
+    )

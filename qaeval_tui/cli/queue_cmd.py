@@ -1,0 +1,91 @@
+"""`qaeval queue`: review items from a run, assigned to reviewers (balanced, k per item, seeded order).
+
+Exit 0, or 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from qaeval_tui.cli.common import config_from, guarded, print_json, stdout
+from qaeval_tui.core.config import Config
+from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.review import assign, build_review_items
+from qaeval_tui.core.store import Store
+
+DB_HELP = "SQLite store (default: paths.store from the config)."
+
+
+def open_store(config: Config, db: Path | None, *, must_exist: bool = False) -> Store:
+    path = db or config.path(config.paths.store)
+    if must_exist and not Path(path).is_file():
+        raise UsageError(f"{path}: no store here yet; run `qaeval run` first or pass --db")
+    return Store.open(path)
+
+
+@guarded
+def queue(
+    ctx: typer.Context,
+    reviewers: str | None = typer.Option(
+        None, "--reviewers", help="Comma-separated reviewer names (default: review.reviewers)."
+    ),
+    overlap: int | None = typer.Option(None, "--overlap", help="Reviewers per item (default: review.overlap)."),
+    seed: int | None = typer.Option(
+        None, "--seed", help="Seed of the assignment and of each reviewer's order (default: review.seed)."
+    ),
+    run_id: str | None = typer.Option(
+        None, "--run", help="Run whose outputs become review items (default: the latest run)."
+    ),
+    data: list[Path] | None = typer.Option(
+        None, "--data", help="Golden files the run used, if the store lacks a case's content."
+    ),
+    replace: bool = typer.Option(
+        False, "--replace", help="Rebuild every queue from scratch (labels are kept) instead of adding new items only."
+    ),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the assignment report as JSON."),
+) -> None:
+    """Create review items from a run and assign them to reviewers: balanced, k per item, seeded order.
+
+    Exit 0, or 2 on a usage error (no run, bad reviewer names, overlap larger than the team).
+    """
+    config = config_from(ctx)
+    names = [n.strip() for n in reviewers.split(",")] if reviewers else list(config.review.reviewers)
+    with open_store(config, db, must_exist=True) as store:
+        run = store.get_run(run_id) if run_id else store.latest_run()
+        if run is None:
+            raise UsageError(
+                f"no run {'named ' + repr(run_id) if run_id else 'yet'} in {store.path}; run `qaeval run` first"
+            )
+        golden = None
+        missing = [o for o in store.run_outputs(run["run_id"]) if store.case_json(o["case_hash"]) is None]
+        if missing:
+            from qaeval_tui.core.golden import load_golden
+
+            golden = load_golden(data or [config.path(config.paths.golden)])
+        created = build_review_items(store, run["run_id"], golden)
+        report = assign(
+            store, names, overlap if overlap is not None else config.review.overlap,
+            seed if seed is not None else config.review.seed, replace=replace,
+        )  # fmt: skip
+    if as_json:
+        print_json({"run_id": run["run_id"], "new_review_items": created, **report.to_json()})
+        return
+    stdout.print(f"run {run['run_id']}: {created} new review item(s), {report.items} in all")
+    stdout.print(
+        f"{report.newly_assigned_items} item(s) assigned to {len(report.reviewers)} reviewers, "
+        f"overlap {report.overlap}, seed {report.seed}" + (" (queues rebuilt)" if replace else "")
+    )
+    table = Table("reviewer", "assigned items")
+    for name, load in report.load.items():
+        table.add_row(name, str(load))
+    stdout.print(table)
+    if report.pair_overlap:
+        stdout.print("shared items per pair: " + ", ".join(f"{a}+{b} {n}" for (a, b), n in report.pair_overlap.items()))
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(queue)

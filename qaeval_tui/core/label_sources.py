@@ -1,0 +1,114 @@
+"""Where agreement and calibration read from: the store, or exported label and verdict files.
+
+Shared by the CLI and the TUI dashboard, so both compute the same figures from the same revisions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from qaeval_tui.core.agreement import AgreementReport, agreement_report
+from qaeval_tui.core.calibration import CalibrationReport, calibrate
+from qaeval_tui.core.config import Config
+from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.label_table import LabelTable, Selection, select_labels
+from qaeval_tui.core.labels_io import VERDICTS_FILENAME, read_labels, read_verdicts
+from qaeval_tui.core.models import JudgeVerdict, Label, Rubric
+from qaeval_tui.core.review import label_from_row
+from qaeval_tui.core.store import Store
+from qaeval_tui.core.verdict_table import VerdictTable
+
+
+@dataclass(frozen=True)
+class LabelInput:
+    selection: Selection
+    table: LabelTable
+    source: str
+
+
+def _label_input(labels: Sequence[Label], rubric: Rubric, include_post_reveal: bool, source: str) -> LabelInput:
+    selection = select_labels(labels, rubric.version, include_post_reveal=include_post_reveal)
+    if not selection.labels:
+        raise UsageError(
+            f"no usable labels in {source} ({selection.revisions_read} revision(s) read, "
+            f"{selection.skips} skip(s), {selection.other_rubric_version} under another rubric version)"
+        )
+    return LabelInput(selection, LabelTable.from_labels(selection.labels, rubric), source)
+
+
+def labels_from_store(store: Store, rubric: Rubric, *, include_post_reveal: bool = False) -> LabelInput:
+    labels = [label_from_row(row) for row in store.labels()]
+    return _label_input(labels, rubric, include_post_reveal, f"store {store.path}")
+
+
+def labels_from_files(paths: Sequence[str | Path], rubric: Rubric, *, include_post_reveal: bool = False) -> LabelInput:
+    labels = read_labels(paths, rubric)
+    return _label_input(labels, rubric, include_post_reveal, ", ".join(str(p) for p in paths))
+
+
+def verdict_files_beside(paths: Sequence[str | Path]) -> list[Path]:
+    """The judge-verdict exports sitting in the given label folders."""
+    return [Path(p) / VERDICTS_FILENAME for p in paths if (Path(p) / VERDICTS_FILENAME).is_file()]
+
+
+def verdicts_from_store(store: Store, rubric: Rubric, config_hash: str | None = None) -> VerdictTable:
+    """Stored verdicts of one judge: the given config hash, else the latest run's judge."""
+    if config_hash is None:
+        latest = store.latest_run()
+        if (
+            latest is not None
+            and latest.get("judge_config_hash")
+            and store.verdicts(config_hash=latest["judge_config_hash"])
+        ):
+            config_hash = str(latest["judge_config_hash"])
+    verdicts = [JudgeVerdict.model_validate(v) for v in store.verdicts(config_hash=config_hash)]
+    if not verdicts:
+        raise UsageError(f"no judge verdicts in store {store.path}; run `qaeval run` or pass --verdicts")
+    return VerdictTable.from_verdicts(verdicts, rubric, config_hash)
+
+
+def verdicts_from_files(paths: Sequence[str | Path], rubric: Rubric, config_hash: str | None = None) -> VerdictTable:
+    return VerdictTable.from_verdicts(read_verdicts(paths), rubric, config_hash)
+
+
+def agreement_for(
+    labels: LabelInput, config: Config, *, replicates: int | None = None, seed: int | None = None
+) -> AgreementReport:
+    cal = config.calibration
+    return agreement_report(
+        labels.table,
+        config.rubric,
+        replicates=replicates if replicates is not None else cal.bootstrap_replicates,
+        seed=seed if seed is not None else cal.seed,
+        selection=labels.selection,
+        source=labels.source,
+    )
+
+
+def calibration_for(
+    labels: LabelInput, verdicts: VerdictTable, config: Config, store: Store | None = None
+) -> CalibrationReport:
+    """Calibrate; adjudications come from the store when one is given."""
+    return calibrate(
+        labels.table,
+        verdicts,
+        config.rubric,
+        config.calibration,
+        adjudicated=store.adjudications() if store is not None else None,
+        selection=labels.selection,
+        source=labels.source,
+    )
+
+
+def calibration_from_store(
+    store: Store, config: Config, *, judge_config_hash: str | None = None, include_post_reveal: bool = False
+) -> CalibrationReport:
+    """The calibration of the store's judge (the latest run's unless a hash is given)."""
+    labels = labels_from_store(store, config.rubric, include_post_reveal=include_post_reveal)
+    return calibration_for(labels, verdicts_from_store(store, config.rubric, judge_config_hash), config, store)
+
+
+def agreement_from_store(store: Store, config: Config, *, include_post_reveal: bool = False) -> AgreementReport:
+    return agreement_for(labels_from_store(store, config.rubric, include_post_reveal=include_post_reveal), config)

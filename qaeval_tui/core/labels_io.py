@@ -1,0 +1,344 @@
+"""Label and judge-verdict files (DESIGN §8.2, §8.3): strict reading, export, idempotent import.
+
+Reading is all-or-nothing: every problem is reported as `path:line: field: message` and nothing
+is imported when any exists. Import is idempotent: a native line whose (item, reviewer, revision)
+is already stored with the same content changes nothing; a line from another tool (no revision)
+is matched on its content, so importing the same file twice adds nothing the second time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from qaeval_tui.core.errors import InputError, Problem, UsageError
+from qaeval_tui.core.hashing import canonical_json
+from qaeval_tui.core.labels_foreign import FieldMapping, read_foreign_file
+from qaeval_tui.core.models import CASE_ID_PATTERN, JudgeVerdict, Label, Rubric
+from qaeval_tui.core.review import label_from_row, score_problems
+from qaeval_tui.core.store import Store, utc_now
+
+__all__ = [
+    "LABEL_FIELDS",
+    "VERDICTS_FILENAME",
+    "FieldMapping",
+    "Format",
+    "ImportReport",
+    "expand_label_paths",
+    "export_labels",
+    "export_verdicts",
+    "import_labels",
+    "label_record",
+    "read_labels",
+    "read_verdicts",
+]
+
+VERDICTS_FILENAME = "judge-verdicts.jsonl"
+LABEL_FIELDS = (
+    "item_id", "case_id", "reviewer", "scores", "note", "flagged", "skipped",
+    "rubric_version", "revealed", "revision", "created_at", "seconds_spent",
+)  # fmt: skip
+Format = Literal["jsonl", "csv"]
+
+
+def label_record(label: Label) -> dict[str, Any]:
+    """One §8.2 export line, keys in the documented order."""
+    data = label.model_dump(mode="json")
+    return {key: data[key] for key in LABEL_FIELDS}
+
+
+def _write_atomically(path: Path, lines: Iterable[str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            for line in lines:
+                out.write(line + "\n")
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def export_labels(store: Store, folder: Path, reviewers: Sequence[str] | None = None) -> dict[str, int]:
+    """Write `folder/<reviewer>.jsonl` with every revision (history included), oldest first.
+
+    Returns lines written per reviewer. Each file is replaced atomically.
+    """
+    names = list(reviewers) if reviewers else store.label_reviewers()
+    written: dict[str, int] = {}
+    for name in names:
+        if not CASE_ID_PATTERN.match(name) or f"{name}.jsonl" == VERDICTS_FILENAME:
+            raise UsageError(f"reviewer {name!r} cannot be a file name in {folder}")
+        rows = store.labels(reviewer=name)
+        _write_atomically(
+            folder / f"{name}.jsonl",
+            (json.dumps(label_record(label_from_row(row)), ensure_ascii=False) for row in rows),
+        )
+        written[name] = len(rows)
+    return written
+
+
+def export_verdicts(store: Store, path: Path, *, run_id: str | None = None, config_hash: str | None = None) -> int:
+    """Write stored judge verdicts (§8.3), one a line; returns how many."""
+    verdicts = store.verdicts(run_id=run_id, config_hash=config_hash)
+    _write_atomically(path, (json.dumps(v, ensure_ascii=False) for v in verdicts))
+    return len(verdicts)
+
+
+def expand_label_paths(paths: Iterable[str | Path]) -> list[Path]:
+    """Files as given; a folder as its `*.jsonl` label files (the judge-verdict export left out)."""
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found.extend(p for p in sorted(path.glob("*.jsonl")) if p.name != VERDICTS_FILENAME)
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise UsageError(f"{path}: no such file or folder")
+    return found
+
+
+def _json_lines(path: Path, problems: list[Problem]) -> Iterable[tuple[int, dict[str, Any]]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(Problem(str(path), 0, "(file)", f"cannot read: {exc}"))
+        return
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(str(path), number, "(line)", f"invalid JSON: {exc.msg} at column {exc.colno}"))
+            continue
+        if not isinstance(value, dict):
+            problems.append(Problem(str(path), number, "(line)", "each line must be a JSON object"))
+            continue
+        yield number, value
+
+
+def _validation_problems(path: Path, line: int, exc: ValidationError) -> list[Problem]:
+    return [
+        Problem(str(path), line, ".".join(str(part) for part in error["loc"]) or "(line)", error["msg"])
+        for error in exc.errors(include_url=False)
+    ]
+
+
+@dataclass(frozen=True)
+class _Located:
+    label: Label
+    path: str
+    line: int
+
+
+def _read_native(paths: Sequence[Path], rubric: Rubric | None) -> list[_Located]:
+    problems: list[Problem] = []
+    seen: dict[tuple[str, str, int], _Located] = {}
+    for path in paths:
+        for line, data in _json_lines(path, problems):
+            try:
+                label = Label.model_validate(data, strict=True)
+            except ValidationError as exc:
+                problems.extend(_validation_problems(path, line, exc))
+                continue
+            if not CASE_ID_PATTERN.match(label.reviewer):
+                problems.append(Problem(str(path), line, "reviewer", "use letters, digits, '.', '_' and '-' only"))
+            if rubric is not None and label.rubric_version == rubric.version:
+                for name, message in score_problems(rubric, label.scores, require_all=False):
+                    problems.append(Problem(str(path), line, name, message))
+            key = (label.item_id, label.reviewer, label.revision)
+            earlier = seen.get(key)
+            if earlier is not None and _fingerprint(earlier.label) != _fingerprint(label):
+                problems.append(
+                    Problem(
+                        str(path), line, "revision",
+                        f"revision {label.revision} of {label.reviewer} on {label.item_id} differs from "
+                        f"{earlier.path}:{earlier.line}",
+                    )
+                )  # fmt: skip
+                continue
+            seen.setdefault(key, _Located(label, str(path), line))
+    if problems:
+        raise InputError(problems, "label files")
+    return list(seen.values())
+
+
+def read_labels(paths: Iterable[str | Path], rubric: Rubric | None = None) -> list[Label]:
+    """Strictly read §8.2 label files or folders; scores are checked against `rubric` when its version matches."""
+    return [located.label for located in _read_native(expand_label_paths(paths), rubric)]
+
+
+def read_verdicts(paths: Iterable[str | Path]) -> list[JudgeVerdict]:
+    """Strictly read §8.3 judge-verdict files (a folder means its `judge-verdicts.jsonl`)."""
+    problems: list[Problem] = []
+    verdicts: list[JudgeVerdict] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            path = path / VERDICTS_FILENAME
+        if not path.is_file():
+            raise UsageError(f"{path}: no such verdict file")
+        for line, data in _json_lines(path, problems):
+            try:
+                verdict = JudgeVerdict.model_validate(data)
+            except ValidationError as exc:
+                problems.extend(_validation_problems(path, line, exc))
+                continue
+            if "config_hash" not in verdict.judge:
+                problems.append(
+                    Problem(str(path), line, "judge.config_hash", "required: binds the verdict to one judge")
+                )
+                continue
+            verdicts.append(verdict)
+    if problems:
+        raise InputError(problems, "verdict files")
+    return verdicts
+
+
+def _fingerprint(label: Label | Mapping[str, Any], *, with_revision: bool = True) -> str:
+    data = label.model_dump(mode="json") if isinstance(label, Label) else dict(label)
+    keys = ["item_id", "reviewer", "scores", "note", "flagged", "skipped", "rubric_version", "revealed"]
+    return canonical_json({key: data[key] for key in [*keys, "revision"] if with_revision or key != "revision"})
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import did (or, with dry_run, would do)."""
+
+    files: tuple[str, ...]
+    lines: int
+    added: int
+    unchanged: int
+    added_by_reviewer: dict[str, int] = field(default_factory=dict)
+    unknown_items: int = 0
+    dry_run: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "files": list(self.files), "lines": self.lines, "added": self.added, "unchanged": self.unchanged,
+            "added_by_reviewer": self.added_by_reviewer, "unknown_items": self.unknown_items, "dry_run": self.dry_run,
+        }  # fmt: skip
+
+
+def _format_of(path: Path, fmt: Format | None) -> Format:
+    if fmt is not None:
+        return fmt
+    if path.suffix.lower() == ".csv":
+        return "csv"
+    return "jsonl"
+
+
+def import_labels(
+    store: Store,
+    paths: Iterable[str | Path],
+    rubric: Rubric,
+    *,
+    fmt: Format | None = None,
+    mapping: FieldMapping | None = None,
+    reviewer: str | None = None,
+    dry_run: bool = False,
+) -> ImportReport:
+    """Bring label files into the store in one transaction, or nothing at all (InputError).
+
+    Native §8.2 JSONL (no mapping) keeps its revision numbers. CSV, or any file read with a
+    field mapping, is "foreign": columns are mapped onto label fields, and a line whose content is
+    already stored for that item and reviewer is skipped; others become new revisions.
+    """
+    files = expand_label_paths(paths)
+    if not files:
+        raise UsageError("no label files to import")
+    foreign = mapping is not None or any(_format_of(p, fmt) == "csv" for p in files)
+    case_ids = store.case_ids_by_item()
+    items_by_case: dict[str, list[str]] = {}
+    for item_id, case_id in case_ids.items():
+        items_by_case.setdefault(case_id, []).append(item_id)
+    problems: list[Problem] = []
+    located: list[_Located] = []
+    if foreign:
+        for path in files:
+            located.extend(
+                _Located(label, str(path), line)
+                for line, label in read_foreign_file(
+                    path, _format_of(path, fmt), mapping or FieldMapping(), rubric, items_by_case, case_ids,
+                    default_reviewer=reviewer, now=utc_now(), problems=problems,
+                )
+            )  # fmt: skip
+    else:
+        try:
+            located = _read_native(files, rubric)
+        except InputError as exc:
+            problems.extend(exc.problems)
+    for entry in located:
+        known = case_ids.get(entry.label.item_id)
+        if known is not None and known != entry.label.case_id:
+            problems.append(
+                Problem(entry.path, entry.line, "case_id", f"item {entry.label.item_id} is case {known!r} in the store")
+            )
+    if problems:
+        raise InputError(problems, "label import")
+
+    existing = store.labels()
+    by_key = {(r["item_id"], r["reviewer"], r["revision"]): r for r in existing}
+    contents = {_fingerprint(r, with_revision=False) for r in existing}
+    next_revision: dict[tuple[str, str], int] = {}
+    for r in existing:
+        pair = (r["item_id"], r["reviewer"])
+        next_revision[pair] = max(next_revision.get(pair, 1), r["revision"] + 1)
+    to_add: list[dict[str, Any]] = []
+    unchanged = 0
+    for entry in located:
+        label = entry.label
+        if foreign:
+            content = _fingerprint(label, with_revision=False)
+            if content in contents:
+                unchanged += 1
+                continue
+            contents.add(content)
+            pair = (label.item_id, label.reviewer)
+            label = label.model_copy(update={"revision": next_revision.get(pair, 1)})
+            next_revision[pair] = label.revision + 1
+        else:
+            stored = by_key.get((label.item_id, label.reviewer, label.revision))
+            if stored is not None:
+                if _fingerprint(stored) == _fingerprint(label):
+                    unchanged += 1
+                    continue
+                problems.append(
+                    Problem(
+                        entry.path, entry.line, "revision",
+                        f"the store already holds a different revision {label.revision} of {label.reviewer} on "
+                        f"{label.item_id}; labels are append-only, so give this change a new revision",
+                    )
+                )  # fmt: skip
+                continue
+        to_add.append(label.model_dump(mode="json"))
+    if problems:
+        raise InputError(problems, "label import")
+    added_by: dict[str, int] = {}
+    for row in to_add:
+        added_by[row["reviewer"]] = added_by.get(row["reviewer"], 0) + 1
+    if to_add and not dry_run:
+        try:
+            store.insert_labels(to_add, origin="import")
+        except sqlite3.IntegrityError as exc:
+            raise UsageError(f"labels changed in {store.path} while importing ({exc}); run the import again") from exc
+    return ImportReport(
+        files=tuple(str(p) for p in files),
+        lines=len(located),
+        added=len(to_add),
+        unchanged=unchanged,
+        added_by_reviewer=dict(sorted(added_by.items())),
+        unknown_items=len({e.label.item_id for e in located if e.label.item_id not in case_ids}),
+        dry_run=dry_run,
+    )

@@ -1,0 +1,159 @@
+"""Agreement and calibration reports as one self-contained HTML file (inline CSS, no script, no network).
+
+Every piece of text from data is escaped; confusion matrices are coloured grids whose shade
+follows each cell's share of its row (the diagonal is agreement, shaded green; the rest red).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+from typing import Any
+
+from qaeval_tui.core.agreement import AgreementReport
+from qaeval_tui.core.calibration import CalibrationReport
+from qaeval_tui.core.report_markdown import distribution_text, interval, number, signed
+
+_CSS = """
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 72rem;
+       color: #1d232a; padding: 0 1rem; }
+h1 { font-size: 1.5rem; } h2 { font-size: 1.2rem; margin-top: 2rem; } h3 { font-size: 1rem; }
+table { border-collapse: collapse; margin: .5rem 0 1rem; }
+th, td { border: 1px solid #cfd6dd; padding: .3rem .6rem; text-align: right; }
+th { background: #eef2f5; } td:first-child, th:first-child { text-align: left; }
+.meta { color: #4c5864; } .note { color: #4c5864; font-size: .92em; }
+.TRUSTED { background: #d9f2df; } .RETUNE { background: #f9d9d6; } .INSUFFICIENT { background: #fbefc8; }
+.verdict { font-weight: 600; padding: .1rem .5rem; border-radius: .3rem; }
+.grids { display: flex; flex-wrap: wrap; gap: 2rem; }
+.grid td { width: 3rem; text-align: center; } .grid th { text-align: center; }
+"""
+
+
+def _page(title: str, body: list[str]) -> str:
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            f"<title>{escape(title)}</title>",
+            f"<style>{_CSS}</style></head><body>",
+            f"<h1>{escape(title)}</h1>",
+            *body,
+            "</body></html>",
+            "",
+        ]
+    )
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[object]], row_classes: Sequence[str] = ()) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    body = []
+    for index, row in enumerate(rows):
+        css = f' class="{row_classes[index]}"' if index < len(row_classes) and row_classes[index] else ""
+        body.append(f"<tr{css}>" + "".join(f"<td>{escape(str(cell))}</td>" for cell in row) + "</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _shade(count: int, row_total: int, diagonal: bool) -> str:
+    share = count / row_total if row_total else 0.0
+    # Lightness from 97% (empty) to 55% (the whole row in this cell).
+    lightness = 97 - 42 * share
+    hue = 135 if diagonal else 5
+    return f"background: hsl({hue}, 60%, {lightness:.0f}%)"
+
+
+def confusion_grid(name: str, labels: Sequence[int], counts: Sequence[Sequence[int]]) -> str:
+    head = "".join(f"<th>{escape(str(v))}</th>" for v in labels)
+    rows = []
+    for i, (value, row) in enumerate(zip(labels, counts, strict=True)):
+        total = sum(row)
+        cells = "".join(
+            f'<td style="{_shade(c, total, i == j)}" title="human {escape(str(value))}, '
+            f'judge {escape(str(labels[j]))}">{c}</td>'
+            for j, c in enumerate(row)
+        )
+        rows.append(f"<tr><th>{escape(str(value))}</th>{cells}</tr>")
+    return (
+        f'<div><h3>{escape(name)}</h3><table class="grid"><thead><tr><th>human \\ judge</th>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def agreement_html(report: AgreementReport) -> str:
+    data = report.to_json()
+    body = [
+        f'<p class="meta">Rubric version {escape(report.rubric_version)} · {report.n_items} items · reviewers '
+        f"{escape(', '.join(report.reviewers))} · latest blind revision per item and reviewer · bootstrap "
+        f"{report.confidence:.0%} CI, {report.replicates} replicates, seed {report.seed} · source "
+        f"{escape(report.source)}</p>"
+    ]
+    rows, notes = [], []
+    for name, axis in data["axes"].items():
+        rows.append(
+            [
+                name, axis["level"], number(axis["alpha"]), interval(axis["ci"]), number(axis["raw_agreement"]),
+                axis["n_items"], axis["n_pairable"], axis["n_cant_judge"], distribution_text(axis["distribution"]),
+            ]
+        )  # fmt: skip
+        for figure, key in (("alpha", "reason"), ("CI", "ci_reason"), ("raw agreement", "raw_agreement_reason")):
+            if axis[key] and not (key == "ci_reason" and axis["ci_reason"] == axis["reason"]):
+                notes.append(f"{name}: {figure} undefined: {axis[key]}")
+    header = ["axis", "level", "alpha", "CI", "raw agreement", "items", "pairable", "can't judge", "distribution"]
+    body.append(_table(header, rows))
+    body += [f'<p class="note">{escape(note)}</p>' for note in notes]
+    for name, pairs in data["pairwise"].items():
+        if pairs:
+            body.append(
+                f"<h2>Pairwise agreement: {escape(name)} "
+                f"(kappa {escape(pairs[0]['kappa_weights'] or 'unweighted')})</h2>"
+            )
+            body.append(
+                _table(
+                    ["reviewers", "common items", "raw agreement", "kappa"],
+                    [
+                        [" / ".join(p["reviewers"]), p["n_common"], number(p["raw_agreement"]), number(p["kappa"])]
+                        for p in pairs
+                    ],
+                )
+            )
+    return _page("Inter-rater agreement", body)
+
+
+def calibration_html(report: CalibrationReport) -> str:
+    data = report.to_json()
+    bar = data["bar"]
+    body = [
+        f'<p>Overall: <span class="verdict {report.verdict}">{report.verdict}</span></p>',
+        f'<p class="meta">Judge {escape(report.judge_name)} · config {escape(report.judge_config_hash)} · rubric '
+        f"version {escape(report.rubric_version)} · bar per axis: exact agreement ≥ {bar['min_exact']:.2f} with "
+        f"n ≥ {bar['min_n']} · human side: adjudicated, else unanimous, else median on a scale point · source "
+        f"{escape(report.source)}</p>",
+    ]
+    header = ["axis", "verdict", "n", "exact", "95% CI", "within one", "MAE", "bias", "kappa", "kappa (quadratic)"]
+    header += ["alpha", "unresolved", f"labels for ±{bar['target_half_width']:.2f}"]
+    rows: list[list[Any]] = []
+    for name, axis in data["axes"].items():
+        rows.append(
+            [
+                name, axis["verdict"], axis["n"], number(axis["exact"]), interval(axis["exact_ci"]),
+                number(axis["within_one"]), number(axis["mae"]), signed(axis["bias"]), number(axis["kappa"]),
+                number(axis["kappa_quadratic"]), number(axis["alpha"]), axis["consensus"]["unresolved"],
+                axis["labels_needed"],
+            ]
+        )  # fmt: skip
+    body.append(_table(header, rows, [axis["verdict"] for axis in data["axes"].values()]))
+    body += [
+        f'<p class="note">{escape(name)}: {escape(axis["verdict_reason"])}</p>' for name, axis in data["axes"].items()
+    ]
+    body.append("<h2>Confusion matrices (rows: human consensus, columns: judge)</h2>")
+    body.append(
+        '<div class="grids">'
+        + "".join(
+            confusion_grid(name, a["confusion"]["labels"], a["confusion"]["counts"]) for name, a in data["axes"].items()
+        )
+        + "</div>"
+    )
+    unresolved = sorted({item for axis in data["axes"].values() for item in axis["unresolved_items"]})
+    if unresolved:
+        body.append(f"<h2>Unresolved, offered for adjudication ({len(unresolved)})</h2>")
+        body.append(f'<p class="note">{escape(", ".join(unresolved))}</p>')
+    return _page(f"Judge calibration: {report.verdict}", body)

@@ -1,0 +1,129 @@
+"""Agreement and calibration reports as Markdown (fits a CI step summary). Strings only, no I/O."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from qaeval_tui.core.agreement import AgreementReport
+from qaeval_tui.core.calibration import CalibrationReport
+from qaeval_tui.core.text import one_line
+
+MISSING = "—"
+
+
+def number(value: float | None, digits: int = 3) -> str:
+    return MISSING if value is None else f"{value:.{digits}f}"
+
+
+def interval(value: Sequence[float] | None, digits: int = 3) -> str:
+    return MISSING if value is None else f"[{value[0]:.{digits}f}, {value[1]:.{digits}f}]"
+
+
+def signed(value: float | None, digits: int = 3) -> str:
+    return MISSING if value is None else f"{value:+.{digits}f}"
+
+
+def _cell(text: object) -> str:
+    return one_line(str(text)).replace("|", "\\|")
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(_cell(cell) for cell in row) + " |" for row in rows]
+    return lines
+
+
+def distribution_text(distribution: dict[str, int]) -> str:
+    return " ".join(f"{value}:{count}" for value, count in distribution.items())
+
+
+def agreement_markdown(report: AgreementReport) -> str:
+    data = report.to_json()
+    lines = [
+        f"## Inter-rater agreement (rubric version {_cell(report.rubric_version)})",
+        "",
+        f"{report.n_items} items, reviewers {', '.join(report.reviewers)}; latest blind revision per item and "
+        f"reviewer; bootstrap CI {report.confidence:.0%}, {report.replicates} replicates, seed {report.seed}. "
+        f"Source: {_cell(report.source)}.",
+        "",
+    ]
+    rows: list[list[object]] = []
+    notes: list[str] = []
+    for name, axis in data["axes"].items():
+        rows.append(
+            [
+                name, axis["level"], number(axis["alpha"]), interval(axis["ci"]), number(axis["raw_agreement"]),
+                axis["n_items"], axis["n_pairable"], axis["n_cant_judge"], distribution_text(axis["distribution"]),
+            ]
+        )  # fmt: skip
+        for figure, key in (("alpha", "reason"), ("CI", "ci_reason"), ("raw agreement", "raw_agreement_reason")):
+            if axis[key] and not (key == "ci_reason" and axis["ci_reason"] == axis["reason"]):
+                notes.append(f"- {name}: {figure} undefined: {axis[key]}")
+    header = ["axis", "level", "alpha", "CI", "raw agreement", "items", "pairable", "can't judge", "distribution"]
+    lines += _table(header, rows)
+    if notes:
+        lines += ["", *notes]
+    for name, pairs in data["pairwise"].items():
+        if not pairs:
+            continue
+        weights = pairs[0]["kappa_weights"] or "unweighted"
+        lines += ["", f"### Pairwise agreement: {name} (kappa {weights})", ""]
+        lines += _table(
+            ["reviewers", "common items", "raw agreement", "kappa"],
+            [
+                [" / ".join(p["reviewers"]), p["n_common"], number(p["raw_agreement"]), number(p["kappa"])]
+                for p in pairs
+            ],
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _confusion(name: str, axis: dict[str, Any]) -> list[str]:
+    labels = axis["confusion"]["labels"]
+    rows = [[f"**{value}**", *counts] for value, counts in zip(labels, axis["confusion"]["counts"], strict=True)]
+    return [
+        "",
+        f"#### {name}: rows human consensus, columns judge",
+        "",
+        *_table(["human \\ judge", *map(str, labels)], rows),
+    ]
+
+
+def calibration_markdown(report: CalibrationReport) -> str:
+    data = report.to_json()
+    bar = data["bar"]
+    lines = [
+        f"## Judge calibration: {report.verdict}",
+        "",
+        f"Judge {_cell(report.judge_name) or MISSING} (config `{report.judge_config_hash}`), rubric version "
+        f"{_cell(report.rubric_version)}. Bar per axis: exact agreement >= {bar['min_exact']:.2f} with n >= "
+        f"{bar['min_n']}. Human side: adjudicated label, else unanimous blind label, else the median on a scale "
+        f"point; unresolved items are left out. Source: {_cell(report.source)}.",
+        "",
+    ]
+    header = ["axis", "verdict", "n", "exact", "95% CI", "within one", "MAE", "bias", "kappa", "kappa (quadratic)"]
+    header += ["alpha", "unresolved", f"labels for ±{bar['target_half_width']:.2f}"]
+    rows = [
+        [
+            name, axis["verdict"], axis["n"], number(axis["exact"]), interval(axis["exact_ci"]),
+            number(axis["within_one"]), number(axis["mae"]), signed(axis["bias"]), number(axis["kappa"]),
+            number(axis["kappa_quadratic"]), number(axis["alpha"]), axis["consensus"]["unresolved"],
+            axis["labels_needed"],
+        ]
+        for name, axis in data["axes"].items()
+    ]  # fmt: skip
+    lines += _table(header, rows)
+    lines += [""] + [f"- {name}: {axis['verdict_reason']}" for name, axis in data["axes"].items()]
+    for name, axis in data["axes"].items():
+        missing = {key: why for key, why in axis["reasons"].items() if why}
+        if missing and axis["n"]:
+            lines.append(f"- {name}: " + "; ".join(f"{key} undefined: {why}" for key, why in missing.items()))
+    for name, axis in data["axes"].items():
+        lines += _confusion(name, axis)
+    unresolved = sorted({item for axis in data["axes"].values() for item in axis["unresolved_items"]})
+    if unresolved:
+        lines += ["", f"{len(unresolved)} item(s) unresolved, offered for adjudication: " + ", ".join(unresolved[:20])]
+        if len(unresolved) > 20:
+            lines[-1] += f", ... ({len(unresolved) - 20} more in --json)"
+    return "\n".join(lines) + "\n"

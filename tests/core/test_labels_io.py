@@ -1,0 +1,235 @@
+"""Label files: export per reviewer, strict all-or-nothing import, idempotence, other tools' CSV/JSONL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qaeval_tui.core.config import Config
+from qaeval_tui.core.errors import InputError, UsageError
+from qaeval_tui.core.labels_io import (
+    LABEL_FIELDS,
+    VERDICTS_FILENAME,
+    FieldMapping,
+    export_labels,
+    export_verdicts,
+    import_labels,
+    read_labels,
+    read_verdicts,
+)
+from qaeval_tui.core.review import ReviewSession, assign, build_review_items
+from qaeval_tui.core.store import Store
+from tests.core.review_fixtures import FULL, JUDGE_HASH, store_with_run
+
+RUBRIC = Config().rubric
+
+
+def labeled_store(path: Path) -> tuple[Store, list[str]]:
+    store, items = store_with_run(path, n_items=4)
+    build_review_items(store, "run-1")
+    assign(store, ["ana", "ben"], overlap=2, seed=1)
+    for reviewer in ("ana", "ben"):
+        session = ReviewSession(store, Config(), reviewer)
+        session.submit(items[0], FULL, f"{reviewer} note", False, 2.5)
+        session.skip(items[1], 1.0)
+        session.submit(items[2], {**FULL, "faithfulness": None}, "", True, 3.0)
+    ReviewSession(store, Config(), "ana").submit(items[0], {**FULL, "faithfulness": 0}, "changed my mind", False, 1.0)
+    return store, items
+
+
+def test_export_writes_one_file_per_reviewer_with_every_revision(tmp_path: Path) -> None:
+    store, items = labeled_store(tmp_path / "q.db")
+    written = export_labels(store, tmp_path / "labels")
+    assert written == {"ana": 4, "ben": 3}
+    lines = [json.loads(line) for line in (tmp_path / "labels" / "ana.jsonl").read_text().splitlines()]
+    assert all(tuple(line) == LABEL_FIELDS for line in lines)
+    history = [
+        (line["item_id"], line["revision"], line["scores"].get("faithfulness"))
+        for line in lines
+        if line["item_id"] == items[0]
+    ]
+    assert history == [(items[0], 1, 2), (items[0], 2, 0)]
+    assert [line["skipped"] for line in lines].count(True) == 1
+
+
+def test_import_round_trips_and_a_second_import_changes_nothing(tmp_path: Path) -> None:
+    source, _ = labeled_store(tmp_path / "a.db")
+    export_labels(source, tmp_path / "labels")
+    target, _ = store_with_run(tmp_path / "b.db", n_items=4)
+    build_review_items(target, "run-1")
+    first = import_labels(target, [tmp_path / "labels"], RUBRIC)
+    assert (first.added, first.unchanged, first.added_by_reviewer) == (7, 0, {"ana": 4, "ben": 3})
+    again = import_labels(target, [tmp_path / "labels"], RUBRIC)
+    assert (again.added, again.unchanged) == (0, 7)
+
+    def content(store: Store) -> list[str]:
+        return sorted(json.dumps({k: v for k, v in r.items() if k not in ("id", "origin")}) for r in store.labels())
+
+    assert content(target) == content(source)
+
+
+def test_any_invalid_line_is_reported_with_file_and_line_and_nothing_is_imported(tmp_path: Path) -> None:
+    source, _items = labeled_store(tmp_path / "a.db")
+    export_labels(source, tmp_path / "labels")
+    path = tmp_path / "labels" / "ben.jsonl"
+    lines = path.read_text().splitlines()
+    broken = json.loads(lines[0]) | {"scores": {"faithfulness": 5, "tone": 1}}
+    extra = json.loads(lines[1]) | {"mood": "happy"}
+    path.write_text("\n".join([json.dumps(broken), json.dumps(extra), "{not json", lines[2]]) + "\n")
+    target, _ = store_with_run(tmp_path / "b.db", n_items=4)
+    with pytest.raises(InputError) as caught:
+        import_labels(target, [tmp_path / "labels"], RUBRIC)
+    located = {(Path(p.path).name, p.line, p.field) for p in caught.value.problems}
+    assert ("ben.jsonl", 1, "scores.faithfulness") in located
+    assert ("ben.jsonl", 1, "scores.tone") in located
+    assert ("ben.jsonl", 2, "mood") in located
+    assert ("ben.jsonl", 3, "(line)") in located
+    assert target.labels() == []  # ana.jsonl was valid, yet nothing was imported
+
+
+def test_a_different_label_under_an_existing_revision_is_refused(tmp_path: Path) -> None:
+    source, _ = labeled_store(tmp_path / "a.db")
+    export_labels(source, tmp_path / "labels")
+    path = tmp_path / "labels" / "ben.jsonl"
+    first = json.loads(path.read_text().splitlines()[0]) | {"note": "edited outside qaeval"}
+    path.write_text(json.dumps(first) + "\n")
+    with pytest.raises(InputError, match="append-only"):
+        import_labels(source, [path], RUBRIC)
+    assert len(source.labels()) == 7
+
+
+def test_verdict_export_reads_back_and_needs_a_config_hash(tmp_path: Path) -> None:
+    store, items = store_with_run(tmp_path / "q.db", n_items=3)
+    assert export_verdicts(store, tmp_path / VERDICTS_FILENAME) == 3
+    verdicts = read_verdicts([tmp_path])
+    assert [v.item_id for v in verdicts] == items and verdicts[0].judge["config_hash"] == JUDGE_HASH
+    bad = json.loads((tmp_path / VERDICTS_FILENAME).read_text().splitlines()[0])
+    bad["judge"] = {"name": "x"}
+    (tmp_path / "bad.jsonl").write_text(json.dumps(bad) + "\n")
+    with pytest.raises(InputError, match=r"bad.jsonl:1: judge.config_hash"):
+        read_verdicts([tmp_path / "bad.jsonl"])
+
+
+def test_folder_reading_leaves_out_the_verdict_export(tmp_path: Path) -> None:
+    store, _ = labeled_store(tmp_path / "q.db")
+    export_labels(store, tmp_path / "labels")
+    export_verdicts(store, tmp_path / "labels" / VERDICTS_FILENAME)
+    assert {label.reviewer for label in read_labels([tmp_path / "labels"], RUBRIC)} == {"ana", "ben"}
+
+
+CSV = """annotator,case,faith,cite,correct,comment,secs
+ana,readable-case-000,2,1,NA,looks fine,12.5
+ben,readable-case-000,1,,2,,8
+ben,readable-case-001,2,2,2,"multi-line
+comment",3
+"""
+
+
+def test_csv_from_another_tool_with_a_field_mapping_is_imported_once(tmp_path: Path) -> None:
+    store, items = store_with_run(tmp_path / "q.db", n_items=2)
+    build_review_items(store, "run-1")
+    (tmp_path / "theirs.csv").write_text(CSV)
+    mapping = FieldMapping.parse(["reviewer=annotator,case_id=case", "faithfulness=faith", "citation_correctness=cite"])
+    mapping = FieldMapping(
+        {**mapping.columns, "answer_correctness": "correct", "note": "comment", "seconds_spent": "secs"}
+    )
+    report = import_labels(store, [tmp_path / "theirs.csv"], RUBRIC, mapping=mapping)
+    assert report.added == 3
+    rows = {(r["reviewer"], r["item_id"]): r for r in store.labels()}
+    assert rows[("ana", items[0])]["scores"] == {
+        "faithfulness": 2,
+        "citation_correctness": 1,
+        "answer_correctness": None,
+    }
+    assert rows[("ben", items[0])]["scores"] == {"faithfulness": 1, "answer_correctness": 2}  # empty cell: not scored
+    assert rows[("ben", items[1])]["note"] == "multi-line\ncomment" and rows[("ana", items[0])]["seconds_spent"] == 12.5
+    assert import_labels(store, [tmp_path / "theirs.csv"], RUBRIC, mapping=mapping).added == 0
+    assert len(store.labels()) == 3
+
+
+def test_foreign_problems_name_the_line_and_import_nothing(tmp_path: Path) -> None:
+    store, _ = store_with_run(tmp_path / "q.db", n_items=2)
+    build_review_items(store, "run-1")
+    (tmp_path / "theirs.csv").write_text(
+        "who,case,faithfulness\nana,readable-case-000,2\n,readable-case-001,9\nana,nope,1\n"
+    )
+    with pytest.raises(InputError) as caught:
+        import_labels(
+            store, [tmp_path / "theirs.csv"], RUBRIC, mapping=FieldMapping({"reviewer": "who", "case_id": "case"})
+        )
+    assert {(p.line, p.field) for p in caught.value.problems} == {
+        (3, "reviewer"),
+        (3, "scores.faithfulness"),
+        (4, "case_id"),
+    }
+    assert store.labels() == []
+    with pytest.raises(InputError, match="no column 'annotator'"):
+        import_labels(store, [tmp_path / "theirs.csv"], RUBRIC, mapping=FieldMapping({"reviewer": "annotator"}))
+
+
+def test_foreign_jsonl_with_nested_scores_and_a_default_reviewer(tmp_path: Path) -> None:
+    store, items = store_with_run(tmp_path / "q.db", n_items=2)
+    build_review_items(store, "run-1")
+    line = {"id": items[1], "scores": {"faithfulness": "2", "citation_correctness": None}, "flag": "yes"}
+    (tmp_path / "theirs.jsonl").write_text(json.dumps(line) + "\n")
+    mapping = FieldMapping({"item_id": "id", "flagged": "flag"})
+    report = import_labels(store, [tmp_path / "theirs.jsonl"], RUBRIC, mapping=mapping, reviewer="dana")
+    assert report.added_by_reviewer == {"dana": 1}
+    (row,) = store.labels()
+    assert (row["scores"], row["flagged"], row["case_id"]) == (
+        {"faithfulness": 2, "citation_correctness": None},
+        True,
+        "readable-case-001",
+    )
+
+
+def test_bad_mappings_are_usage_errors() -> None:
+    with pytest.raises(UsageError):
+        FieldMapping.parse(["reviewer"])
+    with pytest.raises(UsageError, match="unknown field"):
+        FieldMapping({"tone": "x"}).check(RUBRIC)
+
+
+score = st.one_of(st.none(), st.sampled_from([0, 1, 2]))
+label_lines = st.lists(
+    st.fixed_dictionaries(
+        {
+            "item_id": st.sampled_from(["i1", "i2", "i3"]),
+            "reviewer": st.sampled_from(["ana", "ben"]),
+            "revision": st.integers(1, 3),
+            "scores": st.dictionaries(st.sampled_from(list(RUBRIC.axis_names)), score),
+            "note": st.text(max_size=20),
+            "flagged": st.booleans(),
+            "revealed": st.booleans(),
+            "seconds_spent": st.floats(0, 1000),
+        }
+    ),
+    unique_by=lambda line: (line["item_id"], line["reviewer"], line["revision"]),
+    max_size=12,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(lines=label_lines)
+def test_any_valid_label_file_imports_exactly_once(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[dict[str, Any]]
+) -> None:
+    folder = tmp_path_factory.mktemp("labels")
+    full = [
+        {**line, "case_id": "c", "skipped": False, "rubric_version": "1", "created_at": "2026-01-01T00:00:00Z"}
+        for line in lines
+    ]
+    (folder / "all.jsonl").write_text("".join(json.dumps(line) + "\n" for line in full))
+    with Store.open(":memory:") as store:
+        first = import_labels(store, [folder], RUBRIC)
+        second = import_labels(store, [folder], RUBRIC)
+        assert (first.added, second.added, second.unchanged) == (len(lines), 0, len(lines))
+        stored = {(r["item_id"], r["reviewer"], r["revision"]): r for r in store.labels()}
+        for line in full:
+            row = stored[(line["item_id"], line["reviewer"], line["revision"])]
+            assert {key: row[key] for key in line} == line
