@@ -49,6 +49,9 @@ def _register() -> None:
     from qaeval_tui.cli import curation_cmds
 
     curation_cmds.register(app)
+    from qaeval_tui.cli import run_cmds
+
+    run_cmds.register(app)
 
 
 _register()

@@ -1,0 +1,256 @@
+"""`qaeval run`, `baseline`, `gate` and `drift`: run the suite headlessly, store it, gate it, watch it.
+
+Exit codes (DESIGN §8.5): run/baseline 0 ran, 2 usage or input; gate 0 pass, 1 block, 2 usage
+or input (a missing, unreadable or mismatched baseline included); drift 0, 1 alarm, 2.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import ParamSpec, TypeVar
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from qaeval_tui.cli.common import config_from, guarded, print_json, stderr
+from qaeval_tui.cli.run_views import print_drift, print_gate, print_scoreboard
+from qaeval_tui.core.adapters import adapter_label, load_adapter
+from qaeval_tui.core.baseline import Baseline, baseline_document, check_settings, load_baseline
+from qaeval_tui.core.drift import append_point, check_drift, point_from_run, read_timeseries
+from qaeval_tui.core.errors import InputError, UsageError
+from qaeval_tui.core.gate import run_gate
+from qaeval_tui.core.gate_report import gate_json, gate_junit, gate_markdown
+from qaeval_tui.core.golden import load_golden
+from qaeval_tui.core.judge import effective_config, load_judge
+from qaeval_tui.core.runner import RunResult, collector_paused, dumps_document, run_suite, store_run, write_json
+from qaeval_tui.core.store import Store
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+DATA = typer.Option(None, "--data", help="Golden files or folders (default: the configured golden path).")
+ADAPTER = typer.Option(
+    None, "--adapter", help="module:factory of the system under test (default: the bundled reference hub)."
+)
+JUDGE = typer.Option(None, "--judge", help="module:factory of the judge (default: the bundled mechanical judge).")
+WORKERS = typer.Option(
+    None, "--workers", min=1, max=64, help="Adapter calls in parallel (output order stays the suite's)."
+)
+DB = typer.Option(None, "--db", help="Store the run in this SQLite file (default: the configured store).")
+AS_JSON = typer.Option(False, "--json", help="Print JSON to stdout instead of tables.")
+
+
+class _RunInputError(InputError):
+    """Bad input to a run command: exit 2 here, because exit 1 means "the gate blocked" / "drift alarm"."""
+
+    exit_code = 2
+
+
+def input_exits_2(func: Callable[P, R]) -> Callable[P, R]:
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except InputError as exc:
+            raise _RunInputError(exc.problems, exc.what) from exc
+
+    return wrapper
+
+
+@contextmanager
+def progress_bar() -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on stderr when it is a terminal; nothing at all otherwise (CI logs stay clean)."""
+    if not stderr.is_terminal:
+        yield None
+        return
+    columns = (TextColumn("running cases"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=stderr, transient=True) as bar:
+        task = bar.add_task("run", total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+def execute(
+    ctx: typer.Context,
+    data: list[Path] | None,
+    adapter: str | None,
+    judge: str | None,
+    workers: int | None,
+    db: Path | None,
+    against: Baseline | None = None,
+) -> RunResult:
+    """Load, run, store: the part every command shares. With `against`, refuse a mismatched baseline first."""
+    config = config_from(ctx)
+    with collector_paused():
+        golden = load_golden(data or [config.path(config.paths.golden)])
+    adapter_spec = adapter or config.run.adapter
+    judge_spec = judge or config.run.judge
+    system = load_adapter(adapter_spec)
+    judge_client = load_judge(judge_spec)
+    if against is not None:  # a baseline from another judge, rubric or k fails before spending a run
+        check_settings(against, effective_config(judge_client, config.rubric), config.rubric.version, config.run.top_k)
+    with progress_bar() as progress:
+        result = run_suite(
+            golden.cases,
+            system,
+            judge_client,
+            rubric=config.rubric,
+            adapter_spec=adapter_spec,
+            judge_spec=judge_spec,
+            adapter_name=adapter_label(system, adapter_spec),
+            workers=workers or config.run.workers,
+            top_k=config.run.top_k,
+            progress=progress,
+        )
+    with Store.open(db or config.path(config.paths.store)) as store:
+        store_run(store, result)
+    return result
+
+
+@guarded
+@input_exits_2
+def run(
+    ctx: typer.Context,
+    data: list[Path] | None = DATA,
+    adapter: str | None = ADAPTER,
+    judge: str | None = JUDGE,
+    workers: int | None = WORKERS,
+    db: Path | None = DB,
+    out: Path | None = typer.Option(None, "--out", help="Also write the versioned JSON run artifact here."),
+    as_json: bool = AS_JSON,
+) -> None:
+    """Run the suite through the adapter and the judge, print the scoreboard and store the run.
+
+    Exit 0 ran, 2 usage or input error.
+    """
+    result = execute(ctx, data, adapter, judge, workers, db)
+    if out is not None:
+        write_json(out, result.artifact())
+    if as_json:
+        sys.stdout.write(dumps_document(result.artifact()))
+        return
+    print_scoreboard(result)
+    stderr.print(f"stored run {result.run_id}" + (f"; artifact written to {out}" if out else ""))
+
+
+@guarded
+@input_exits_2
+def baseline(
+    ctx: typer.Context,
+    out: Path = typer.Option(
+        ..., "--out", help="Write the baseline here (commit it; updating it is a deliberate act)."
+    ),
+    data: list[Path] | None = DATA,
+    adapter: str | None = ADAPTER,
+    judge: str | None = JUDGE,
+    workers: int | None = WORKERS,
+    db: Path | None = DB,
+    as_json: bool = AS_JSON,
+) -> None:
+    """Run the suite and write the scores as the baseline the gate compares against. Exit 0, or 2."""
+    result = execute(ctx, data, adapter, judge, workers, db)
+    document = baseline_document(result)
+    write_json(out, document)
+    if as_json:
+        sys.stdout.write(dumps_document(document))
+        return
+    print_scoreboard(result)
+    stderr.print(f"baseline written to {out} (suite {result.suite_hash[:12]}, {len(result.cases)} cases)")
+
+
+@guarded
+@input_exits_2
+def gate(
+    ctx: typer.Context,
+    baseline_path: Path = typer.Option(..., "--baseline", help="The committed baseline to gate against."),
+    data: list[Path] | None = DATA,
+    adapter: str | None = ADAPTER,
+    judge: str | None = JUDGE,
+    workers: int | None = WORKERS,
+    db: Path | None = DB,
+    junit: Path | None = typer.Option(None, "--junit", help="Write JUnit XML here (a testcase per case)."),
+    markdown: Path | None = typer.Option(
+        None, "--markdown", help="Write a Markdown summary here (fits a CI step summary)."
+    ),
+    out: Path | None = typer.Option(None, "--out", help="Also write the JSON run artifact here."),
+    as_json: bool = AS_JSON,
+) -> None:
+    """Run the suite and gate it against the baseline: Tier 1 checks, Tier 2 deltas.
+
+    Exit 0 pass, 1 block, 2 usage or input error (a missing, unreadable or mismatched baseline too).
+    """
+    config = config_from(ctx)
+    reference = load_baseline(baseline_path)  # before the run: a bad baseline costs nothing
+    result = execute(ctx, data, adapter, judge, workers, db, against=reference)
+    report = run_gate(
+        result,
+        reference,
+        tolerances=config.gate.tolerances,
+        replicates=config.gate.bootstrap_replicates,
+        seed=config.gate.seed,
+    )
+    if out is not None:
+        write_json(out, result.artifact())
+    _write_text(junit, gate_junit(report))
+    _write_text(markdown, gate_markdown(report))
+    if as_json:
+        print_json(gate_json(report))
+    else:
+        print_scoreboard(result)
+        print_gate(report)
+    raise typer.Exit(report.exit_code)
+
+
+def _write_text(path: Path | None, text: str) -> None:
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot write: {exc.strerror}") from exc
+
+
+@guarded
+@input_exits_2
+def drift(
+    ctx: typer.Context,
+    timeseries: Path = typer.Option(..., "--timeseries", help="JSONL time series to append this run's metrics to."),
+    window: int = typer.Option(10, "--window", min=1, help="Trailing points that make a metric's band."),
+    sigma: float = typer.Option(3.0, "--sigma", min=0.0, help="Band half-width in standard deviations."),
+    min_band: float = typer.Option(0.02, "--min-band", min=0.0, help="Smallest band half-width."),
+    data: list[Path] | None = DATA,
+    adapter: str | None = ADAPTER,
+    judge: str | None = JUDGE,
+    workers: int | None = WORKERS,
+    db: Path | None = DB,
+    as_json: bool = AS_JSON,
+) -> None:
+    """Run the suite, append its metrics to a time series, and alarm when one leaves its band.
+
+    Higher-is-better metrics alarm on drops only; over-refusal in both directions. Exit 0, 1 alarm, 2.
+    """
+    history = read_timeseries(timeseries)  # a corrupt series fails before the run
+    result = execute(ctx, data, adapter, judge, workers, db)
+    point = point_from_run(result)
+    report = check_drift(history, point, window=window, sigma=sigma, min_band=min_band)
+    append_point(timeseries, point)
+    if as_json:
+        print_json(report.to_json())
+    else:
+        print_drift(report, timeseries)
+    raise typer.Exit(report.exit_code)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(run)
+    app.command()(baseline)
+    app.command()(gate)
+    app.command()(drift)

@@ -1,0 +1,140 @@
+"""How `run`, `gate` and `drift` print: tables and plain lines from core data, never styling data.
+
+Every text from data goes through `one_line()` (control characters shown as escapes); the
+consoles never parse markup, so a `[bold]` in an answer prints as written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.table import Table
+
+from qaeval_tui.cli.common import stdout
+from qaeval_tui.core.drift import DriftReport
+from qaeval_tui.core.gate import GateReport
+from qaeval_tui.core.gate_report import fired_checks, format_ci, metric_label
+from qaeval_tui.core.metrics import METRIC_SPECS, Scoreboard
+from qaeval_tui.core.runner import RunResult
+from qaeval_tui.core.text import one_line
+
+SLICE_COLUMNS = {
+    "pass": "deterministic_pass_rate",
+    "faith": "faithfulness_rate",
+    "corr": "answer_correctness",
+    "abst": "abstention_recall",
+    "refuse": "over_refusal_rate",
+    "recall": "retrieval_recall_at_k",
+    "multi": "multi_step_task_success",
+}
+REMOVED_SHOWN = 10
+
+
+def say(text: str) -> None:
+    """One line of report on stdout, never re-wrapped (CI logs and pipes keep whole lines)."""
+    stdout.print(text, soft_wrap=True)
+
+
+def _value(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def print_scoreboard(result: RunResult) -> None:
+    judge = result.judge_config
+    say(f"Cases: {len(result.cases)}   adapter: {one_line(result.adapter, 60)}")
+    say(f"Judge: {one_line(judge.name, 40)}/{one_line(judge.model, 40)}   config {judge.config_hash()[:12]}")
+    board: Scoreboard = result.board
+    table = Table("metric", "value", "n", "", box=None, pad_edge=False)
+    for name, metric in board.overall.items():
+        note = "judge" if METRIC_SPECS[name].judge_axis else ""
+        table.add_row(
+            name, _value(metric.value), str(metric.n), note if metric.value is not None else metric.reason or ""
+        )
+    stdout.print(table)
+    say("By slice (" + ", ".join(f"{short} = {name}" for short, name in SLICE_COLUMNS.items()) + "):")
+    for kind, groups in board.slices.items():
+        slices = Table(kind, "n", *SLICE_COLUMNS, box=None, pad_edge=False)
+        for key, metrics in groups.items():
+            size = board.slice_sizes[kind][key]
+            slices.add_row(
+                one_line(key, 26), str(size), *(_value(metrics[name].value) for name in SLICE_COLUMNS.values())
+            )
+        stdout.print(slices)
+    failing = [r for r in result.cases if not r.passed]
+    if failing:
+        say(f"{len(failing)} case(s) not passing:")
+        for r in failing[:15]:
+            say(f"  {one_line(r.case_id, 50)}: {', '.join(r.failures)}")
+        if len(failing) > 15:
+            say(f"  ... and {len(failing) - 15} more (see --json or --out)")
+
+
+def print_gate(report: GateReport) -> None:
+    say(f"GATE: {report.verdict}")
+    fired = fired_checks(report)
+    if fired:
+        cases_hit = len({finding.case_id for finding in report.tier1})
+        say(f"  [x] Tier 1 FAILED: {len(report.tier1)} deterministic check(s) fired on {cases_hit} case(s)")
+        for name, cases in fired.items():
+            say(f"      {name}: {', '.join(one_line(case, 50) for case in cases)}")
+        for finding in report.tier1:
+            say(f"        {one_line(finding.case_id or '', 40)} [{finding.name}] {one_line(finding.message, 160)}")
+    else:
+        say("  [ok] Tier 1: every deterministic check green on every case")
+    if report.tier2:
+        say(f"  [x] Tier 2 FAILED: {len(report.tier2)} finding(s)")
+        for finding in report.tier2:
+            where = f"{one_line(finding.case_id, 40)}: " if finding.case_id else ""
+            say(f"      {where}{one_line(finding.message, 200)}")
+    else:
+        say("  [ok] Tier 2: no metric beyond tolerance, no regression, new cases pass")
+    table = Table(
+        "metric",
+        "baseline",
+        "current",
+        "delta",
+        f"{report.confidence:.0%} CI (paired)",
+        "tol",
+        "status",
+        box=None,
+        pad_edge=False,
+    )
+    for delta in report.metrics:
+        tolerance = "" if delta.tolerance is None else f"{delta.tolerance:.3f}"
+        signed = "n/a" if delta.delta is None else f"{delta.delta:+.3f}"
+        table.add_row(
+            metric_label(delta),
+            _value(delta.baseline),
+            _value(delta.current),
+            signed,
+            format_ci(delta),
+            tolerance,
+            delta.status,
+        )
+    stdout.print(table)
+    if report.untrusted_axes:
+        say("untrusted judge axes: " + ", ".join(f"{a} ({report.axis_trust[a]})" for a in report.untrusted_axes))
+    if report.removed_cases:
+        shown = ", ".join(one_line(c, 40) for c in report.removed_cases[:REMOVED_SHOWN])
+        more = (
+            f" and {len(report.removed_cases) - REMOVED_SHOWN} more"
+            if len(report.removed_cases) > REMOVED_SHOWN
+            else ""
+        )
+        say(f"{len(report.removed_cases)} baseline case(s) not in this run: {shown}{more}")
+
+
+def print_drift(report: DriftReport, path: Path) -> None:
+    table = Table("metric", "value", "band", "n", "state", box=None, pad_edge=False)
+    for band in report.bands:
+        span = "" if band.low is None or band.high is None else f"[{band.low:.3f}, {band.high:.3f}]"
+        table.add_row(band.metric, _value(band.value), span, str(band.n), band.state)
+    stdout.print(table)
+    say(
+        f"appended to {path}; compared with {report.compared} earlier point(s)"
+        + (f", skipped {report.skipped} from another suite or judge" if report.skipped else "")
+    )
+    for band in report.alarms:
+        say(f"DRIFT ALARM: {band.metric} {band.message}")
+    if not report.alarms:
+        say("no drift")
