@@ -28,6 +28,7 @@ from qaeval_tui.core.golden import load_golden
 from qaeval_tui.core.judge import effective_config, load_judge
 from qaeval_tui.core.runner import RunResult, collector_paused, dumps_document, run_suite, store_run, write_json
 from qaeval_tui.core.store import Store
+from qaeval_tui.core.trust import stored_axis_trust
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -189,12 +190,15 @@ def gate(
     config = config_from(ctx)
     reference = load_baseline(baseline_path)  # before the run: a bad baseline costs nothing
     result = execute(ctx, data, adapter, judge, workers, db, against=reference)
+    with Store.open(db or config.path(config.paths.store)) as store:
+        trust = stored_axis_trust(store, config, result.judge_config.config_hash())
     report = run_gate(
         result,
         reference,
         tolerances=config.gate.tolerances,
         replicates=config.gate.bootstrap_replicates,
         seed=config.gate.seed,
+        axis_trust=trust,
     )
     if out is not None:
         write_json(out, result.artifact())
