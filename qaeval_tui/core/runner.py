@@ -343,10 +343,13 @@ def _in_parallel(
         while pending:
             _, pending = wait(pending, timeout=0.2)
             if progress is not None:
-                # Every count is reported, in order, from this thread, as with one worker.
-                for done in range(reported + 1, finished + 1):
+                # Every count is reported, in order, from this thread, as with one worker. Read the
+                # shared counter once: a second read could skip counts finished in between.
+                with lock:
+                    now = finished
+                for done in range(reported + 1, now + 1):
                     progress(done, total)
-                reported = finished
+                reported = now
     for thread in threads:
         thread.result()  # an unexpected error inside the harness itself is raised, never swallowed
     return [slot for slot in slots if slot is not None]
