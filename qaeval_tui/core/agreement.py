@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from qaeval_tui.core import stats
-from qaeval_tui.core.label_table import LabelTable, Selection
+from qaeval_tui.core.label_table import LabelRevision, LabelTable, Selection
 from qaeval_tui.core.models import Rubric
 
 REASON_NO_PAIRS = "no item has two values on this axis"
@@ -136,7 +136,7 @@ def agreement_report(
     replicates: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
-    selection: Selection | None = None,
+    selection: Selection[LabelRevision] | None = None,
     source: str = "",
 ) -> AgreementReport:
     """Agreement on every rubric axis; `selection` (which revisions were read) is carried into the report."""

@@ -18,7 +18,7 @@ import numpy as np
 from qaeval_tui.core import stats
 from qaeval_tui.core.config import CalibrationConfig
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.label_table import BoolArray, FloatArray, IntArray, LabelTable, Selection
+from qaeval_tui.core.label_table import BoolArray, FloatArray, IntArray, LabelRevision, LabelTable, Selection
 from qaeval_tui.core.models import Axis, Rubric
 from qaeval_tui.core.store import Store
 from qaeval_tui.core.verdict_table import VerdictTable
@@ -264,7 +264,7 @@ def calibrate(
     bar: CalibrationConfig,
     *,
     adjudicated: Mapping[tuple[str, str], int | None] | None = None,
-    selection: Selection | None = None,
+    selection: Selection[LabelRevision] | None = None,
     source: str = "",
 ) -> CalibrationReport:
     """Judge-versus-human figures and a verdict for every rubric axis, bound to `verdicts.config_hash`."""

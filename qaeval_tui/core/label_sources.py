@@ -13,22 +13,24 @@ from qaeval_tui.core.agreement import AgreementReport, agreement_report
 from qaeval_tui.core.calibration import CalibrationReport, calibrate
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.label_table import LabelTable, Selection, select_labels
+from qaeval_tui.core.label_table import LabelRevision, LabelTable, Selection, select_labels
 from qaeval_tui.core.labels_io import VERDICTS_FILENAME, read_labels, read_verdicts
-from qaeval_tui.core.models import JudgeVerdict, Label, Rubric
-from qaeval_tui.core.review import label_from_row
+from qaeval_tui.core.models import Rubric
 from qaeval_tui.core.store import Store
 from qaeval_tui.core.verdict_table import VerdictTable
 
 
 @dataclass(frozen=True)
 class LabelInput:
-    selection: Selection
+    selection: Selection[LabelRevision]
     table: LabelTable
     source: str
 
 
-def _label_input(labels: Sequence[Label], rubric: Rubric, include_post_reveal: bool, source: str) -> LabelInput:
+def label_input(
+    labels: Sequence[LabelRevision], rubric: Rubric, source: str, *, include_post_reveal: bool = False
+) -> LabelInput:
+    """The revisions the statistics read (see `select_labels`) and their table; `source` names where they came from."""
     selection = select_labels(labels, rubric.version, include_post_reveal=include_post_reveal)
     if not selection.labels:
         raise UsageError(
@@ -39,13 +41,14 @@ def _label_input(labels: Sequence[Label], rubric: Rubric, include_post_reveal: b
 
 
 def labels_from_store(store: Store, rubric: Rubric, *, include_post_reveal: bool = False) -> LabelInput:
-    labels = [label_from_row(row) for row in store.labels()]
-    return _label_input(labels, rubric, include_post_reveal, f"store {store.path}")
+    # Not re-validated: the store validated every label on the way in, and 100,000 models cost seconds.
+    revisions = store.label_revisions()
+    return label_input(revisions, rubric, f"store {store.path}", include_post_reveal=include_post_reveal)
 
 
 def labels_from_files(paths: Sequence[str | Path], rubric: Rubric, *, include_post_reveal: bool = False) -> LabelInput:
     labels = read_labels(paths, rubric)
-    return _label_input(labels, rubric, include_post_reveal, ", ".join(str(p) for p in paths))
+    return label_input(labels, rubric, ", ".join(str(p) for p in paths), include_post_reveal=include_post_reveal)
 
 
 def verdict_files_beside(paths: Sequence[str | Path]) -> list[Path]:
@@ -54,16 +57,17 @@ def verdict_files_beside(paths: Sequence[str | Path]) -> list[Path]:
 
 
 def verdicts_from_store(store: Store, rubric: Rubric, config_hash: str | None = None) -> VerdictTable:
-    """Stored verdicts of one judge: the given config hash, else the latest run's judge."""
-    if config_hash is None:
+    """Stored verdicts of one judge: the given config hash, else the latest run's judge, else the only judge."""
+    if config_hash is not None:
+        verdicts = store.verdict_scores(config_hash=config_hash)
+    else:
         latest = store.latest_run()
-        if (
-            latest is not None
-            and latest.get("judge_config_hash")
-            and store.verdicts(config_hash=latest["judge_config_hash"])
-        ):
-            config_hash = str(latest["judge_config_hash"])
-    verdicts = [JudgeVerdict.model_validate(v) for v in store.verdicts(config_hash=config_hash)]
+        judge = str(latest["judge_config_hash"]) if latest is not None and latest.get("judge_config_hash") else None
+        verdicts = store.verdict_scores(config_hash=judge) if judge is not None else []
+        if verdicts:
+            config_hash = judge
+        else:  # every stored verdict; the table then insists they are of one judge
+            verdicts = store.verdict_scores()
     if not verdicts:
         raise UsageError(f"no judge verdicts in store {store.path}; run `qaeval run` or pass --verdicts")
     return VerdictTable.from_verdicts(verdicts, rubric, config_hash)

@@ -7,24 +7,47 @@ revision and would measure the judge's influence, not the reviewer. Skips are no
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-from qaeval_tui.core.models import Label, Rubric
+from qaeval_tui.core.models import Rubric
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
 
+class LabelRevision(Protocol):
+    """What selection and the table read of a label: a `Label`, or a `Store.label_revisions` row."""
+
+    @property
+    def item_id(self) -> str: ...
+    @property
+    def reviewer(self) -> str: ...
+    @property
+    def revision(self) -> int: ...
+    @property
+    def skipped(self) -> bool: ...
+    @property
+    def rubric_version(self) -> str: ...
+    @property
+    def revealed(self) -> bool: ...
+    @property
+    def scores(self) -> Mapping[str, int | None]: ...
+
+
+L = TypeVar("L", bound=LabelRevision, covariant=True)
+
+
 @dataclass(frozen=True)
-class Selection:
+class Selection(Generic[L]):
     """The chosen revisions and what was left out, counted so a report can say so."""
 
-    labels: tuple[Label, ...]
+    labels: tuple[L, ...]
     revisions_read: int
     skips: int
     superseded: int
@@ -44,9 +67,9 @@ class Selection:
         }
 
 
-def select_labels(labels: Iterable[Label], rubric_version: str, *, include_post_reveal: bool = False) -> Selection:
+def select_labels(labels: Iterable[L], rubric_version: str, *, include_post_reveal: bool = False) -> Selection[L]:
     """The latest (blind, unless `include_post_reveal`) non-skip revision per (item, reviewer)."""
-    latest: dict[tuple[str, str], Label] = {}
+    latest: dict[tuple[str, str], L] = {}
     read = skips = post_reveal = other_version = candidates = 0
     for label in labels:
         read += 1
@@ -66,6 +89,12 @@ def select_labels(labels: Iterable[Label], rubric_version: str, *, include_post_
             latest[key] = label
     chosen = tuple(latest[key] for key in sorted(latest))
     return Selection(chosen, read, skips, candidates - len(chosen), post_reveal, other_version, include_post_reveal)
+
+
+def axis_values(scores: Sequence[Mapping[str, int | None]], axis: str) -> FloatArray:
+    """One axis of many score mappings (one column at a time, not one cell); NaN where unscored or None."""
+    nan = np.nan
+    return np.array([nan if (value := score.get(axis)) is None else value for score in scores], dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -91,23 +120,19 @@ class LabelTable:
             raise ValueError("a label table holds at most one label per (item, reviewer)")
 
     @classmethod
-    def from_labels(cls, labels: Sequence[Label], rubric: Rubric) -> LabelTable:
+    def from_labels(cls, labels: Sequence[LabelRevision], rubric: Rubric) -> LabelTable:
         """Build from selected labels (one per item and reviewer; see `select_labels`)."""
         axes = rubric.axis_names
         items = tuple(sorted({label.item_id for label in labels}))
         reviewers = tuple(sorted({label.reviewer for label in labels}))
         item_index = {item: i for i, item in enumerate(items)}
         reviewer_index = {name: i for i, name in enumerate(reviewers)}
+        given = [label.scores for label in labels]
         scores = np.full((len(labels), len(axes)), np.nan)
         cant_judge = np.zeros((len(labels), len(axes)), dtype=bool)
-        for row, label in enumerate(labels):
-            for column, axis in enumerate(axes):
-                if axis in label.scores:
-                    value = label.scores[axis]
-                    if value is None:
-                        cant_judge[row, column] = True
-                    else:
-                        scores[row, column] = value
+        for column, axis in enumerate(axes):
+            scores[:, column] = axis_values(given, axis)
+            cant_judge[:, column] = [score.get(axis, 0) is None for score in given]  # scored None: can't judge
         return cls(
             items=items,
             reviewers=reviewers,

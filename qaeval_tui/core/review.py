@@ -9,12 +9,13 @@ only after this reviewer's own submit. Labels are append-only revisions (DESIGN 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import QaevalError, UsageError
 from qaeval_tui.core.models import Label, Rubric
+from qaeval_tui.core.review_ledger import QueueLedger
 from qaeval_tui.core.review_queue import AssignmentReport, assign, build_review_items
 from qaeval_tui.core.review_views import (
     AxisView,
@@ -98,18 +99,13 @@ class ReviewSession:
         self.reviewer = reviewer
         self._undo_depth = 0
         self._session_rows: list[dict[str, Any]] = []
+        self._ledger = QueueLedger(store, reviewer)
 
     @property
     def rubric(self) -> Rubric:
         return self.config.rubric
 
     # -- reading the queue ----------------------------------------------------------------------
-
-    def _queue(self) -> list[str]:
-        return [item_id for _, item_id, _ in self.store.assignments(self.reviewer)]
-
-    def _history(self) -> list[dict[str, Any]]:
-        return self.store.labels(reviewer=self.reviewer)
 
     @staticmethod
     def _latest_submitted(history: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -120,18 +116,8 @@ class ReviewSession:
         return latest
 
     def progress(self) -> Progress:
-        queue = self._queue()
-        queued = set(queue)
-        history = [row for row in self._history() if row["item_id"] in queued]
-        submitted = self._latest_submitted(history)
-        skipped = {row["item_id"] for row in history if row["skipped"]} - submitted.keys()
-        return Progress(
-            done=len(submitted),
-            assigned=len(queue),
-            skipped=len(skipped),
-            flagged=sum(1 for row in submitted.values() if row["flagged"]),
-            seconds_spent=float(sum(row["seconds_spent"] for row in history)),
-        )
+        self._ledger.sync()
+        return self._ledger.progress()
 
     def next_item(self) -> BlindItemView | None:
         """The first assigned item, in this reviewer's order, without a submitted label.
@@ -139,19 +125,19 @@ class ReviewSession:
         Skipped items come back after every unlabeled one, the longest-skipped first, so skipping
         again moves an item to the back instead of looping on it.
         """
-        queue = self._queue()
-        history = self._history()
-        submitted = self._latest_submitted(history)
-        last_skip: dict[str, int] = {row["item_id"]: row["id"] for row in history if row["skipped"]}
-        for item_id in queue:
-            if item_id not in submitted and item_id not in last_skip:
-                return self._view(item_id, queue, None)
-        waiting = sorted(
-            (last_skip[item_id], item_id) for item_id in queue if item_id not in submitted and item_id in last_skip
-        )
-        return self._view(waiting[0][1], queue, None) if waiting else None
+        ledger = self._ledger
+        ledger.sync()
+        item_id = ledger.next_item_id()
+        if item_id is None:
+            return None
+        return self._placed_view(item_id, ledger.position(item_id), len(ledger.queue), None)
 
-    def _view(self, item_id: str, queue: list[str], previous: dict[str, Any] | None) -> BlindItemView:
+    def _view(self, item_id: str, queue: Sequence[str], previous: dict[str, Any] | None) -> BlindItemView:
+        """The blind view of `item_id`, placed in `queue` (position 0 when it is not in it)."""
+        position = queue.index(item_id) + 1 if item_id in queue else 0
+        return self._placed_view(item_id, position, len(queue), previous)
+
+    def _placed_view(self, item_id: str, position: int, total: int, previous: dict[str, Any] | None) -> BlindItemView:
         item = self.store.review_item(item_id)
         if item is None:
             raise UsageError(f"no review item {item_id!r} in {self.store.path}")
@@ -161,8 +147,8 @@ class ReviewSession:
         citations, sources = content_views(case, output)
         return BlindItemView(
             item_id=item_id,
-            position=queue.index(item_id) + 1 if item_id in queue else 0,
-            total=len(queue),
+            position=position,
+            total=total,
             question=str(case["question"]),
             answer=str(output.get("answer") or ""),
             abstained=bool(output.get("abstained", False)),
@@ -202,6 +188,7 @@ class ReviewSession:
         item = self.store.review_item(item_id)
         if item is None:
             raise UsageError(f"no review item {item_id!r} in {self.store.path}")
+        before = self.store.change_token()
         row = self.store.append_label(
             {
                 "item_id": item_id,
@@ -216,6 +203,7 @@ class ReviewSession:
                 "seconds_spent": seconds,
             }
         )
+        self._ledger.wrote_label(before, self.store.change_token())
         self._undo_depth = 0
         self._session_rows.append(row)
         return label_from_row(row)
@@ -239,14 +227,15 @@ class ReviewSession:
         Nothing is erased: the view carries the latest revision as `previous_*`, and the next
         submit on it writes a new revision.
         """
-        history = self._history()
-        latest = self._latest_submitted(history)
-        recent = sorted(latest.values(), key=lambda row: row["id"], reverse=True)
-        if self._undo_depth >= len(recent):
+        ledger = self._ledger
+        ledger.sync()
+        submitted = ledger.submitted_item(self._undo_depth)
+        if submitted is None:
             return None
-        row = recent[self._undo_depth]
+        item_id, label_id = submitted
+        row = next(row for row in self.store.labels(reviewer=self.reviewer, item_id=item_id) if row["id"] == label_id)
         self._undo_depth += 1
-        return self._view(row["item_id"], self._queue(), row)
+        return self._placed_view(item_id, ledger.position(item_id), len(ledger.queue), row)
 
     def reveal(self, item_id: str) -> RevealView:
         """The judge verdict for an item this reviewer has submitted; later revisions are marked post-reveal."""

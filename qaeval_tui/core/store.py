@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-import sqlite_utils
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from qaeval_tui.core.errors import UsageError
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 BUSY_TIMEOUT_MS = 10_000
 APPEND_ONLY = ("runs", "run_outputs", "judge_verdicts", "labels", "adjudications", "inbox_decisions")
@@ -77,6 +80,12 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
             for verb in ("UPDATE", "DELETE")
         ),
     ),
+    # 2: a review session reads one reviewer's revisions in id order from the index alone. IF NOT
+    # EXISTS: two processes opening an old store at once may both decide to upgrade it.
+    (
+        """CREATE INDEX IF NOT EXISTS labels_by_reviewer_in_order
+           ON labels(reviewer, id, item_id, skipped, flagged, seconds_spent)""",
+    ),
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
@@ -90,8 +99,14 @@ class Store:
 
     def __init__(self, connection: sqlite3.Connection, path: str) -> None:
         self.conn = connection
-        self.db = sqlite_utils.Database(connection)
         self.path = path
+
+    @cached_property
+    def db(self) -> sqlite_utils.Database:
+        """sqlite-utils over the same connection, imported on first use: importing it slows the TUI's cold start."""
+        import sqlite_utils
+
+        return sqlite_utils.Database(self.conn)
 
     @classmethod
     def open(cls, path: str | Path) -> Store:
@@ -154,10 +169,10 @@ class Store:
                 conn.execute(f"PRAGMA user_version = {version}")
 
     def table_names(self) -> list[str]:
-        return self.db.table_names()
+        return [name for (name,) in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
 
     def count(self, table: str) -> int:
-        if table not in self.db.table_names():
+        if table not in self.table_names():
             raise KeyError(table)
         return int(self.conn.execute(f"SELECT count(*) FROM [{table}]").fetchone()[0])
 
@@ -600,3 +615,92 @@ class Store:
         """The latest adjudicated score per (item_id, axis); a later adjudication supersedes an earlier one."""
         rows = self.conn.execute("SELECT item_id, axis, score FROM adjudications ORDER BY id")
         return {(item_id, axis): score for item_id, axis, score in rows}
+
+    def queue_length(self, reviewer: str) -> int:
+        (length,) = self.conn.execute("SELECT count(*) FROM assignments WHERE reviewer = ?", (reviewer,)).fetchone()
+        return int(length)
+
+    def queue_item_ids(self, reviewer: str) -> list[str]:
+        """The item ids of `reviewer`'s queue, in queue order."""
+        rows = self.conn.execute("SELECT item_id FROM assignments WHERE reviewer = ? ORDER BY position", (reviewer,))
+        return [item_id for (item_id,) in rows]
+
+    def label_marks(self, reviewer: str, *, after_id: int = 0) -> list[tuple[int, str, int, int, float]]:
+        """(id, item_id, skipped, flagged, seconds_spent) of `reviewer`'s revisions with id > `after_id`, oldest first.
+
+        Label ids grow in commit order (one writer at a time, AUTOINCREMENT, append-only), so reading
+        past the last id seen catches up on every revision committed since, by any connection.
+        `skipped` and `flagged` are 0 or 1 as stored: no per-row conversion over a whole history.
+        """
+        rows: list[tuple[int, str, int, int, float]] = self.conn.execute(
+            """SELECT id, item_id, skipped, flagged, seconds_spent FROM labels
+               WHERE reviewer = ? AND id > ? ORDER BY id""",
+            (reviewer, after_id),
+        ).fetchall()
+        return rows
+
+    def change_token(self) -> tuple[int, int]:
+        """Differs from an earlier token once anything was committed since, by this connection or another."""
+        (version,) = self.conn.execute("PRAGMA data_version").fetchone()
+        return int(version), self.conn.total_changes
+
+    # -- bulk reads for statistics --
+    # The reads behind agreement, calibration and the dashboard: tuples instead of a dict per row,
+    # and JSON parsed once per distinct text (scores repeat a few combinations of scale points), so
+    # the mappings handed out are shared between rows and read-only.
+
+    def label_revisions(self) -> list[StoredLabel]:
+        """Every label revision (history included), oldest first, with the fields the statistics read."""
+        rows = self.conn.execute(
+            """SELECT item_id, reviewer, revision, skipped, rubric_version, revealed, flagged, seconds_spent,
+                      scores_json FROM labels ORDER BY id"""
+        ).fetchall()
+        scores = {text: MappingProxyType(json.loads(text)) for text in {row[8] for row in rows}}
+        return [
+            StoredLabel(
+                item, reviewer, revision, skipped != 0, version, revealed != 0, flagged != 0, secs, scores[text]
+            )
+            for item, reviewer, revision, skipped, version, revealed, flagged, secs, text in rows
+        ]
+
+    def verdict_scores(self, *, config_hash: str | None = None) -> list[StoredVerdict]:
+        """What a calibration reads of `verdicts()`, in the same order; the evidence never reaches Python."""
+        where, params = ("WHERE config_hash = ?", (config_hash,)) if config_hash is not None else ("", ())
+        rows = self.conn.execute(
+            f"""SELECT json_extract(verdict_json, '$.item_id'),
+                       json_extract(verdict_json, '$.status', '$.judge', '$.scores')
+                FROM judge_verdicts {where} ORDER BY id""",
+            params,
+        ).fetchall()
+        fields: dict[str, tuple[str, Mapping[str, Any], Mapping[str, Any]]] = {}
+        for text in {row[1] for row in rows}:
+            status, judge, scores = json.loads(text)
+            fields[text] = (status, MappingProxyType(judge), MappingProxyType(scores))
+        return [StoredVerdict(item, *fields[text]) for item, text in rows]
+
+    def queued_items(self) -> list[tuple[str, str]]:
+        """(reviewer, item_id) of every queue entry, in no particular order: the queues as sets."""
+        return self.conn.execute("SELECT reviewer, item_id FROM assignments").fetchall()
+
+
+class StoredLabel(NamedTuple):
+    """One stored label revision, as `Store.label_revisions` reads it."""
+
+    item_id: str
+    reviewer: str
+    revision: int
+    skipped: bool
+    rubric_version: str
+    revealed: bool
+    flagged: bool
+    seconds_spent: float
+    scores: Mapping[str, int | None]
+
+
+class StoredVerdict(NamedTuple):
+    """One stored judge verdict without its evidence, as `Store.verdict_scores` reads it."""
+
+    item_id: str
+    status: str
+    judge: Mapping[str, str | float | int]
+    scores: Mapping[str, int | None]

@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.label_table import BoolArray, FloatArray, IntArray
-from qaeval_tui.core.models import JudgeVerdict, Rubric
+from qaeval_tui.core.label_table import BoolArray, FloatArray, IntArray, axis_values
+from qaeval_tui.core.models import Rubric
+
+
+class ScoredVerdict(Protocol):
+    """What the table reads of a verdict: a `JudgeVerdict`, or a `Store.verdict_scores` row."""
+
+    @property
+    def item_id(self) -> str: ...
+    @property
+    def judge(self) -> Mapping[str, str | float | int]: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def scores(self) -> Mapping[str, int | None]: ...
 
 
 @dataclass(frozen=True)
@@ -56,7 +70,7 @@ class VerdictTable:
 
     @classmethod
     def from_verdicts(
-        cls, verdicts: Iterable[JudgeVerdict], rubric: Rubric, config_hash: str | None = None
+        cls, verdicts: Iterable[ScoredVerdict], rubric: Rubric, config_hash: str | None = None
     ) -> VerdictTable:
         """The latest verdict per item of one judge config; with no hash given there must be exactly one."""
         all_verdicts = list(verdicts)
@@ -81,18 +95,14 @@ class VerdictTable:
             )
         latest = {v.item_id: v for v in usable}
         items = tuple(sorted(latest))
-        scores = np.full((len(items), len(rubric.axes)), np.nan)
-        for row, item in enumerate(items):
-            verdict = latest[item]
-            if verdict.status != "ok":
-                continue
-            for column, axis in enumerate(rubric.axis_names):
-                value = verdict.scores.get(axis)
-                if value is not None:
-                    scores[row, column] = value
+        axes = rubric.axis_names
+        given = [latest[item].scores if latest[item].status == "ok" else {} for item in items]  # an error: no scores
+        scores = np.full((len(items), len(axes)), np.nan)
+        for column, axis in enumerate(axes):
+            scores[:, column] = axis_values(given, axis)
         return cls(
             items=items,
-            axes=rubric.axis_names,
+            axes=axes,
             scores=scores,
             config_hash=config_hash,
             judge_name=str(usable[-1].judge.get("name", "")),
