@@ -43,6 +43,9 @@ def _register() -> None:
     from qaeval_tui.cli import golden_cmds
 
     golden_cmds.register(app)
+    from qaeval_tui.cli import review_cmd
+
+    review_cmd.register(app)
     from qaeval_tui.cli import label_cmds
 
     label_cmds.register(app)

@@ -1,0 +1,65 @@
+"""`qaeval review`: open the blind-labeling TUI. Textual is imported only when this command runs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import typer
+
+from qaeval_tui.cli.common import config_from, guarded
+from qaeval_tui.core.errors import UsageError
+
+REVIEWER_ENV = "QAEVAL_REVIEWER"
+
+
+def choose_reviewer(option: str | None, configured: str | None) -> str | None:
+    """--reviewer, else $QAEVAL_REVIEWER, else review.reviewer from the config, else None (asked on screen)."""
+    from qaeval_tui.core.prepare import reviewer_name_problem
+
+    name = option or os.environ.get(REVIEWER_ENV) or configured
+    if name is None:
+        return None
+    problem = reviewer_name_problem(name)
+    if problem:
+        raise UsageError(f"reviewer {name!r}: {problem}")
+    return name
+
+
+@guarded
+def review(
+    ctx: typer.Context,
+    reviewer: str | None = typer.Option(
+        None, "--reviewer", help=f"Your reviewer name (else ${REVIEWER_ENV}, else review.reviewer, else asked)."
+    ),
+    db: Path | None = typer.Option(None, "--db", help="SQLite store (default: paths.store from the config)."),
+    data: list[Path] | None = typer.Option(
+        None, "--data", help="Golden files or folders to run on a fresh store (default: paths.golden)."
+    ),
+) -> None:
+    """Open the review TUI: blind-label system answers per axis, from the keyboard.
+
+    On a fresh store it first runs the configured system and judge over the data and builds the
+    queue; after that it resumes where you left off. Exit 0.
+    """
+    config = config_from(ctx)
+    name = choose_reviewer(reviewer, config.review.reviewer)
+    from qaeval_tui.tui.app import create_app
+
+    app = create_app(
+        config,
+        db_path=db or config.path(config.paths.store),
+        data_paths=data or [config.path(config.paths.golden)],
+        reviewer=name,
+    )
+    try:
+        app.run()
+    finally:
+        # Waits for a save still in flight, so quitting never cuts a transaction short.
+        app.context.gateway.close()
+    if app.failure is not None:
+        raise app.failure
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(review)

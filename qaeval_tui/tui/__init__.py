@@ -1,0 +1,1 @@
+"""The review TUI (Textual). Nothing in qaeval_tui.core imports this package."""

@@ -1,0 +1,136 @@
+"""The `qaeval review` application: screens, keys and the palette, wired to one gateway.
+
+`create_app` is the one factory: the CLI, the tests and the screenshot script all build the app
+through it, so what is tested is what runs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
+from pathlib import Path
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from qaeval_tui.core.config import Config
+from qaeval_tui.tui.commands import RULE_HELP, Scope, bindings, commands_for, keymap, resolve_keys, scale_digits
+from qaeval_tui.tui.context import ReviewContext
+from qaeval_tui.tui.gateway import Gateway
+from qaeval_tui.tui.screens.help import HelpScreen
+from qaeval_tui.tui.screens.home import HomeScreen
+from qaeval_tui.tui.screens.oversight_base import OversightScreen
+from qaeval_tui.tui.screens.oversight_entries import ENTRIES, OversightEntry
+from qaeval_tui.tui.screens.preparing import PrepareOutcome, PreparingScreen
+from qaeval_tui.tui.screens.reviewer import ReviewerScreen
+from qaeval_tui.tui.widgets.key_bar import join_keys
+
+DIGIT_COMMANDS: dict[Scope, tuple[str, str, str]] = {
+    "review": ("Score", "score", "Score the focused axis and move on."),
+    "adjudicate": ("Rule as", "rule_with", RULE_HELP),
+}
+"""Palette entries per scale digit: (title, action, help); a digit off the selected axis's scale does nothing."""
+
+
+class ReviewApp(App[int]):
+    """Blind labeling from the keyboard: reviewer prompt, preparing, home, review, summary."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "qaeval review"
+    BINDINGS = bindings("app")
+
+    def __init__(self, context: ReviewContext) -> None:
+        super().__init__()
+        self.context = context
+        self.failure: Exception | None = None
+        """The error that stopped preparation; the CLI reports it after the app has exited."""
+        if context.deterministic:
+            self.animation_level = "none"
+
+    @property
+    def config(self) -> Config:
+        return self.context.gateway.config
+
+    def on_mount(self) -> None:
+        self.set_keymap(keymap(self.config.review.keys))
+        if self.context.reviewer:
+            self._prepare()
+        else:
+            known = self.config.review.reviewers
+            self.push_screen(ReviewerScreen(known, blink=not self.context.deterministic), self._reviewer_chosen)
+
+    def _reviewer_chosen(self, name: str | None) -> None:
+        if name:
+            self.context.reviewer = name
+            self._prepare()
+
+    def _prepare(self) -> None:
+        self.push_screen(PreparingScreen(self.context), self._prepared)
+
+    def _prepared(self, outcome: PrepareOutcome | None) -> None:
+        if outcome is None or outcome.error is not None:
+            self.failure = outcome.error if outcome else None
+            self.exit(return_code=int(getattr(self.failure, "exit_code", 1)))
+            return
+        self.push_screen(HomeScreen(self.context, autostart=True))
+
+    def scale_keys(self) -> str:
+        digits = scale_digits(axis.scale for axis in self.config.rubric.axes)
+        return join_keys([str(digit) for digit in digits])
+
+    def action_help(self) -> None:
+        screen = self.screen
+        if isinstance(screen, HelpScreen):
+            return
+        if isinstance(screen, OversightScreen):
+            screen.action_help()  # its key list includes the rule digits it has bound now
+            return
+        scope: Scope = getattr(screen, "SCOPE", "app")
+        digits = self.scale_keys() if scope == "review" else ""
+        self.push_screen(HelpScreen(scope, dict(self.config.review.keys), digits))
+
+    def _open_entry(self, entry: OversightEntry) -> None:
+        self.push_screen(entry.factory(self.context))
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        scope: Scope | None = getattr(screen, "SCOPE", None)
+        keys = resolve_keys(self.config.review.keys)
+        for command in commands_for(scope) if scope else ():
+            key = self.get_key_display(Binding(keys[command.name], command.name))
+            callback: Callable[[], object] = partial(screen.run_action, command.name)
+            yield SystemCommand(f"{command.palette_title} ({key})", command.help, callback)
+        if scope in DIGIT_COMMANDS:
+            title, action, help_text = DIGIT_COMMANDS[scope]
+            for digit in scale_digits(axis.scale for axis in self.config.rubric.axes):
+                yield SystemCommand(f"{title} {digit}", help_text, partial(screen.run_action, f"{action}({digit})"))
+        prepared = any(isinstance(below, HomeScreen) for below in self.screen_stack)
+        if scope != "home" and prepared and not screen.is_modal:
+            # Every other screen from anywhere once the store is prepared; home lists these with their keys.
+            for entry in (entry for entry in ENTRIES if entry.scope != scope):
+                command = next(c for c in commands_for("home") if c.name == entry.name)
+                yield SystemCommand(command.palette_title, command.help, partial(self._open_entry, entry))
+        help_key = self.get_key_display(Binding(keys["help"], "help"))
+        yield SystemCommand(f"Help ({help_key})", "Every key and what it does.", self.action_help)
+
+
+def create_app(
+    config: Config,
+    *,
+    db_path: Path,
+    data_paths: Sequence[Path],
+    reviewer: str | None,
+    clock: Callable[[], float] = time.monotonic,
+    deterministic: bool = False,
+    gateway: Gateway | None = None,
+) -> ReviewApp:
+    """Build the review app. Raises UsageError for a bad `[review.keys]` remap before anything opens.
+
+    `clock` and `deterministic` exist for tests and screenshots (a fixed clock, no animation or
+    blinking); `gateway` lets a screenshot hold the app on a transient screen.
+    """
+    resolve_keys(config.review.keys)
+    door = gateway or Gateway(config, db_path, data_paths)
+    return ReviewApp(ReviewContext(door, clock, deterministic, reviewer or ""))

@@ -1,0 +1,76 @@
+"""Messages workers post back to screens (workers never touch widgets)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+
+from qaeval_tui.core.prepare import PrepareReport, StoreOverview
+from qaeval_tui.core.review import BlindItemView, Progress, RevealView, SessionSummary
+
+
+@dataclass
+class ItemArrived(Message):
+    """The next item to show (None: the queue is done, and `summary` says what was done)."""
+
+    item: BlindItemView | None
+    progress: Progress | None
+    """None when it follows in a ProgressArrived (so the item shows first)."""
+    summary: SessionSummary | None = None
+    notice: str = ""
+    submitted: str | None = None
+    """Item id just saved (committed) by this call, for reveal."""
+
+
+@dataclass
+class ProgressArrived(Message):
+    progress: Progress
+
+
+@dataclass
+class GoldArrived(Message):
+    """The core's answer to "may the gold answer show now?" for one item (None: not yet)."""
+
+    item_id: str
+    gold: str | None
+
+
+@dataclass
+class BackgroundFailed(Message):
+    name: str
+    text: str
+
+
+@dataclass
+class RevealArrived(Message):
+    view: RevealView
+
+
+@dataclass
+class CallFailed(Message):
+    """A core call refused or failed; nothing it would have written was written."""
+
+    text: str
+    title: str = "Not saved"
+
+
+@dataclass
+class PrepareStep(Message):
+    text: str
+
+
+@dataclass
+class PrepareFailed(Message):
+    error: Exception
+
+
+@dataclass
+class Prepared(Message):
+    report: PrepareReport
+
+
+@dataclass
+class OverviewArrived(Message):
+    overview: StoreOverview
+    progress: Progress

@@ -1,0 +1,187 @@
+"""Every curation and oversight screen as a scene: the data it needs, a terminal size, the keys to reach it.
+
+`make screenshots` and the snapshot tests play these scenes the same way, so the committed pictures
+are the tested ones. Each runs one screen in an `OversightHost` on a private workspace. Paths on
+screen are relative to the scene's folder (the caller changes into it), so the pictures do not
+depend on where they were made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from qaeval_tui.core.curation import reject
+from qaeval_tui.core.inbox import import_misses
+from qaeval_tui.tui.oversight_host import OversightHost, ScreenFactory, Workspace, make_workspace
+from qaeval_tui.tui.scenes import AnyPilot, wait_until
+from qaeval_tui.tui.screens.adjudicate import AdjudicationScreen
+from qaeval_tui.tui.screens.browse import BrowseScreen
+from qaeval_tui.tui.screens.dashboard import DashboardScreen
+from qaeval_tui.tui.screens.drilldown import DrilldownScreen
+from qaeval_tui.tui.screens.inbox import InboxScreen
+from qaeval_tui.tui.screens.promote import PromoteScreen
+
+# Misses of the demo inbox (golden/inbox/misses.jsonl), by the part each plays in the pictures.
+BEDROOM = "tr-20261002-3f9a61"  # promoted
+RESTOCKING = "tr-20261003-b27c04"  # rejected: the answer was right
+GATEWAY = "tr-20261004-5d1e88"  # near-duplicate of gateway-price-current-01
+
+Steps = Callable[[AnyPilot], Awaitable[None]]
+
+
+async def _idle(pilot: AnyPilot) -> None:
+    """Wait until the screen's core calls have come back, then let the screen settle."""
+    app = pilot.app
+    await wait_until(pilot, lambda: not getattr(app.screen, "busy", "") and all(w.is_finished for w in app.workers))
+    for _ in range(3):
+        await pilot.pause(0.05)
+
+
+async def _inbox(pilot: AnyPilot) -> None:
+    app = pilot.app
+    await wait_until(pilot, lambda: isinstance(app.screen, InboxScreen) and app.screen.loaded and not app.screen.busy)
+
+
+async def _import_dialog(pilot: AnyPilot) -> None:
+    await _inbox(pilot)
+    await pilot.press("i")
+
+
+async def _promote(pilot: AnyPilot) -> None:
+    app = pilot.app
+    await wait_until(pilot, lambda: isinstance(app.screen, PromoteScreen) and app.screen.form is not None)
+
+
+async def _promote_typed(pilot: AnyPilot) -> None:
+    await _promote(pilot)
+    await pilot.press("tab", "tab", "tab", *"No. Not in a sleeping area.", "tab", "down", "space")
+
+
+async def _promote_refused(pilot: AnyPilot) -> None:
+    await _promote(pilot)
+    await pilot.press("ctrl+u", *"gateway-price-current-01", "ctrl+s")
+
+
+async def _reject(pilot: AnyPilot) -> None:
+    await _promote(pilot)
+    await pilot.press("ctrl+r", *"The answer was right: the fee is in the terms.")
+
+
+async def _adjudication(pilot: AnyPilot) -> None:
+    app = pilot.app
+
+    def ready() -> bool:
+        screen = app.screen
+        return isinstance(screen, AdjudicationScreen) and screen.loaded and screen.dossier is not None
+
+    await wait_until(pilot, ready)
+
+
+async def _consensus(pilot: AnyPilot) -> None:
+    await _adjudication(pilot)
+    await pilot.press("1", *"0 and 2 both misread the anchor; 1 fits")
+
+
+async def _dashboard(pilot: AnyPilot) -> None:
+    app = pilot.app
+    await wait_until(pilot, lambda: isinstance(app.screen, DashboardScreen) and app.screen.dashboard is not None)
+
+
+async def _drilldown(pilot: AnyPilot) -> None:
+    await _dashboard(pilot)
+    app = pilot.app
+    await pilot.press("tab", "enter")
+    await wait_until(pilot, lambda: isinstance(app.screen, DrilldownScreen) and app.screen.dossier is not None)
+
+
+async def _browse(pilot: AnyPilot) -> None:
+    app = pilot.app
+    await wait_until(pilot, lambda: isinstance(app.screen, BrowseScreen) and app.screen.golden is not None)
+
+
+async def _browse_living(pilot: AnyPilot) -> None:
+    await _browse(pilot)
+    await pilot.press("s", "s")
+
+
+async def _case(pilot: AnyPilot) -> None:
+    await _browse(pilot)
+    await pilot.press("slash", *"error-e204", "enter", "enter")
+
+
+@dataclass(frozen=True)
+class OversightScene:
+    name: str
+    title: str
+    size: tuple[int, int]
+    factory: ScreenFactory
+    steps: Steps
+    inbox: bool = False
+    rejected: tuple[str, ...] = ()
+
+
+SCENES: tuple[OversightScene, ...] = (
+    OversightScene("01-inbox", "Inbox: production misses", (100, 32), InboxScreen, _inbox, True, (RESTOCKING,)),
+    OversightScene("02-import", "Inbox: importing a miss file", (100, 32), InboxScreen, _import_dialog),
+    OversightScene(
+        "03-promote", "Promote: validation as you type", (100, 32), lambda c: PromoteScreen(c, BEDROOM), _promote, True
+    ),
+    OversightScene(
+        "04-promote-ready",
+        "Promote: a valid draft",
+        (100, 32),
+        lambda c: PromoteScreen(c, BEDROOM),
+        _promote_typed,
+        True,
+    ),
+    OversightScene(
+        "05-promote-refused",
+        "Promote: refused, nothing written",
+        (100, 32),
+        lambda c: PromoteScreen(c, BEDROOM),
+        _promote_refused,
+        True,
+    ),
+    OversightScene(
+        "06-near-duplicate",
+        "Promote: near-duplicate warning",
+        (100, 32),
+        lambda c: PromoteScreen(c, GATEWAY),
+        _promote,
+        True,
+    ),
+    OversightScene(
+        "07-reject", "Reject with a reason", (100, 32), lambda c: PromoteScreen(c, RESTOCKING), _reject, True
+    ),
+    OversightScene("08-adjudication", "Adjudication: worst first", (100, 32), AdjudicationScreen, _adjudication),
+    OversightScene("09-consensus", "Adjudication: recording a consensus", (100, 32), AdjudicationScreen, _consensus),
+    OversightScene("10-dashboard", "Calibration dashboard", (100, 42), DashboardScreen, _dashboard),
+    OversightScene("11-drilldown", "Dashboard: items behind a cell", (100, 32), DashboardScreen, _drilldown),
+    OversightScene("12-browse", "Golden browser", (100, 32), BrowseScreen, _browse),
+    OversightScene("13-browse-living", "Golden browser: living split", (100, 32), BrowseScreen, _browse_living),
+    OversightScene("14-case", "Golden case, frozen: read-only", (100, 32), BrowseScreen, _case),
+)
+
+
+def scene_app(scene: OversightScene, root: Path, template: Path, golden: Path) -> OversightHost:
+    """The scene's data under `root` (a copy of `golden` and of the `template` store) and its host app.
+
+    Run it with `root` as the working directory.
+    """
+    workspace = make_workspace(root, template, golden)
+    if scene.inbox:
+        with workspace.store() as store:
+            import_misses(store, workspace.inbox_file)
+            for trace_id in scene.rejected:
+                reject(store, trace_id, reason="The answer was right.", curator="dana", now="2026-10-19T16:00:00Z")
+    relative = Workspace(root, workspace.config.model_copy(update={"base_dir": "."}), workspace.db)
+    return OversightHost(relative, scene.factory, golden_paths=[Path("golden")])
+
+
+async def settle(pilot: AnyPilot, scene: OversightScene) -> None:
+    await scene.steps(pilot)
+    await _idle(pilot)
+    pilot.app.clear_notifications()
+    await pilot.pause()

@@ -1,0 +1,1 @@
+"""One screen or dialog per module."""

@@ -1,0 +1,220 @@
+"""Adjudication: where blind reviewers disagree, per axis, worst first; record a consensus with a reason.
+
+The list is the core's `adjudication_queue`; the item below it shows every blind label and note
+side by side with the question, the gold and the answer. The judge verdict is not shown here: a
+consensus settled with the judge in view would flatter the judge in calibration. A ruling is
+appended to the store (never overwriting) and calibration reads it as the human consensus.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import DataTable, Static
+
+from qaeval_tui.core.adjudication_queue import AdjudicationQueue, Disagreement
+from qaeval_tui.core.errors import QaevalError
+from qaeval_tui.core.item_dossier import ItemDossier
+from qaeval_tui.tui.messages import CallFailed
+from qaeval_tui.tui.screens.consensus_dialog import ConsensusDialog, Ruling
+from qaeval_tui.tui.screens.oversight_base import OversightScreen
+from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
+from qaeval_tui.tui.screens.oversight_gateway import OversightContext
+from qaeval_tui.tui.widgets.dossier_view import DossierView
+from qaeval_tui.tui.widgets.figure_table import text_cell
+from qaeval_tui.tui.widgets.key_bar import KeyBar
+from qaeval_tui.tui.widgets.pick_table import PickTable
+
+
+@dataclass
+class QueueLoaded(Message):
+    queue: AdjudicationQueue
+    notice: str = ""
+
+
+@dataclass
+class DossierArrived(Message):
+    dossier: ItemDossier
+
+
+def labels_text(entry: Disagreement) -> str:
+    return " · ".join(f"{s.reviewer} {'cj' if s.value is None else s.value}" for s in entry.scores)
+
+
+def standing_text(entry: Disagreement) -> tuple[str, str]:
+    """What calibration uses now, and a Rich style for it."""
+    if entry.adjudicated:
+        return f"ruled {'-' if entry.consensus is None else entry.consensus}", "green"
+    if entry.consensus_source == "median":
+        return f"median {entry.consensus}", "yellow"
+    return "unresolved", "red"
+
+
+class AdjudicationScreen(OversightScreen):
+    SCOPE = "adjudicate"
+    BINDINGS = oversight_bindings("adjudicate", tuple(range(10)))
+    DEFAULT_CSS = """
+    AdjudicationScreen #adj-title { height: 1; padding: 0 1; background: $panel; }
+    AdjudicationScreen #adj-list { height: 40%; min-height: 5; margin: 0 1; }
+    AdjudicationScreen DossierView { border-top: solid $primary; }
+    """
+
+    def __init__(self, context: OversightContext, *, owns_gateway: bool = False) -> None:
+        super().__init__(context, owns_gateway=owns_gateway)
+        self.queue: AdjudicationQueue | None = None
+        self.shown: list[Disagreement] = []
+        self.show_settled = False
+        self.dossier: ItemDossier | None = None
+        self.loaded = False
+
+    @property
+    def axes(self) -> tuple[str, ...]:
+        return self.context.gateway.config.rubric.axis_names
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content.styled("Adjudication · loading…", "bold"), id="adj-title")
+        yield PickTable(id="adj-list")
+        yield DossierView()
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one(PickTable).focus()
+        gateway = self.context.gateway
+        self.call("loading…", lambda: QueueLoaded(gateway.adjudication_queue()), "Not loaded")
+
+    def selected(self) -> Disagreement | None:
+        row = self.query_one(PickTable).cursor_row
+        return self.shown[row] if self.shown and 0 <= row < len(self.shown) else None
+
+    def on_queue_loaded(self, message: QueueLoaded) -> None:
+        self.settle()
+        keep = self.selected()
+        self.queue = message.queue
+        self._fill(keep)
+        self.refresh_bindings()
+        self.loaded = True
+        if message.notice:
+            self.notify(message.notice, title="Consensus recorded", markup=False)
+
+    def _fill(self, keep: Disagreement | None) -> None:
+        queue = self.queue
+        if queue is None:
+            return
+        self.shown = [e for e in queue.entries if e.open or self.show_settled]
+        table = self.query_one(PickTable)
+        table.clear(columns=True)
+        widths = (("axis", 20), ("case", max(16, self.size.width - 76)), ("blind labels", 22), ("spread", 6))
+        for title, width in (*widths, ("now used", 10)):
+            table.add_column(title, width=width)
+        for entry in self.shown:
+            standing, style = standing_text(entry)
+            table.add_row(
+                text_cell(entry.axis),
+                text_cell(entry.case_id),
+                text_cell(labels_text(entry)),
+                text_cell(str(entry.spread)),
+                text_cell(standing, style),
+            )
+        settled = f"{queue.adjudicated_count} settled ({'shown' if self.show_settled else 'hidden'})"
+        self.query_one("#adj-title", Static).update(
+            Content.assemble(
+                ("Adjudication  ", "bold"),
+                (f"{queue.open_count} open disagreement(s)", "bold $warning" if queue.open_count else "bold $success"),
+                (f" · {settled} · worst first, judge hidden", "$foreground-muted"),
+            )
+        )
+        if keep is not None:
+            same = [i for i, e in enumerate(self.shown) if (e.item_id, e.axis) == (keep.item_id, keep.axis)]
+            if same:
+                table.move_cursor(row=same[0], animate=False)
+        self._load_dossier()
+
+    def on_resize(self) -> None:
+        self._fill(self.selected())
+
+    def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
+        self.refresh_bindings()
+        self._load_dossier()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_rule()
+
+    def _load_dossier(self) -> None:
+        entry = self.selected()
+        if entry is None:
+            self.dossier = None
+            self.call_later(self.query_one(DossierView).clear, "Nothing to adjudicate: blind reviewers agree.")
+            return
+        gateway, item_id = self.context.gateway, entry.item_id
+
+        def work() -> None:
+            try:
+                self.post_message(DossierArrived(gateway.dossier(item_id, with_judge=False)))
+            except QaevalError as exc:
+                self.post_message(CallFailed(str(exc), "Not loaded"))
+
+        self.run_worker(work, thread=True, group="dossier", exclusive=True, exit_on_error=False)
+
+    async def on_dossier_arrived(self, message: DossierArrived) -> None:
+        entry = self.selected()
+        if entry is None or entry.item_id != message.dossier.item_id:
+            return  # the cursor moved on while it loaded
+        self.dossier = message.dossier
+        await self.query_one(DossierView).show(message.dossier, self.axes, entry.axis)
+
+    # -- actions ----------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "rule_with":
+            # Digits off every scale are hidden; those off this axis's scale are shown disabled.
+            if not any(parameters[0] in axis.scale for axis in self.context.gateway.config.rubric.axes):
+                return False
+            entry = self.selected()
+            scale = self.context.gateway.config.rubric.axis(entry.axis).scale if entry else ()
+            return True if parameters[0] in scale else None
+        if action == "rule":
+            return True if self.selected() is not None else None
+        return True
+
+    def action_rule(self) -> None:
+        self._open_dialog(None)
+
+    def action_rule_with(self, value: int) -> None:
+        self._open_dialog(value)
+
+    def _open_dialog(self, value: int | None) -> None:
+        entry = self.selected()
+        if entry is None or self.busy:
+            return
+        axis = self.context.gateway.config.rubric.axis(entry.axis)
+        dialog = ConsensusDialog(entry, axis, value, self.context.curator, blink=not self.context.deterministic)
+        self.app.push_screen(dialog, lambda ruling: self._record(entry, ruling))
+
+    def _record(self, entry: Disagreement, ruling: Ruling | None) -> None:
+        if ruling is None:
+            return
+        gateway = self.context.gateway
+        notice = f"{entry.case_id}: {entry.axis} = {ruling.score} (calibration now uses it)"
+
+        def work() -> QueueLoaded:
+            gateway.record_consensus(entry.item_id, entry.axis, ruling.score, ruling.reason, ruling.adjudicator)
+            return QueueLoaded(gateway.adjudication_queue(), notice)
+
+        self.call("recording…", work, "Not recorded")
+
+    def action_toggle_settled(self) -> None:
+        self.show_settled = not self.show_settled
+        self._fill(self.selected())
+
+    def action_detail_down(self) -> None:
+        self.query_one(DossierView).scroll_page_down(animate=False)
+
+    def action_detail_up(self) -> None:
+        self.query_one(DossierView).scroll_page_up(animate=False)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

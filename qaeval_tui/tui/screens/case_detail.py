@@ -1,0 +1,37 @@
+"""One golden case with every field and its sources. Read-only: nothing here writes anywhere."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from qaeval_tui.core.models import LoadedCase
+from qaeval_tui.tui.screens.oversight_base import OversightScreen
+from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
+from qaeval_tui.tui.screens.oversight_gateway import OversightContext
+from qaeval_tui.tui.widgets.case_view import case_content
+from qaeval_tui.tui.widgets.key_bar import KeyBar
+
+
+class CaseDetailScreen(OversightScreen):
+    SCOPE = "case"
+    BINDINGS = oversight_bindings("case")
+    DEFAULT_CSS = """
+    CaseDetailScreen #case-body { height: 1fr; padding: 0 1; }
+    """
+
+    def __init__(self, context: OversightContext, loaded: LoadedCase) -> None:
+        super().__init__(context)
+        self.loaded = loaded
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="case-body"):
+            yield Static(case_content(self.loaded), id="case")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#case-body", VerticalScroll).focus()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

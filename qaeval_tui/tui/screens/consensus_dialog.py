@@ -1,0 +1,125 @@
+"""Record a consensus label on one (item, axis): a scale value with its anchor, and the reason."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from qaeval_tui.core.adjudication_queue import Disagreement
+from qaeval_tui.core.models import Axis
+from qaeval_tui.tui.literal import plain
+
+
+@dataclass(frozen=True)
+class Ruling:
+    score: int
+    reason: str
+    adjudicator: str
+
+
+def scores_line(entry: Disagreement) -> Content:
+    parts: list[Content] = []
+    for score in entry.scores:
+        value = "can't judge" if score.value is None else str(score.value)
+        parts.append(Content.assemble(plain(score.reviewer).stylize("bold"), " ", (value, "bold $accent")))
+    return Content("   ").join(parts)
+
+
+class ConsensusDialog(ModalScreen[Ruling | None]):
+    """Returns the chosen value, the reason and who ruled, or None when cancelled."""
+
+    DEFAULT_CSS = """
+    ConsensusDialog { align: center middle; }
+    ConsensusDialog > Vertical {
+        width: 90; max-width: 95%; height: auto; padding: 1 2;
+        border: thick $primary; background: $surface;
+    }
+    ConsensusDialog .title { text-style: bold; color: $primary; margin-bottom: 1; }
+    ConsensusDialog OptionList { height: auto; max-height: 8; margin: 1 0; }
+    ConsensusDialog .hint { color: $foreground-muted; margin-top: 1; }
+    ConsensusDialog #consensus-problem { color: $error; height: auto; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "cancel")]  # noqa: RUF012 (Textual's own type)
+
+    def __init__(
+        self, entry: Disagreement, axis: Axis, value: int | None, adjudicator: str, *, blink: bool = True
+    ) -> None:
+        super().__init__()
+        self.entry = entry
+        self.axis = axis
+        self.value = value
+        self.adjudicator = adjudicator
+        self.blink = blink
+
+    def compose(self) -> ComposeResult:
+        entry, axis = self.entry, self.axis
+        with Vertical():
+            yield Static(
+                Content.assemble("Consensus on ", (axis.name, "bold $accent"), " for ", plain(entry.case_id)),
+                classes="title",
+            )
+            yield Static(Content.assemble(("blind labels  ", "$foreground-muted"), scores_line(entry)))
+            yield OptionList(
+                *(
+                    Option(Content.assemble((f"{value}  ", "bold"), plain(anchor)), id=str(value))
+                    for value, anchor in zip(axis.scale, axis.anchors, strict=True)
+                ),
+                id="consensus-value",
+            )
+            yield Input(placeholder="why this is the right label (required)", id="consensus-reason")
+            yield Input(self.adjudicator, placeholder="your name (required)", id="consensus-adjudicator")
+            yield Static("", id="consensus-problem")
+            yield Static(
+                "Append-only: a later ruling supersedes this one, nothing is erased. "
+                "up/down value · tab reason · enter record · escape cancel",
+                classes="hint",
+                markup=False,
+            )
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        reason = self.query_one("#consensus-reason", Input)
+        for field in self.query(Input):
+            field.cursor_blink = self.blink
+        if self.value is not None and self.value in self.axis.scale:
+            options.highlighted = self.axis.scale.index(self.value)
+            reason.focus()
+        else:
+            options.highlighted = None
+            options.focus()
+
+    def chosen(self) -> int | None:
+        index = self.query_one(OptionList).highlighted
+        return None if index is None else self.axis.scale[index]
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.query_one("#consensus-reason", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        value = self.chosen()
+        reason = self.query_one("#consensus-reason", Input).value.strip()
+        adjudicator = self.query_one("#consensus-adjudicator", Input).value.strip()
+        problem = self.query_one("#consensus-problem", Static)
+        if value is None:
+            problem.update("✗ choose a value first (up/down)")
+            self.query_one(OptionList).focus()
+        elif not reason:
+            problem.update("✗ a reason is required")
+            self.query_one("#consensus-reason", Input).focus()
+        elif not adjudicator:
+            problem.update("✗ your name is required")
+            self.query_one("#consensus-adjudicator", Input).focus()
+        else:
+            self.dismiss(Ruling(value, reason, adjudicator))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,76 @@
+"""A screen that talks to the core from workers and keeps keys typed while a call is in flight.
+
+Keys pressed during a save are queued and replayed in order once the result is on screen: a
+fast reviewer's "2 1 2 enter 1 ..." lands on the right items, and nothing waits on the UI thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.message import Message
+from textual.screen import Screen
+
+from qaeval_tui.core.errors import QaevalError
+from qaeval_tui.tui.messages import CallFailed
+
+
+class CoreCallScreen(Screen[None]):
+    """Base for screens that call the core: `call` runs work in a thread and posts its message."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.busy = ""
+        """What the core is doing for this screen right now ("saving…"), or ""."""
+        self.pending: list[str] = []
+        """Actions typed while busy, replayed in order afterwards."""
+
+    @property
+    def ready(self) -> bool:
+        """True when actions may run now (not busy, something on screen)."""
+        return not self.busy
+
+    def busy_changed(self) -> None:
+        """Hook: show the busy state."""
+
+    def call(self, busy: str, work: Callable[[], Message], failure: str = "Not saved") -> None:
+        """Run `work` (core calls only, no widgets) in a worker; its message, or CallFailed, comes back."""
+        self.busy = busy
+        self.busy_changed()
+
+        def run() -> None:
+            try:
+                message = work()
+            except QaevalError as exc:
+                message = CallFailed(str(exc), failure)
+            except Exception as exc:  # shown to the reviewer, never dropped
+                message = CallFailed(f"unexpected error: {type(exc).__name__}: {exc}", failure)
+            self.post_message(message)
+
+        self.run_worker(run, thread=True, group="core", exit_on_error=False)
+
+    def defer(self, action: str) -> bool:
+        """Queue `action` if the screen is not ready; True when it was queued."""
+        if self.ready:
+            return False
+        self.pending.append(action)
+        return True
+
+    def settle(self) -> None:
+        self.busy = ""
+        self.busy_changed()
+
+    async def replay(self) -> None:
+        """Run the queued actions in order; stop (keeping the rest) when one starts a new call."""
+        pending, self.pending = self.pending, []
+        for index, action in enumerate(pending):
+            if not self.ready:
+                self.pending.extend(pending[index:])
+                return
+            await self.run_action(action)
+
+    async def on_call_failed(self, message: CallFailed) -> None:
+        self.pending.clear()  # keys typed after a refused call would land on the wrong item
+        self.settle()
+        # Error texts quote data (file names, field values): shown literally, never as markup.
+        self.notify(message.text, title=message.title, severity="error", timeout=8, markup=False)

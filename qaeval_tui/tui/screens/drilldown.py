@@ -1,0 +1,116 @@
+"""The items behind one confusion-matrix cell, opened read-only with the judge and every label visible."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import DataTable, Static
+
+from qaeval_tui.core.dashboard import CellItem, Dashboard
+from qaeval_tui.core.errors import QaevalError
+from qaeval_tui.core.item_dossier import ItemDossier
+from qaeval_tui.tui.messages import CallFailed
+from qaeval_tui.tui.screens.oversight_base import OversightScreen
+from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
+from qaeval_tui.tui.screens.oversight_gateway import OversightContext
+from qaeval_tui.tui.widgets.dossier_view import DossierView
+from qaeval_tui.tui.widgets.figure_table import text_cell
+from qaeval_tui.tui.widgets.key_bar import KeyBar
+from qaeval_tui.tui.widgets.pick_table import PickTable
+
+
+@dataclass
+class CellDossier(Message):
+    dossier: ItemDossier
+
+
+class DrilldownScreen(OversightScreen):
+    """Read-only: nothing here writes to the store."""
+
+    SCOPE = "drilldown"
+    BINDINGS = oversight_bindings("drilldown")
+    DEFAULT_CSS = """
+    DrilldownScreen #drill-title { height: 1; padding: 0 1; background: $panel; }
+    DrilldownScreen #drill-list { height: 30%; min-height: 4; margin: 0 1; }
+    DrilldownScreen DossierView { border-top: solid $primary; }
+    """
+
+    def __init__(self, context: OversightContext, dashboard: Dashboard, axis: str, human: int, judge: int) -> None:
+        super().__init__(context)
+        self.dashboard = dashboard
+        self.axis = axis
+        self.human = human
+        self.judge = judge
+        self.items: list[CellItem] = dashboard.items_in_cell(axis, judge, human)
+        self.dossier: ItemDossier | None = None
+
+    def compose(self) -> ComposeResult:
+        agree = self.human == self.judge
+        yield Static(
+            Content.assemble(
+                (self.axis, "bold $accent"),
+                f"  human {self.human} · judge {self.judge} · ",
+                (f"{len(self.items)} item(s)", "bold"),
+                ("  agree" if agree else "  disagree", "bold $success" if agree else "bold $error"),
+                ("  · read-only", "$foreground-muted"),
+            ),
+            id="drill-title",
+        )
+        yield PickTable(id="drill-list")
+        yield DossierView()
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        table = self.query_one(PickTable)
+        for title, width in (("case", max(20, self.app.size.width - 40)), ("human consensus", 16), ("judge", 6)):
+            table.add_column(title, width=width)
+        for item in self.items:
+            table.add_row(
+                text_cell(item.case_id), text_cell(f"{item.human} {item.consensus_source}"), text_cell(str(item.judge))
+            )
+        table.focus()
+        self._load()
+
+    def selected(self) -> CellItem | None:
+        row = self.query_one(PickTable).cursor_row
+        return self.items[row] if self.items and 0 <= row < len(self.items) else None
+
+    def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
+        self._load()
+
+    def _load(self) -> None:
+        item = self.selected()
+        if item is None:
+            self.call_later(self.query_one(DossierView).clear, "No item in this cell.")
+            return
+        gateway, item_id = self.context.gateway, item.item_id
+        report = self.dashboard.calibration
+        judge_hash = report.judge_config_hash if report is not None else None
+
+        def work() -> None:
+            try:
+                self.post_message(CellDossier(gateway.dossier(item_id, with_judge=True, judge_config_hash=judge_hash)))
+            except QaevalError as exc:
+                self.post_message(CallFailed(str(exc), "Not loaded"))
+
+        self.run_worker(work, thread=True, group="dossier", exclusive=True, exit_on_error=False)
+
+    async def on_cell_dossier(self, message: CellDossier) -> None:
+        item = self.selected()
+        if item is None or item.item_id != message.dossier.item_id:
+            return
+        self.dossier = message.dossier
+        axes = self.context.gateway.config.rubric.axis_names
+        await self.query_one(DossierView).show(message.dossier, axes, self.axis)
+
+    def action_detail_down(self) -> None:
+        self.query_one(DossierView).scroll_page_down(animate=False)
+
+    def action_detail_up(self) -> None:
+        self.query_one(DossierView).scroll_page_up(animate=False)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

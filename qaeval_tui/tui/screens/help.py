@@ -1,0 +1,60 @@
+"""The help screen (`?`): every key of the screen below and of the app, from the one declaration."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from qaeval_tui.tui.commands import SCOPE_TITLES, SCORE_HELP, Scope, commands_for, resolve_keys
+
+
+class HelpScreen(ModalScreen[None]):
+    """Keys with their effective binding (after `[review.keys]`) and what each does."""
+
+    BINDINGS = [Binding("escape,question_mark,q", "close", "close")]  # noqa: RUF012 (Textual's own type)
+
+    def __init__(self, scope: Scope, overrides: dict[str, str], digits: str, digits_help: str = SCORE_HELP) -> None:
+        """`digits` are the screen's scale keys ("0-2"), if it has any, and `digits_help` what they do."""
+        super().__init__()
+        self.scope = scope
+        self.keys = resolve_keys(overrides)
+        self.digits = digits
+        self.digits_help = digits_help
+
+    def _rows(self, scope: Scope) -> list[tuple[str, str]]:
+        rows = [(self.digits, self.digits_help)] if scope != "app" and self.digits else []
+        for command in commands_for(scope):
+            rows.append((self.app.get_key_display(Binding(self.keys[command.name], command.name)), command.help))
+        return rows
+
+    def compose(self) -> ComposeResult:
+        sections: list[tuple[str, list[tuple[str, str]]]] = []
+        if self.scope != "app":
+            sections.append((SCOPE_TITLES[self.scope], self._rows(self.scope)))
+        app_rows = [*self._rows("app"), ("ctrl+p", "Command palette: every command, searchable.")]
+        sections.append((SCOPE_TITLES["app"], app_rows))
+        with Vertical(classes="dialog wide-dialog"):
+            yield Static("Keys", classes="dialog-title", markup=False)
+            with VerticalScroll():
+                for title, rows in sections:
+                    yield Static(Content.styled(title, "bold $primary"), classes="help-section")
+                    for key, text in rows:
+                        # Two columns, so a long explanation wraps under itself, not under the key.
+                        with Horizontal(classes="help-row"):
+                            yield Static(Content.styled(key, "bold $accent"), classes="help-key")
+                            yield Static(text, classes="help-text", markup=False)
+            yield Static(
+                'Remap keys in qaeval.toml under [review.keys], e.g. submit = "ctrl+s".  escape close',
+                classes="dialog-hint",
+                markup=False,
+            )
+
+    def on_mount(self) -> None:
+        self.query_one(VerticalScroll).focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

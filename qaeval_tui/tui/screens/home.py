@@ -1,0 +1,177 @@
+"""The home screen: the golden set at a glance, runs, this reviewer's progress, and every screen."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Static
+
+from qaeval_tui.core.errors import QaevalError
+from qaeval_tui.core.prepare import StoreOverview, pace
+from qaeval_tui.core.review import Progress
+from qaeval_tui.tui.commands import bindings, resolve_keys
+from qaeval_tui.tui.context import ReviewContext
+from qaeval_tui.tui.literal import plain
+from qaeval_tui.tui.messages import CallFailed, OverviewArrived
+from qaeval_tui.tui.screens.oversight_entries import ENTRIES
+from qaeval_tui.tui.widgets.key_bar import KeyBar
+from qaeval_tui.tui.widgets.status_line import clock_text
+
+HOME_ENTRIES: tuple[tuple[str, str, str], ...] = (
+    ("start_review", "Review", "blind-label your queue, resuming where you left off"),
+    *((entry.name, entry.label, entry.description) for entry in ENTRIES),
+)
+"""Every screen reachable from home: (command name, title, what it is for)."""
+
+
+def counts_lines(title: str, counts: dict[str, int], width: int = 60) -> list[Content]:
+    """`title  a 1  b 2 ...`, continued under the first count when longer than `width`."""
+    lines: list[Content] = []
+    current = ""
+    for part in (f"{name} {count}" for name, count in counts.items()):
+        if current and len(current) + 2 + len(part) > width:
+            lines.append(plain(current))
+            current = part
+        else:
+            current = f"{current}  {part}" if current else part
+    lines.append(plain(current))
+    heads = [Content.styled(f"{title:<12}", "$foreground-muted")] + [Content(" " * 12)] * (len(lines) - 1)
+    return [Content.assemble(head, line) for head, line in zip(heads, lines, strict=True)]
+
+
+def golden_content(overview: StoreOverview) -> Content:
+    lines = [Content.styled("Golden set", "bold $primary")]
+    if overview.golden_problem:
+        lines.append(Content.styled(overview.golden_problem, "$error"))
+    else:
+        lines.append(Content.assemble(("cases       ", "$foreground-muted"), (str(overview.golden_cases), "bold")))
+        for key, title in (
+            ("split", "split"),
+            ("difficulty", "difficulty"),
+            ("behavior", "behaviour"),
+            ("adversarial", "tags"),
+        ):
+            lines.extend(counts_lines(title, overview.golden_counts.get(key, {})))
+    lines.append(Content(""))
+    lines.append(Content.styled("Runs", "bold $primary"))
+    for run in overview.runs[:5]:
+        match = ("current golden set", "$success") if run.matches_golden else ("older golden set", "$warning")
+        when = run.started_at[:16].replace("T", " ")
+        lines.append(plain(run.run_id).stylize("bold"))
+        lines.append(Content.assemble(plain(f"  {when} · {run.n_cases} cases · "), match))
+    if not overview.runs:
+        lines.append(Content.styled("no runs yet", "$foreground-muted"))
+    lines.append(Content.assemble(("review items ", "$foreground-muted"), str(overview.review_items)))
+    return Content("\n").join(lines)
+
+
+def progress_content(reviewer: str, progress: Progress) -> Content:
+    per_item = pace(progress)
+    rows = [
+        ("done", f"{progress.done} of {progress.assigned}"),
+        ("left", str(progress.assigned - progress.done)),
+        ("skipped", str(progress.skipped)),
+        ("flagged", str(progress.flagged)),
+        ("time", clock_text(progress.seconds_spent)),
+        ("pace", f"{clock_text(per_item)} per item" if per_item is not None else "-"),
+    ]
+    lines = [Content.assemble(("Your progress · ", "bold $primary"), plain(reviewer).stylize("bold $accent"))]
+    lines.extend(Content.assemble((f"{name:<10}", "$foreground-muted"), (value, "bold")) for name, value in rows)
+    return Content("\n").join(lines)
+
+
+def entry_rows(keys: Mapping[str, str]) -> ComposeResult:
+    """Each screen with the key that opens it (`keys`: command name -> key as displayed).
+
+    Two columns, so a description that wraps at 80 columns stays under itself, not under the key.
+    """
+    width = max(len(keys[name]) for name, _, _ in HOME_ENTRIES) + 2
+    for name, title, text in HOME_ENTRIES:
+        with Horizontal(classes="home-entry"):
+            yield Static(
+                Content.assemble((f"{keys[name]:<{width}}", "bold $accent"), (f"{title:<14}", "bold")),
+                classes="home-entry-name",
+            )
+            yield Static(text, classes="home-entry-text", markup=False)
+
+
+class HomeScreen(Screen[None]):
+    SCOPE = "home"
+    BINDINGS = bindings("home")
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]  # noqa: RUF012 (Textual's own type)
+
+    def __init__(self, context: ReviewContext, *, autostart: bool = False) -> None:
+        super().__init__()
+        self.context = context
+        self.autostart = autostart
+        self.loaded = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(
+            Content.assemble(("qaeval review", "bold"), ("  blind labeling", "$foreground-muted")), id="home-title"
+        )
+        with VerticalScroll(id="home"):
+            with Horizontal(id="home-columns"):
+                yield Static(Content.styled("Loading…", "$foreground-muted"), id="golden", classes="card")
+                yield Static(Content(""), id="progress", classes="card")
+            with Vertical(id="screens", classes="card"):
+                yield Static(Content.styled("Screens", "bold $primary"))
+                yield from entry_rows(self.entry_keys())
+        yield KeyBar()
+
+    def entry_keys(self) -> dict[str, str]:
+        """The key of each home entry as displayed, after any `[review.keys]` remap."""
+        keys = resolve_keys(self.context.gateway.config.review.keys)
+        return {name: self.app.get_key_display(Binding(keys[name], name)) for name, _, _ in HOME_ENTRIES}
+
+    def on_screen_resume(self) -> None:
+        if self.autostart:
+            self.autostart = False
+            self.action_start_review()
+            return
+        self.action_refresh()
+
+    def action_refresh(self) -> None:
+        gateway = self.context.gateway
+
+        def work() -> None:
+            try:
+                self.post_message(OverviewArrived(gateway.overview(), gateway.progress()))
+            except QaevalError as exc:
+                self.post_message(CallFailed(str(exc)))
+
+        self.run_worker(work, thread=True, group="overview", exclusive=True, exit_on_error=False)
+
+    def on_overview_arrived(self, message: OverviewArrived) -> None:
+        self.query_one("#golden", Static).update(golden_content(message.overview))
+        self.query_one("#progress", Static).update(progress_content(self.context.reviewer, message.progress))
+        self.loaded = True
+
+    def on_call_failed(self, message: CallFailed) -> None:
+        self.notify(message.text, severity="error", markup=False)
+
+    def action_start_review(self) -> None:
+        from qaeval_tui.tui.screens.review import ReviewScreen
+
+        self.app.push_screen(ReviewScreen(self.context))
+
+    def _open_entry(self, name: str) -> None:
+        entry = next(entry for entry in ENTRIES if entry.name == name)
+        self.app.push_screen(entry.factory(self.context))
+
+    def action_open_inbox(self) -> None:
+        self._open_entry("open_inbox")
+
+    def action_open_adjudication(self) -> None:
+        self._open_entry("open_adjudication")
+
+    def action_open_dashboard(self) -> None:
+        self._open_entry("open_dashboard")
+
+    def action_open_browse(self) -> None:
+        self._open_entry("open_browse")

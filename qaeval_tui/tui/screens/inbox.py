@@ -1,0 +1,210 @@
+"""The production-miss inbox: every miss with its status, a status filter and a text search; open one.
+
+The list is the core's `list_inbox` (filtering included); the screen only shows it. Opening a
+miss goes to the promote form, where it is promoted or rejected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import DataTable, Input, Static
+
+from qaeval_tui.core.inbox import STATUSES, ImportReport, InboxEntry, InboxStatus, status_counts
+from qaeval_tui.tui.screens.oversight_base import OversightScreen
+from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
+from qaeval_tui.tui.screens.oversight_gateway import OversightContext
+from qaeval_tui.tui.widgets.figure_table import text_cell
+from qaeval_tui.tui.widgets.key_bar import KeyBar
+from qaeval_tui.tui.widgets.miss_view import STATUS_STYLES, MissView
+from qaeval_tui.tui.widgets.pick_table import PickTable
+
+FILTERS: tuple[InboxStatus | None, ...] = (None, *STATUSES)
+STATUS_CELL_STYLES = {"pending": "bold yellow", "promoted": "bold green", "rejected": "bold red"}
+
+
+@dataclass
+class InboxLoaded(Message):
+    entries: list[InboxEntry]
+    every: list[InboxEntry]
+    status: str | None
+    search: str
+
+
+@dataclass
+class MissesImported(Message):
+    report: ImportReport
+
+
+def title_content(every: list[InboxEntry], shown: int, status: str | None, search: str) -> Content:
+    counts = status_counts(every)
+    parts: list[Content | str] = [Content.styled("Production-miss inbox", "bold"), "   "]
+    for name, count in counts.items():
+        parts.extend([Content.styled(f"{name} {count}", STATUS_STYLES[name]), "  "])
+    parts.append(Content.styled(f"· showing {shown} of {len(every)}", "$foreground-muted"))
+    parts.append(Content.styled(f" · status: {status or 'any'}", "$foreground-muted"))
+    if search:
+        parts.append(Content.styled(" · search: ", "$foreground-muted"))
+        parts.append(Content(search))
+    return Content.assemble(*parts)
+
+
+class InboxScreen(OversightScreen):
+    """Production misses, oldest report first."""
+
+    SCOPE = "inbox"
+    BINDINGS = oversight_bindings("inbox")
+    DEFAULT_CSS = """
+    InboxScreen #inbox-title { height: 1; padding: 0 1; background: $panel; }
+    InboxScreen #inbox-search { margin: 1 1 0 1; }
+    InboxScreen #inbox-list { height: 1fr; min-height: 5; margin: 0 1; }
+    InboxScreen #inbox-preview { height: auto; max-height: 45%; border-top: solid $primary; }
+    """
+
+    def __init__(self, context: OversightContext, *, owns_gateway: bool = False) -> None:
+        super().__init__(context, owns_gateway=owns_gateway)
+        self.status: InboxStatus | None = None
+        self.search = ""
+        self.entries: list[InboxEntry] = []
+        self.loaded = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content.styled("Production-miss inbox · loading…", "bold"), id="inbox-title")
+        yield Input(
+            placeholder="/ search trace id, question, answer, reason, reporter", id="inbox-search", compact=True
+        )
+        yield PickTable(id="inbox-list")
+        yield MissView(id="inbox-preview")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#inbox-search", Input).cursor_blink = not self.context.deterministic
+        self.query_one(PickTable).focus()
+
+    def on_resize(self) -> None:
+        self._fill_table(self.selected_trace_id())
+
+    def _fill_table(self, keep: str | None) -> None:
+        """(Re)build the table; the question column takes the width the others leave."""
+        table = self.query_one(PickTable)
+        table.clear(columns=True)
+        for title, width in (("status", 8), ("trace id", 20), ("reported", 10)):
+            table.add_column(title, width=width)
+        table.add_column("question", width=max(20, self.size.width - 56))
+        for entry in self.entries:
+            miss = entry.miss
+            table.add_row(
+                text_cell(entry.status, STATUS_CELL_STYLES[entry.status]),
+                text_cell(miss.trace_id),
+                text_cell(miss.reported_at[:10]),
+                text_cell(miss.question),
+                key=miss.trace_id,
+            )
+        ids = [entry.trace_id for entry in self.entries]
+        if keep in ids:
+            table.move_cursor(row=ids.index(keep), animate=False)
+
+    def on_screen_resume(self) -> None:
+        self.reload()
+
+    def reload(self) -> None:
+        gateway, status, search = self.context.gateway, self.status, self.search
+
+        def work() -> InboxLoaded:
+            shown, every = gateway.inbox(status, search)
+            return InboxLoaded(shown, every, status, search)
+
+        self.call("loading…", work, "Not loaded")
+
+    def on_inbox_loaded(self, message: InboxLoaded) -> None:
+        if (message.status, message.search) != (self.status, self.search):
+            return  # an older query came back after a newer one was typed
+        self.settle()
+        keep = self.selected_trace_id()
+        self.entries = message.entries
+        self._fill_table(keep)
+        self.query_one("#inbox-title", Static).update(
+            title_content(message.every, len(self.entries), self.status, self.search)
+        )
+        self._preview()
+        self.loaded = True
+
+    def selected_trace_id(self) -> str | None:
+        table = self.query_one(PickTable)
+        if not self.entries or not 0 <= table.cursor_row < len(self.entries):
+            return None
+        return self.entries[table.cursor_row].trace_id
+
+    def selected_entry(self) -> InboxEntry | None:
+        trace_id = self.selected_trace_id()
+        return next((entry for entry in self.entries if entry.trace_id == trace_id), None)
+
+    def _preview(self) -> None:
+        self.query_one(MissView).show(self.selected_entry())
+
+    def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
+        self._preview()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open_miss()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "inbox-search":
+            self.search = event.value
+            self.reload()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.query_one(PickTable).focus()
+
+    # -- actions ----------------------------------------------------------------------------------
+
+    def action_open_miss(self) -> None:
+        entry = self.selected_entry()
+        if entry is None:
+            self.notify("No miss to open: import a file (i) or change the filter (f).", severity="warning")
+            return
+        from qaeval_tui.tui.screens.promote import PromoteScreen
+
+        self.app.push_screen(PromoteScreen(self.context, entry.trace_id))
+
+    def action_search(self) -> None:
+        self.query_one("#inbox-search", Input).focus()
+
+    def action_cycle_status(self) -> None:
+        self.status = FILTERS[(FILTERS.index(self.status) + 1) % len(FILTERS)]
+        self.reload()
+
+    def action_import_misses(self) -> None:
+        from qaeval_tui.tui.screens.import_dialog import ImportDialog
+
+        config = self.context.gateway.config
+        default = str(config.path(config.paths.inbox))
+        self.app.push_screen(ImportDialog(default, blink=not self.context.deterministic), self._import)
+
+    def _import(self, path: str | None) -> None:
+        if path is None:
+            return
+        gateway = self.context.gateway
+        self.call("importing…", lambda: MissesImported(gateway.import_misses(Path(path))), "Nothing imported")
+
+    def on_misses_imported(self, message: MissesImported) -> None:
+        self.settle()
+        report = message.report
+        self.notify(
+            f"{len(report.added)} new miss(es) imported, {len(report.unchanged)} already in the inbox.",
+            title=report.path,
+            markup=False,
+        )
+        self.reload()
+
+    def action_back(self) -> None:
+        if self.focused is self.query_one("#inbox-search", Input):
+            self.query_one(PickTable).focus()
+            return
+        self.app.pop_screen()

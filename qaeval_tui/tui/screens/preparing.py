@@ -1,0 +1,62 @@
+"""Shown while the store is prepared (a fresh store runs the system and judge first)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Static
+from textual.worker import get_current_worker
+
+from qaeval_tui.core.prepare import PrepareReport
+from qaeval_tui.tui.context import ReviewContext
+from qaeval_tui.tui.messages import Prepared, PrepareFailed, PrepareStep
+from qaeval_tui.tui.widgets.key_bar import KeyBar
+
+
+@dataclass(frozen=True)
+class PrepareOutcome:
+    """What the preparing screen returns: a report, or the error that stopped it."""
+
+    report: PrepareReport | None
+    error: Exception | None
+
+
+class PreparingScreen(Screen[PrepareOutcome]):
+    def __init__(self, context: ReviewContext) -> None:
+        super().__init__()
+        self.context = context
+        self.steps: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="page"):
+            yield Static(Content.styled(f"Preparing the review for {self.context.reviewer}", "bold $primary"))
+            yield Static(Content.styled("Opening the store…", "$foreground-muted"), id="steps")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        gateway, reviewer = self.context.gateway, self.context.reviewer
+
+        def work() -> None:
+            try:
+                report = gateway.prepare(reviewer, lambda text: self.post_message(PrepareStep(text)))
+            except Exception as exc:  # handed to the app, which exits and reports it
+                if not get_current_worker().is_cancelled:  # the app is already quitting
+                    self.post_message(PrepareFailed(exc))
+                return
+            self.post_message(Prepared(report))
+
+        self.run_worker(work, thread=True, group="prepare", exit_on_error=False)
+
+    def on_prepare_step(self, message: PrepareStep) -> None:
+        self.steps.append(message.text)
+        self.query_one("#steps", Static).update(Content("\n").join(Content(step) for step in self.steps))
+
+    def on_prepared(self, message: Prepared) -> None:
+        self.dismiss(PrepareOutcome(message.report, None))
+
+    def on_prepare_failed(self, message: PrepareFailed) -> None:
+        self.dismiss(PrepareOutcome(None, message.error))

@@ -1,0 +1,235 @@
+"""How the review screen talks to the core: items in, labels out, all through workers.
+
+`ReviewFlow` holds the screen's view state and its core traffic; `ReviewScreen` (review.py) adds
+the layout and the keys. Every write runs in a worker; keys pressed while one is in flight are
+kept and replayed in order once the next item is on screen, so a fast reviewer never loses one.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+from textual.message import Message
+
+from qaeval_tui.core.errors import QaevalError
+from qaeval_tui.core.prepare import pace
+from qaeval_tui.core.review import BlindItemView, Progress
+from qaeval_tui.tui.context import ReviewContext
+from qaeval_tui.tui.draft import LabelDraft
+from qaeval_tui.tui.gateway import Gateway
+from qaeval_tui.tui.messages import (
+    BackgroundFailed,
+    CallFailed,
+    GoldArrived,
+    ItemArrived,
+    ProgressArrived,
+    RevealArrived,
+)
+from qaeval_tui.tui.screens.core_calls import CoreCallScreen
+from qaeval_tui.tui.screens.reveal import RevealDialog
+from qaeval_tui.tui.screens.summary import SummaryScreen
+from qaeval_tui.tui.widgets.answer_view import AnswerView
+from qaeval_tui.tui.widgets.axes_panel import AxesPanel
+from qaeval_tui.tui.widgets.sources_panel import SourcesPanel
+from qaeval_tui.tui.widgets.status_line import Status, StatusLine
+
+
+class ReviewFlow(CoreCallScreen):
+    """View state of the review screen and every core call it makes."""
+
+    def __init__(self, context: ReviewContext, item: BlindItemView | None = None) -> None:
+        super().__init__()
+        self.context = context
+        self.item: BlindItemView | None = None
+        self.draft: LabelDraft | None = None
+        self.progress: Progress | None = None
+        self.gold: str | None = None
+        self.selected: int | None = None
+        self.last_submitted: str | None = None
+        self.shown_at = context.clock()
+        self._reopened = item
+        self._leave_armed = False
+        self.background: Counter[str] = Counter()
+        """Background reads in flight, by name ("progress", "gold")."""
+        self.notice = ""
+        """What the last core call did ("saved"), shown in the status line until the next one."""
+
+    def on_mount(self) -> None:
+        self.set_interval(1.0, self._refresh_status)
+        reopened = self._reopened
+        if reopened is not None:
+            self.call("loading…", lambda: ItemArrived(reopened, None, notice="reopened"), "Not loaded")
+        else:
+            self.call("loading…", lambda: self._next("", None), "Not loaded")
+
+    # -- talking to the core (workers) ------------------------------------------------------------
+
+    @property
+    def ready(self) -> bool:
+        return not self.busy and self.item is not None
+
+    def busy_changed(self) -> None:
+        self._refresh_status()
+
+    def _next(self, notice: str, submitted: str | None) -> ItemArrived:
+        gateway = self.context.gateway
+        item = gateway.next_item()
+        if item is None:
+            return ItemArrived(None, gateway.progress(), gateway.summary(), notice, submitted)
+        return ItemArrived(item, None, None, notice, submitted)  # progress follows once the item shows
+
+    def _background(self, name: str, work: Callable[[Gateway], Message], *, after_refresh: bool = False) -> None:
+        """A read the reviewer does not wait for (progress, gold answer): no busy state, keys keep flowing.
+
+        `after_refresh` starts it once the screen has painted, so it does not compete with that paint.
+        """
+        gateway = self.context.gateway
+        self.background[name] += 1
+
+        def run() -> None:
+            try:
+                self.post_message(work(gateway))
+            except QaevalError as exc:
+                self.post_message(BackgroundFailed(name, str(exc)))
+
+        if after_refresh:
+            self.call_after_refresh(self.run_worker, run, thread=True, group=name, exit_on_error=False)
+        else:
+            self.run_worker(run, thread=True, group=name, exit_on_error=False)
+
+    def _landed(self, name: str) -> None:
+        self.background[name] -= 1
+        if self.background[name] <= 0:
+            del self.background[name]
+
+    def on_background_failed(self, message: BackgroundFailed) -> None:
+        self._landed(message.name)
+        self.notify(message.text, title=f"{message.name} not updated", severity="error", timeout=8, markup=False)
+
+    def on_progress_arrived(self, message: ProgressArrived) -> None:
+        self._landed("progress")
+        self.progress = message.progress
+        self._refresh_status()
+
+    async def on_item_arrived(self, message: ItemArrived) -> None:
+        self.busy = ""
+        if message.progress is not None:
+            self.progress = message.progress
+        if message.submitted is not None:
+            self.last_submitted = message.submitted
+        if message.item is None:
+            if message.summary is not None:
+                self.app.switch_screen(SummaryScreen(self.context, message.summary))
+            return
+        await self._display(message.item)
+        self.notice = message.notice
+        self._refresh_status()
+        if message.progress is None:  # the item first, then the slower progress read
+            self._background("progress", lambda gateway: ProgressArrived(gateway.progress()), after_refresh=True)
+        await self.replay()
+
+    async def on_reveal_arrived(self, message: RevealArrived) -> None:
+        self.settle()
+        self.app.push_screen(RevealDialog(message.view, self.context.gateway.config.rubric.axis_names))
+        await self.replay()
+
+    # -- showing ----------------------------------------------------------------------------------
+
+    async def _display(self, item: BlindItemView) -> None:
+        self.item, self.draft = item, LabelDraft.for_item(item)
+        self.selected, self.gold, self._leave_armed = None, None, False
+        self.shown_at = self.context.clock()
+        self.query_one(AnswerView).show(item, None)
+        await self.query_one(SourcesPanel).show(item, None)
+        self._scores_changed()
+        self.refresh_bindings()
+
+    def _scores_changed(self) -> None:
+        """Redraw, and ask the core whether the gold answer may show now (in a worker: never block keys)."""
+        self._refresh_axes()
+        if self.item is None or self.draft is None:
+            return
+        item_id, scores = self.item.item_id, dict(self.draft.scores)
+        self._background("gold", lambda gateway: GoldArrived(item_id, gateway.gold_answer(item_id, scores)))
+
+    def on_gold_arrived(self, message: GoldArrived) -> None:
+        self._landed("gold")
+        if self.item is not None and message.item_id == self.item.item_id and message.gold != self.gold:
+            self.gold = message.gold
+            self._refresh_axes()
+
+    def _refresh_axes(self) -> None:
+        if self.draft is None:
+            return
+        blind = [axis.name for axis in self.draft.axes if not axis.needs_gold]
+        hint = f"Gold answer: shown once {', '.join(blind)} {'is' if len(blind) == 1 else 'are'} scored."
+        self.query_one(AxesPanel).show(self.draft, self.gold, hint)
+        self._refresh_status()
+
+    def _refresh_status(self) -> None:
+        item, draft = self.item, self.draft
+        self.query_one(StatusLine).show(
+            Status(
+                reviewer=self.context.reviewer,
+                position=item.position if item else 0,
+                total=item.total if item else 0,
+                progress=self.progress,
+                seconds_on_item=max(0.0, self.context.clock() - self.shown_at) if item else 0.0,
+                pace=pace(self.progress) if self.progress else None,
+                flagged=bool(draft and draft.flagged),
+                has_note=bool(draft and draft.note),
+                busy=self.busy,
+                notice=self.notice,
+            )
+        )
+
+    # -- labels out ------------------------------------------------------------------------------
+
+    def action_skip(self) -> None:
+        if self.defer("skip") or self.item is None:
+            return
+        item_id, seconds, gateway = self.item.item_id, self._seconds(), self.context.gateway
+
+        def work() -> ItemArrived:
+            gateway.skip(item_id, seconds)
+            return self._next("skipped", None)
+
+        self.call("skipping…", work)
+
+    def action_submit(self) -> None:
+        if self.defer("submit") or self.item is None or self.draft is None:
+            return
+        item_id, seconds, gateway, draft = self.item.item_id, self._seconds(), self.context.gateway, self.draft
+        scores, note, flagged = dict(draft.scores), draft.note, draft.flagged
+
+        def work() -> ItemArrived:
+            gateway.submit(item_id, scores, note, flagged, seconds)
+            return self._next("✓ saved", item_id)
+
+        self.call("saving…", work)
+
+    def action_undo(self) -> None:
+        if self.defer("undo"):
+            return
+        gateway = self.context.gateway
+
+        def work() -> Message:
+            item = gateway.undo()
+            if item is None:
+                return CallFailed("You have not submitted a label yet.", "Nothing to undo")
+            return ItemArrived(item, None, notice="reopened: a change is a new revision")
+
+        self.call("reopening…", work, "Not reopened")
+
+    def action_reveal(self) -> None:
+        if self.defer("reveal"):
+            return
+        target, gateway = self.last_submitted, self.context.gateway
+        if target is None:
+            self.notify("Reveal works on the item you last submitted; submit one first.", severity="warning")
+            return
+        self.call("revealing…", lambda: RevealArrived(gateway.reveal(target)), "Not revealed")
+
+    def _seconds(self) -> float:
+        return max(0.0, self.context.clock() - self.shown_at)

@@ -1,0 +1,49 @@
+"""First screen when no reviewer name is known: who is labeling?"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Input, Static
+
+from qaeval_tui.core.prepare import reviewer_name_problem
+from qaeval_tui.tui.widgets.key_bar import KeyBar
+
+
+class ReviewerScreen(Screen[str]):
+    """Returns the reviewer name. Labels are stored under it, so it is checked before use."""
+
+    def __init__(self, known: tuple[str, ...], *, blink: bool = True) -> None:
+        super().__init__()
+        self.known = known
+        self.blink = blink
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="page"):
+            yield Static(Content.styled("Who is reviewing?", "bold $primary"))
+            yield Static(
+                "Your labels are stored under this name. Set it for good with --reviewer, QAEVAL_REVIEWER "
+                "or review.reviewer in qaeval.toml.",
+                markup=False,
+            )
+            if self.known:
+                yield Static(Content.assemble(("Configured reviewers: ", "$foreground-muted"), ", ".join(self.known)))
+            yield Input(placeholder="your name (letters, digits, . _ -)", id="reviewer")
+            yield Static("", id="problem", markup=False)
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        name = self.query_one("#reviewer", Input)
+        name.cursor_blink = self.blink
+        name.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        name = event.value.strip()
+        problem = reviewer_name_problem(name)
+        if problem:
+            self.query_one("#problem", Static).update(Content.styled(problem, "$error"))
+            return
+        self.dismiss(name)

@@ -1,0 +1,111 @@
+"""Starting `qaeval review`: the reviewer prompt, a fresh store prepared in a worker, errors, the CLI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from qaeval_tui.cli.review_cmd import choose_reviewer
+from qaeval_tui.core.config import Config, ReviewConfig
+from qaeval_tui.core.errors import InputError, UsageError
+from qaeval_tui.core.store import Store
+from qaeval_tui.tui.app import create_app
+from qaeval_tui.tui.scenes import wait_until
+from qaeval_tui.tui.screens.reviewer import ReviewerScreen
+from tests.conftest import make_case, write_jsonl
+from tests.tui.conftest import make_app, open_review, screen_text, settle
+
+
+async def test_fresh_store_is_prepared_then_the_first_item_shows(tmp_path: Path) -> None:
+    db = tmp_path / "fresh" / "qaeval.db"
+    app = make_app(db, "ana")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_review(pilot)
+        assert screen.item is not None and screen.item.position == 1 and screen.item.total == 26
+    with Store.open(db) as store:
+        assert len(store.list_runs()) == 1 and len(store.review_items()) == 39
+        assert len(store.assignments("ana")) == 26
+
+
+async def test_reviewer_is_asked_when_unknown_and_checked(demo_db: Path) -> None:
+    app = make_app(demo_db, None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ReviewerScreen))
+        await pilot.press(*"no spaces", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewerScreen)
+        assert "use letters, digits" in screen_text(app)
+        for _ in range(len("no spaces")):
+            await pilot.press("backspace")
+        await pilot.press(*"dana", "enter")
+        screen = await open_review(pilot)
+        assert app.context.reviewer == "dana" and screen.item is not None
+        await settle(pilot, "1", "1", "1", "enter")
+    with Store.open(demo_db) as store:
+        assert len(store.labels(reviewer="dana")) == 1
+        assert 0 < len(store.assignments("dana")) <= 26  # joined the existing queue with a share
+
+
+async def test_invalid_golden_data_on_a_fresh_store_stops_with_the_error(tmp_path: Path) -> None:
+    bad = write_jsonl(tmp_path / "golden" / "frozen.jsonl", [make_case("c1", gold_source_ids=["s9"])])
+    app = make_app(tmp_path / "qaeval.db", "ana", data=bad)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.failure is not None or not app.is_running)
+    assert isinstance(app.failure, InputError)
+    assert "gold_source_ids[0]" in str(app.failure) and app.return_code == 1
+
+
+def test_a_bad_key_remap_is_refused_before_the_app_starts(tmp_path: Path) -> None:
+    for keys, message in (
+        ({"sumbit": "k"}, "unknown command"),
+        ({"skip": "x"}, "bound to both"),
+        ({"flag": "3"}, "digit"),
+    ):
+        with pytest.raises(UsageError, match=message):
+            create_app(Config(review=ReviewConfig(keys=keys)), db_path=tmp_path / "q.db", data_paths=[], reviewer="ana")
+
+
+def test_reviewer_comes_from_option_then_environment_then_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QAEVAL_REVIEWER", "env-name")
+    assert choose_reviewer("opt", "cfg") == "opt"
+    assert choose_reviewer(None, "cfg") == "env-name"
+    monkeypatch.delenv("QAEVAL_REVIEWER")
+    assert choose_reviewer(None, "cfg") == "cfg"
+    assert choose_reviewer(None, None) is None
+    with pytest.raises(UsageError, match="letters, digits"):
+        choose_reviewer("two words", None)
+
+
+def test_qaeval_help_does_not_import_textual() -> None:
+    code = "import sys; from qaeval_tui.cli.main import app; print(any(m.startswith('textual') for m in sys.modules))"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=dict(os.environ)
+    )
+    assert result.stdout.strip() == "False"
+    assert (
+        "review"
+        in subprocess.run(
+            [sys.executable, "-m", "qaeval_tui.cli", "--help"], capture_output=True, text=True, check=True
+        ).stdout
+    )
+
+
+def test_cli_refuses_a_bad_reviewer_name_or_key_remap_with_exit_2(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from qaeval_tui.cli.main import app
+
+    runner = CliRunner()
+    result = runner.invoke(app, ["review", "--reviewer", "two words", "--db", str(tmp_path / "q.db")])
+    assert result.exit_code == 2 and "letters, digits" in result.output
+    config = tmp_path / "qaeval.toml"
+    config.write_text('[review.keys]\nsubmit = "x"\n', encoding="utf-8")
+    result = runner.invoke(
+        app, ["--config", str(config), "review", "--reviewer", "ana", "--db", str(tmp_path / "q.db")]
+    )
+    assert result.exit_code == 2 and "bound to both" in result.output
+    assert not (tmp_path / "q.db").exists()  # refused before anything was opened
