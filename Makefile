@@ -25,8 +25,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check qaeval_tui tests benchmarks
-	$(BIN)/ruff format --check qaeval_tui tests benchmarks
+	$(BIN)/ruff check qaeval_tui tests benchmarks scripts
+	$(BIN)/ruff format --check qaeval_tui tests benchmarks scripts
 	$(BIN)/mypy qaeval_tui
 
 bench: $(STAMP)

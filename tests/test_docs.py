@@ -40,3 +40,14 @@ def test_every_command_has_help_and_is_in_the_readme() -> None:
 def test_readme_shows_the_two_setup_commands_and_ci_calls_the_test_one() -> None:
     assert "make run" in README and "make test" in README
     assert "make test" in (REPO / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_every_tui_command_and_screenshot_is_in_the_readme() -> None:
+    from qaeval_tui.tui.commands import COMMANDS
+
+    for command in COMMANDS:
+        assert f"| `{command.name}` | {command.help} |" in README, f"key for {command.name} is not documented"
+    shots = sorted(path.name for path in (REPO / "screenshots").glob("*.svg"))
+    assert len(shots) >= 20
+    for name in shots:
+        assert f"(screenshots/{name})" in README, f"screenshots/{name} is not shown in the README"

@@ -116,7 +116,9 @@ class Store:
             Path(text).parent.mkdir(parents=True, exist_ok=True)
         try:
             # Autocommit mode: transactions are explicit (BEGIN IMMEDIATE) in `transaction()`.
-            connection = sqlite3.connect(text, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+            connection = sqlite3.connect(
+                text, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+            )
             connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             connection.execute("PRAGMA journal_mode = WAL")
             connection.execute("PRAGMA synchronous = FULL")
@@ -160,7 +162,8 @@ class Store:
         current = self.schema_version
         if current > SCHEMA_VERSION:
             raise UsageError(
-                f"{self.path}: store schema version {current} is newer than this qaeval ({SCHEMA_VERSION}); upgrade qaeval"
+                f"{self.path}: store schema version {current} is newer than this qaeval "
+                f"({SCHEMA_VERSION}); upgrade qaeval"
             )
         for version in range(current + 1, SCHEMA_VERSION + 1):
             with self.transaction() as conn:
@@ -310,26 +313,49 @@ class Store:
                 """INSERT INTO runs (run_id, suite_hash, adapter, judge_name, judge_config_hash, code_version,
                    started_at, finished_at, n_cases, data_json, metrics_json) VALUES (?,?,?,?,?,?,?,?,?,?,?)""",
                 (
-                    run["run_id"], run["suite_hash"], run["adapter"], run.get("judge_name"), run.get("judge_config_hash"),
-                    run["code_version"], run["started_at"], run["finished_at"], run["n_cases"],
-                    json.dumps(run.get("data", {}), ensure_ascii=False), json.dumps(run.get("metrics", {}), ensure_ascii=False),
+                    run["run_id"],
+                    run["suite_hash"],
+                    run["adapter"],
+                    run.get("judge_name"),
+                    run.get("judge_config_hash"),
+                    run["code_version"],
+                    run["started_at"],
+                    run["finished_at"],
+                    run["n_cases"],
+                    json.dumps(run.get("data", {}), ensure_ascii=False),
+                    json.dumps(run.get("metrics", {}), ensure_ascii=False),
                 ),
             )
             conn.executemany(
                 """INSERT INTO run_outputs (run_id, position, case_id, case_hash, output_hash, output_json, result_json)
                    VALUES (?,?,?,?,?,?,?)""",
                 (
-                    (run["run_id"], o["position"], o["case_id"], o["case_hash"], o["output_hash"],
-                     json.dumps(o["output"], ensure_ascii=False), json.dumps(o.get("result", {}), ensure_ascii=False))
+                    (
+                        run["run_id"],
+                        o["position"],
+                        o["case_id"],
+                        o["case_hash"],
+                        o["output_hash"],
+                        json.dumps(o["output"], ensure_ascii=False),
+                        json.dumps(o.get("result", {}), ensure_ascii=False),
+                    )
                     for o in outputs
                 ),
             )
             conn.executemany(
-                """INSERT INTO judge_verdicts (run_id, item_id, case_id, judge_name, config_hash, status, verdict_json, created_at)
-                   VALUES (?,?,?,?,?,?,?,?)""",
+                """INSERT INTO judge_verdicts (run_id, item_id, case_id, judge_name, config_hash, status,
+                   verdict_json, created_at) VALUES (?,?,?,?,?,?,?,?)""",
                 (
-                    (run["run_id"], v["item_id"], v["case_id"], v["judge_name"], v["config_hash"], v["status"],
-                     json.dumps(v["verdict"], ensure_ascii=False), v["created_at"])
+                    (
+                        run["run_id"],
+                        v["item_id"],
+                        v["case_id"],
+                        v["judge_name"],
+                        v["config_hash"],
+                        v["status"],
+                        json.dumps(v["verdict"], ensure_ascii=False),
+                        v["created_at"],
+                    )
                     for v in verdicts
                 ),
             )
@@ -341,8 +367,17 @@ class Store:
 
     @staticmethod
     def _run_row(row: tuple[Any, ...]) -> dict[str, Any]:
-        keys = ("run_id", "suite_hash", "adapter", "judge_name", "judge_config_hash", "code_version",
-                "started_at", "finished_at", "n_cases")
+        keys = (
+            "run_id",
+            "suite_hash",
+            "adapter",
+            "judge_name",
+            "judge_config_hash",
+            "code_version",
+            "started_at",
+            "finished_at",
+            "n_cases",
+        )
         record = dict(zip(keys, row[:9], strict=True))
         record["data"] = json.loads(row[9])
         record["metrics"] = json.loads(row[10])
@@ -370,7 +405,14 @@ class Store:
             (run_id,),
         )
         return [
-            {"position": p, "case_id": cid, "case_hash": ch, "output_hash": oh, "output": json.loads(o), "result": json.loads(r)}
+            {
+                "position": p,
+                "case_id": cid,
+                "case_hash": ch,
+                "output_hash": oh,
+                "output": json.loads(o),
+                "result": json.loads(r),
+            }
             for p, cid, ch, oh, o, r in rows
         ]
 
