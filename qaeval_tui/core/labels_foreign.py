@@ -9,6 +9,7 @@ under a `scores` object. In a score cell, empty means "not scored on this axis" 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -19,6 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from qaeval_tui.core.errors import Problem, UsageError
+from qaeval_tui.core.jsonl import json_object_lines
 from qaeval_tui.core.models import CASE_ID_PATTERN, Label, Rubric
 from qaeval_tui.core.review import score_problems
 
@@ -115,7 +117,7 @@ def _records(
         problems.append(Problem(str(path), 0, "(file)", f"cannot read: {exc}"))
         return None, []
     if fmt == "csv":
-        reader = csv.DictReader(text.splitlines(keepends=True))
+        reader = csv.DictReader(io.StringIO(text, newline=""))
         header = list(reader.fieldnames or [])
         rows: list[tuple[int, dict[str, Any]]] = []
         try:
@@ -124,19 +126,7 @@ def _records(
         except csv.Error as exc:
             problems.append(Problem(str(path), reader.line_num, "(line)", f"invalid CSV: {exc}"))
         return header, rows
-    records: list[tuple[int, dict[str, Any]]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(str(path), number, "(line)", f"invalid JSON: {exc.msg} at column {exc.colno}"))
-            continue
-        if not isinstance(value, dict):
-            problems.append(Problem(str(path), number, "(line)", "each line must be a JSON object"))
-            continue
-        records.append((number, value))
+    records = list(json_object_lines(text, path, problems))
     return None, records
 
 

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.hashing import canonical_json
+from qaeval_tui.core.jsonl import json_object_lines
 from qaeval_tui.core.labels_foreign import FieldMapping, read_foreign_file
 from qaeval_tui.core.models import CASE_ID_PATTERN, JudgeVerdict, Label, Rubric
 from qaeval_tui.core.review import label_from_row, score_problems
@@ -114,18 +115,7 @@ def _json_lines(path: Path, problems: list[Problem]) -> Iterable[tuple[int, dict
     except (OSError, UnicodeDecodeError) as exc:
         problems.append(Problem(str(path), 0, "(file)", f"cannot read: {exc}"))
         return
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(str(path), number, "(line)", f"invalid JSON: {exc.msg} at column {exc.colno}"))
-            continue
-        if not isinstance(value, dict):
-            problems.append(Problem(str(path), number, "(line)", "each line must be a JSON object"))
-            continue
-        yield number, value
+    yield from json_object_lines(text, path, problems)
 
 
 def _validation_problems(path: Path, line: int, exc: ValidationError) -> list[Problem]:

@@ -233,3 +233,20 @@ def test_any_valid_label_file_imports_exactly_once(
         for line in full:
             row = stored[(line["item_id"], line["reviewer"], line["revision"])]
             assert {key: row[key] for key in line} == line
+
+
+def test_a_note_with_line_separator_characters_round_trips(tmp_path: Path) -> None:
+    # Exported with ensure_ascii=False, U+2028 and a form feed sit raw inside one JSON line;
+    # reading must split on "\n" only, or the record is cut in two.
+    source, items = store_with_run(tmp_path / "a.db", n_items=1)
+    build_review_items(source, "run-1")
+    assign(source, ["ana"], overlap=1, seed=1)
+    note = "first part\u2028second part\x0cthird"
+    ReviewSession(source, Config(), "ana").submit(items[0], FULL, note, False, 1.0)
+    export_labels(source, tmp_path / "labels")
+    assert "\u2028" in (tmp_path / "labels" / "ana.jsonl").read_text(encoding="utf-8")
+    target, _ = store_with_run(tmp_path / "b.db", n_items=1)
+    build_review_items(target, "run-1")
+    report = import_labels(target, [tmp_path / "labels"], RUBRIC)
+    assert report.added == 1
+    assert [row["note"] for row in target.labels()] == [note]
