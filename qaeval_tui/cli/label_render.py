@@ -10,7 +10,7 @@ from rich.table import Table
 from qaeval_tui.cli.common import stdout
 from qaeval_tui.core.agreement import AgreementReport
 from qaeval_tui.core.calibration import CalibrationReport
-from qaeval_tui.core.report_markdown import distribution_text, number, signed
+from qaeval_tui.core.report_tables import distribution_text, number, signed
 
 
 def _span(value: list[float] | None) -> str:

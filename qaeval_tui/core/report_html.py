@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from html import escape
-from typing import Any
 
 from qaeval_tui.core.agreement import AgreementReport
 from qaeval_tui.core.calibration import CalibrationReport
-from qaeval_tui.core.report_markdown import distribution_text, interval, number, signed
+from qaeval_tui.core.report_tables import agreement_axes_table, calibration_axes_table, pairwise_table
 
 _CSS = """
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 72rem;
@@ -86,18 +85,7 @@ def agreement_html(report: AgreementReport) -> str:
         f"{report.confidence:.0%} CI, {report.replicates} replicates, seed {report.seed} · source "
         f"{escape(report.source)}</p>"
     ]
-    rows, notes = [], []
-    for name, axis in data["axes"].items():
-        rows.append(
-            [
-                name, axis["level"], number(axis["alpha"]), interval(axis["ci"]), number(axis["raw_agreement"]),
-                axis["n_items"], axis["n_pairable"], axis["n_cant_judge"], distribution_text(axis["distribution"]),
-            ]
-        )  # fmt: skip
-        for figure, key in (("alpha", "reason"), ("CI", "ci_reason"), ("raw agreement", "raw_agreement_reason")):
-            if axis[key] and not (key == "ci_reason" and axis["ci_reason"] == axis["reason"]):
-                notes.append(f"{name}: {figure} undefined: {axis[key]}")
-    header = ["axis", "level", "alpha", "CI", "raw agreement", "items", "pairable", "can't judge", "distribution"]
+    header, rows, notes = agreement_axes_table(data)
     body.append(_table(header, rows))
     body += [f'<p class="note">{escape(note)}</p>' for note in notes]
     for name, pairs in data["pairwise"].items():
@@ -106,15 +94,7 @@ def agreement_html(report: AgreementReport) -> str:
                 f"<h2>Pairwise agreement: {escape(name)} "
                 f"(kappa {escape(pairs[0]['kappa_weights'] or 'unweighted')})</h2>"
             )
-            body.append(
-                _table(
-                    ["reviewers", "common items", "raw agreement", "kappa"],
-                    [
-                        [" / ".join(p["reviewers"]), p["n_common"], number(p["raw_agreement"]), number(p["kappa"])]
-                        for p in pairs
-                    ],
-                )
-            )
+            body.append(_table(*pairwise_table(pairs)))
     return _page("Inter-rater agreement", body)
 
 
@@ -128,18 +108,7 @@ def calibration_html(report: CalibrationReport) -> str:
         f"n ≥ {bar['min_n']} · human side: adjudicated, else unanimous, else median on a scale point · source "
         f"{escape(report.source)}</p>",
     ]
-    header = ["axis", "verdict", "n", "exact", "95% CI", "within one", "MAE", "bias", "kappa", "kappa (quadratic)"]
-    header += ["alpha", "unresolved", f"labels for ±{bar['target_half_width']:.2f}"]
-    rows: list[list[Any]] = []
-    for name, axis in data["axes"].items():
-        rows.append(
-            [
-                name, axis["verdict"], axis["n"], number(axis["exact"]), interval(axis["exact_ci"]),
-                number(axis["within_one"]), number(axis["mae"]), signed(axis["bias"]), number(axis["kappa"]),
-                number(axis["kappa_quadratic"]), number(axis["alpha"]), axis["consensus"]["unresolved"],
-                axis["labels_needed"],
-            ]
-        )  # fmt: skip
+    header, rows = calibration_axes_table(data)
     body.append(_table(header, rows, [axis["verdict"] for axis in data["axes"].values()]))
     body += [
         f'<p class="note">{escape(name)}: {escape(axis["verdict_reason"])}</p>' for name, axis in data["axes"].items()

@@ -7,21 +7,13 @@ from typing import Any
 
 from qaeval_tui.core.agreement import AgreementReport
 from qaeval_tui.core.calibration import CalibrationReport
+from qaeval_tui.core.report_tables import (
+    MISSING,
+    agreement_axes_table,
+    calibration_axes_table,
+    pairwise_table,
+)
 from qaeval_tui.core.text import one_line
-
-MISSING = "—"
-
-
-def number(value: float | None, digits: int = 3) -> str:
-    return MISSING if value is None else f"{value:.{digits}f}"
-
-
-def interval(value: Sequence[float] | None, digits: int = 3) -> str:
-    return MISSING if value is None else f"[{value[0]:.{digits}f}, {value[1]:.{digits}f}]"
-
-
-def signed(value: float | None, digits: int = 3) -> str:
-    return MISSING if value is None else f"{value:+.{digits}f}"
 
 
 def _cell(text: object) -> str:
@@ -34,10 +26,6 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]
     return lines
 
 
-def distribution_text(distribution: dict[str, int]) -> str:
-    return " ".join(f"{value}:{count}" for value, count in distribution.items())
-
-
 def agreement_markdown(report: AgreementReport) -> str:
     data = report.to_json()
     lines = [
@@ -48,19 +36,8 @@ def agreement_markdown(report: AgreementReport) -> str:
         f"Source: {_cell(report.source)}.",
         "",
     ]
-    rows: list[list[object]] = []
-    notes: list[str] = []
-    for name, axis in data["axes"].items():
-        rows.append(
-            [
-                name, axis["level"], number(axis["alpha"]), interval(axis["ci"]), number(axis["raw_agreement"]),
-                axis["n_items"], axis["n_pairable"], axis["n_cant_judge"], distribution_text(axis["distribution"]),
-            ]
-        )  # fmt: skip
-        for figure, key in (("alpha", "reason"), ("CI", "ci_reason"), ("raw agreement", "raw_agreement_reason")):
-            if axis[key] and not (key == "ci_reason" and axis["ci_reason"] == axis["reason"]):
-                notes.append(f"- {name}: {figure} undefined: {axis[key]}")
-    header = ["axis", "level", "alpha", "CI", "raw agreement", "items", "pairable", "can't judge", "distribution"]
+    header, rows, notes = agreement_axes_table(data)
+    notes = [f"- {note}" for note in notes]
     lines += _table(header, rows)
     if notes:
         lines += ["", *notes]
@@ -69,13 +46,7 @@ def agreement_markdown(report: AgreementReport) -> str:
             continue
         weights = pairs[0]["kappa_weights"] or "unweighted"
         lines += ["", f"### Pairwise agreement: {name} (kappa {weights})", ""]
-        lines += _table(
-            ["reviewers", "common items", "raw agreement", "kappa"],
-            [
-                [" / ".join(p["reviewers"]), p["n_common"], number(p["raw_agreement"]), number(p["kappa"])]
-                for p in pairs
-            ],
-        )
+        lines += _table(*pairwise_table(pairs))
     return "\n".join(lines) + "\n"
 
 
@@ -102,17 +73,7 @@ def calibration_markdown(report: CalibrationReport) -> str:
         f"point; unresolved items are left out. Source: {_cell(report.source)}.",
         "",
     ]
-    header = ["axis", "verdict", "n", "exact", "95% CI", "within one", "MAE", "bias", "kappa", "kappa (quadratic)"]
-    header += ["alpha", "unresolved", f"labels for ±{bar['target_half_width']:.2f}"]
-    rows = [
-        [
-            name, axis["verdict"], axis["n"], number(axis["exact"]), interval(axis["exact_ci"]),
-            number(axis["within_one"]), number(axis["mae"]), signed(axis["bias"]), number(axis["kappa"]),
-            number(axis["kappa_quadratic"]), number(axis["alpha"]), axis["consensus"]["unresolved"],
-            axis["labels_needed"],
-        ]
-        for name, axis in data["axes"].items()
-    ]  # fmt: skip
+    header, rows = calibration_axes_table(data)
     lines += _table(header, rows)
     lines += [""] + [f"- {name}: {axis['verdict_reason']}" for name, axis in data["axes"].items()]
     for name, axis in data["axes"].items():
