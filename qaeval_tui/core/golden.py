@@ -140,21 +140,41 @@ def parse_case_line(raw: bytes, path: str, line: int) -> tuple[GoldenCase | None
     if line == 1 and raw.startswith(b"\xef\xbb\xbf"):
         return None, [Problem(path, line, "(file)", "starts with a UTF-8 byte order mark; save without BOM")]
     try:
+        # Fast path: pydantic parses and validates the bytes in one pass, about twice as fast as
+        # json.loads followed by validating the dict. A failing line takes the careful path
+        # below, which names every problem in the words of the Python parser.
+        return GoldenCase.model_validate_json(raw), []
+    except ValidationError as fast_error:
+        return None, _line_problems(raw, path, line, fast_error)
+
+
+def _line_problems(raw: bytes, path: str, line: int, fast_error: ValidationError) -> list[Problem]:
+    try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return None, [Problem(path, line, "(line)", f"invalid UTF-8 at byte {exc.start}")]
+        return [Problem(path, line, "(line)", f"invalid UTF-8 at byte {exc.start}")]
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
-        return None, [Problem(path, line, "(line)", f"invalid JSON: {exc.msg} at column {exc.colno}")]
+        return [Problem(path, line, "(line)", f"invalid JSON: {exc.msg} at column {exc.colno}")]
     if not isinstance(obj, dict):
-        return None, [Problem(path, line, "(line)", "each line must be a JSON object")]
+        return [Problem(path, line, "(line)", "each line must be a JSON object")]
     try:
-        # Validating the parsed dict is faster than pydantic's own JSON parsing here.
-        return GoldenCase.model_validate(obj), []
+        GoldenCase.model_validate(obj)
     except ValidationError as exc:
         problems = problems_from_validation(exc, path, line)
-    return None, problems + _raw_consistency(obj, path, line, {p.field for p in problems})
+        return problems + _raw_consistency(obj, path, line, {p.field for p in problems})
+    # Python's parser accepted what the strict one refused: a lone UTF-16 surrogate escape
+    # such as "\ud800", which is no character at all and cannot be hashed or written back.
+    return [_strict_json_problem(fast_error, path, line)]
+
+
+def _strict_json_problem(error: ValidationError, path: str, line: int) -> Problem:
+    details = error.errors(include_url=False)
+    context = details[0].get("ctx", {}) if details else {}
+    reason = str(context.get("error", details[0]["msg"] if details else "invalid"))
+    # The strict parser sees one line at a time and calls it line 1; the file line is ours.
+    return Problem(path, line, "(line)", f"invalid JSON: {reason.replace(' at line 1 column ', ' at column ')}")
 
 
 def _raw_fields(raw: bytes) -> dict[str, object]:

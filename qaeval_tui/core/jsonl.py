@@ -3,11 +3,29 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from qaeval_tui.core.errors import Problem
+
+# A \uD800-\uDFFF escape: half of a UTF-16 pair, fine when its other half follows.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def has_lone_surrogate(line: str, value: object) -> bool:
+    """True when the parsed line holds a lone surrogate: no character, and not storable as UTF-8.
+
+    json.loads accepts "\\ud800" on its own; SQLite and every UTF-8 writer refuse it later.
+    """
+    if not _SURROGATE_ESCAPE.search(line):
+        return False
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def json_object_lines(text: str, path: Path | str, problems: list[Problem]) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -26,5 +44,8 @@ def json_object_lines(text: str, path: Path | str, problems: list[Problem]) -> I
             continue
         if not isinstance(value, dict):
             problems.append(Problem(str(path), number, "(line)", "each line must be a JSON object"))
+            continue
+        if has_lone_surrogate(line, value):
+            problems.append(Problem(str(path), number, "(line)", "invalid JSON: lone UTF-16 surrogate escape"))
             continue
         yield number, value

@@ -97,6 +97,19 @@ def test_bom_invalid_utf8_and_non_object_lines(tmp_path: Path) -> None:
     ]
 
 
+def test_a_lone_surrogate_escape_is_reported_and_a_valid_pair_loads(tmp_path: Path) -> None:
+    # "\\udc00" alone parses with json.loads but is no character; hashing the case used to
+    # crash with a serialization error instead of naming the line.
+    lone = make_case("c1", sources=[{"id": "s1", "text": "The warranty \udc00 lasts ten years."}])
+    pair = make_case("c2", question="How long is the warranty \U0001f50b?")
+    path = write_jsonl(tmp_path / "frozen.jsonl", [pair, lone])
+    [(line, field, message)] = problems_of(path)
+    assert (line, field) == (2, "(line)")
+    assert message.startswith("invalid JSON: lone leading surrogate") and "at column" in message
+    path.write_text(json.dumps(pair) + "\n", encoding="utf-8")
+    assert load_golden([path]).cases[0].case.question.endswith("\U0001f50b?")
+
+
 def test_blank_lines_are_allowed_and_line_numbers_count_them(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "frozen.jsonl", ["", make_case("c1"), "   ", make_case("c2", bogus=1)])
     assert problems_of(path) == [(4, "bogus", "unknown field")]
@@ -166,7 +179,11 @@ def test_arbitrary_bytes_never_escape_as_anything_but_input_error(
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.text(st.characters(exclude_categories=()), max_size=8),
     lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=4),
     max_leaves=12,
 )

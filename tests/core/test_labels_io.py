@@ -92,6 +92,27 @@ def test_any_invalid_line_is_reported_with_file_and_line_and_nothing_is_imported
     assert target.labels() == []  # ana.jsonl was valid, yet nothing was imported
 
 
+def test_a_lone_surrogate_escape_is_a_problem_not_a_crash(tmp_path: Path) -> None:
+    # json.loads accepts "\\ud800" alone, but it is no character: SQLite refused it with a
+    # UnicodeEncodeError traceback before the reader learned to name it.
+    source, _ = labeled_store(tmp_path / "a.db")
+    export_labels(source, tmp_path / "labels")
+    path = tmp_path / "labels" / "ben.jsonl"
+    lines = path.read_text().splitlines()
+    paired = json.loads(lines[1]) | {"note": "emoji \U0001f600 is a valid pair"}
+    lines[0] = json.dumps(json.loads(lines[0]) | {"note": "half a pair \ud800 here"})
+    lines[1] = json.dumps(paired)
+    path.write_text("\n".join(lines) + "\n")
+    target, _ = store_with_run(tmp_path / "b.db", n_items=4)
+    build_review_items(target, "run-1")
+    with pytest.raises(InputError) as caught:
+        import_labels(target, [path], RUBRIC)
+    assert [(p.line, p.field, p.message) for p in caught.value.problems] == [
+        (1, "(line)", "invalid JSON: lone UTF-16 surrogate escape")
+    ]
+    assert target.labels() == []
+
+
 def test_a_different_label_under_an_existing_revision_is_refused(tmp_path: Path) -> None:
     source, _ = labeled_store(tmp_path / "a.db")
     export_labels(source, tmp_path / "labels")
