@@ -28,3 +28,20 @@ def test_help_does_not_import_textual() -> None:
     )
     assert "qaeval_tui.cli.main" in loaded
     assert not {m for m in loaded if m.split(".")[0] == "textual"}
+
+
+def test_validate_loads_only_what_it_uses() -> None:
+    # Each command imports its own machinery, so `qaeval validate` and `--help` start fast:
+    # no statistics (numpy, krippendorff), no store, runner or report code.
+    loaded = modules_after(
+        "from qaeval_tui.cli.main import app\n"
+        "try:\n"
+        "    app(['validate', 'golden'])\n"
+        "except SystemExit as exc:\n"
+        "    assert exc.code == 0, exc.code"
+    )
+    assert "qaeval_tui.core.golden" in loaded
+    heavy = {"numpy", "krippendorff", "textual", "sqlite_utils", "sqlite3"}
+    assert not {m for m in loaded if m.split(".")[0] in heavy}
+    unused = {"store", "runner", "agreement", "calibration", "gate", "curation", "review", "report_html"}
+    assert not {f"qaeval_tui.core.{name}" for name in unused} & loaded

@@ -7,25 +7,20 @@ missing option, unreadable file).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from qaeval_tui.cli.common import config_from, guarded, print_json, stderr, stdout
-from qaeval_tui.core.curation import (
-    CurationError,
-    GoldenSnapshot,
-    GoldenTarget,
-    PromotionContext,
-    PromotionDraft,
-    case_from_draft,
-    case_line,
-    promote,
-    reject,
-)
-from qaeval_tui.core.inbox import InboxEntry, entry_to_json, import_misses, inbox_entry, list_inbox, status_counts
-from qaeval_tui.core.neardup import SimilarCase
-from qaeval_tui.core.store import Store
 from qaeval_tui.core.text import literal, one_line
+
+if TYPE_CHECKING:
+    from qaeval_tui.core.curation import CurationError
+    from qaeval_tui.core.inbox import InboxEntry
+    from qaeval_tui.core.neardup import SimilarCase
+    from qaeval_tui.core.store import Store
+
+# The curation core is imported inside each command, so other commands do not pay for it.
 
 inbox_app = typer.Typer(
     help="Production misses waiting for a curator: import, list, show.", no_args_is_help=True, rich_markup_mode=None
@@ -61,6 +56,8 @@ def _tell(text: str) -> None:
 
 
 def _store(ctx: typer.Context, db: Path | None) -> Store:
+    from qaeval_tui.core.store import Store
+
     config = config_from(ctx)
     return Store.open(db or config.path(config.paths.store))
 
@@ -93,6 +90,8 @@ def inbox_import(
 
     Exit 0 imported, 1 invalid (every problem listed as path:line: field: message), 2 usage.
     """
+    from qaeval_tui.core.inbox import import_misses
+
     config = config_from(ctx)
     with _store(ctx, db) as store:
         report = import_misses(store, file or config.path(config.paths.inbox))
@@ -113,6 +112,8 @@ def inbox_list(
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """List inbox entries, oldest report first. Exit 0, or 2 on a usage error."""
+    from qaeval_tui.core.inbox import entry_to_json, list_inbox, status_counts
+
     with _store(ctx, db) as store:
         entries = list_inbox(store, status=status, search=search)
         everything = list_inbox(store)
@@ -155,6 +156,8 @@ def inbox_show(
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Show one miss in full: its sources (ids to pick gold sources from), answer, citations, status."""
+    from qaeval_tui.core.inbox import entry_to_json, inbox_entry
+
     with _store(ctx, db) as store:
         entry = inbox_entry(store, trace_id)
     if as_json:
@@ -211,6 +214,18 @@ def promote_cmd(
     appended atomically and the golden set re-validated; on any failure nothing is written.
     Exit 0 promoted, 1 invalid (nothing written), 2 usage.
     """
+    from qaeval_tui.core.curation import (
+        CurationError,
+        GoldenSnapshot,
+        GoldenTarget,
+        PromotionContext,
+        PromotionDraft,
+        case_from_draft,
+        case_line,
+        promote,
+    )
+    from qaeval_tui.core.inbox import inbox_entry
+
     target = GoldenTarget.from_config(config_from(ctx))
     with _store(ctx, db) as store:
         entry = inbox_entry(store, trace_id)
@@ -254,6 +269,8 @@ def reject_cmd(
 
     Exit 0 rejected, 1 invalid (empty reason, already decided; nothing written), 2 usage.
     """
+    from qaeval_tui.core.curation import CurationError, reject
+
     with _store(ctx, db) as store:
         try:
             decision = reject(store, trace_id, reason=reason, curator=curator)

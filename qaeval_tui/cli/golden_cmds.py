@@ -5,12 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.table import Table
 
 from qaeval_tui.cli.common import config_from, guarded, print_json, stdout
 from qaeval_tui.core.golden import GoldenSet, load_golden
-from qaeval_tui.core.selection import CaseFilter, select_cases
-from qaeval_tui.core.text import one_line
 
 
 def _load(ctx: typer.Context, paths: list[Path] | None) -> GoldenSet:
@@ -65,6 +62,11 @@ def cases(
     as_json: bool = typer.Option(False, "--json", help="One JSON array of the matching cases, with split and hash."),
 ) -> None:
     """List golden cases, filtered. Exit 0, or 2 on a usage error."""
+    from rich.table import Table
+
+    from qaeval_tui.core.selection import CaseFilter, select_cases
+    from qaeval_tui.core.text import one_line
+
     golden = _load(ctx, paths)
     chosen = select_cases(
         golden.cases, CaseFilter(split=split, difficulty=difficulty, behavior=behavior, tag=tag, search=search)

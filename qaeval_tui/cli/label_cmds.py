@@ -8,37 +8,24 @@ INSUFFICIENT · 2 usage/input.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from qaeval_tui.cli import queue_cmd
 from qaeval_tui.cli.common import config_from, guarded, print_json, stderr, stdout
-from qaeval_tui.cli.label_render import print_agreement, print_calibration
 from qaeval_tui.cli.queue_cmd import DB_HELP, open_store
-from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.label_sources import (
-    LabelInput,
-    agreement_for,
-    calibration_for,
-    labels_from_files,
-    labels_from_store,
-    verdict_files_beside,
-    verdicts_from_files,
-    verdicts_from_store,
-)
-from qaeval_tui.core.labels_io import (
-    FieldMapping,
-    Format,
-    expand_label_paths,
-    export_labels,
-    export_verdicts,
-    import_labels,
-)
-from qaeval_tui.core.report_html import agreement_html, calibration_html
-from qaeval_tui.core.report_markdown import agreement_markdown, calibration_markdown
-from qaeval_tui.core.store import Store
-from qaeval_tui.core.verdict_table import VerdictTable
+
+if TYPE_CHECKING:
+    from qaeval_tui.core.config import Config
+    from qaeval_tui.core.label_sources import LabelInput
+    from qaeval_tui.core.labels_io import Format
+    from qaeval_tui.core.store import Store
+    from qaeval_tui.core.verdict_table import VerdictTable
+
+# The statistics (numpy, krippendorff) and report modules are imported inside the commands
+# that use them, so `qaeval --help`, `validate` and `review` start without them.
 
 labels_app = typer.Typer(
     help="Export labels to JSONL, or import them (idempotent) from JSONL or CSV.", no_args_is_help=True
@@ -93,6 +80,8 @@ def labels_export(
 
     Exit 0, or 2 on a usage error.
     """
+    from qaeval_tui.core.labels_io import export_labels, export_verdicts
+
     config = config_from(ctx)
     folder = out or config.path(config.paths.labels)
     with open_store(config, db, must_exist=True) as store:
@@ -138,6 +127,8 @@ def labels_import(
     Strict: every problem is listed as file:line: field: message and nothing is imported.
     Exit 0 imported, 1 invalid input, 2 usage.
     """
+    from qaeval_tui.core.labels_io import FieldMapping, import_labels
+
     config = config_from(ctx)
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"--format must be jsonl or csv, not {fmt!r}")
@@ -176,6 +167,9 @@ def _labels(
     config: Config, store: Store | None, paths: list[Path] | None, include_post_reveal: bool
 ) -> tuple[LabelInput, list[Path]]:
     """Labels from --labels, else the store, else the configured labels folder; returns the folders read."""
+    from qaeval_tui.core.label_sources import labels_from_files, labels_from_store
+    from qaeval_tui.core.labels_io import expand_label_paths
+
     if paths:
         return labels_from_files(paths, config.rubric, include_post_reveal=include_post_reveal), [
             p for p in paths if p.is_dir()
@@ -190,6 +184,8 @@ def _labels(
 
 
 def _existing_store(config: Config, db: Path | None) -> Store | None:
+    from qaeval_tui.core.store import Store
+
     path = db or config.path(config.paths.store)
     if db is not None and not Path(db).is_file():
         raise UsageError(f"{db}: no such store")
@@ -217,6 +213,11 @@ def agreement(
     """Inter-rater agreement per axis: Krippendorff's alpha with a seeded bootstrap CI, raw agreement,
     the label distribution and pairwise reviewer agreement. Exit 0, or 2 on a usage/input error.
     """
+    from qaeval_tui.cli.label_render import print_agreement
+    from qaeval_tui.core.label_sources import agreement_for
+    from qaeval_tui.core.report_html import agreement_html
+    from qaeval_tui.core.report_markdown import agreement_markdown
+
     config = config_from(ctx)
     console = _check_outputs(as_json, markdown, html)
     store = _existing_store(config, db)
@@ -260,6 +261,11 @@ def calibrate(
 
     Exit 0 all axes TRUSTED, 1 some axis RETUNE, 3 none RETUNE but some INSUFFICIENT, 2 usage/input error.
     """
+    from qaeval_tui.cli.label_render import print_calibration
+    from qaeval_tui.core.label_sources import calibration_for
+    from qaeval_tui.core.report_html import calibration_html
+    from qaeval_tui.core.report_markdown import calibration_markdown
+
     config = config_from(ctx)
     console = _check_outputs(as_json, markdown, html)
     store = _existing_store(config, db)
@@ -282,6 +288,8 @@ def calibrate(
 def _verdicts(
     config: Config, store: Store | None, paths: list[Path] | None, folders: list[Path], config_hash: str | None
 ) -> VerdictTable:
+    from qaeval_tui.core.label_sources import verdict_files_beside, verdicts_from_files, verdicts_from_store
+
     if paths:
         return verdicts_from_files(paths, config.rubric, config_hash)
     beside = verdict_files_beside(folders)

@@ -6,20 +6,23 @@ Exit 0, or 2 on a usage error.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.table import Table
 
 from qaeval_tui.cli.common import config_from, guarded, print_json, stdout
-from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.review import assign, build_review_items
-from qaeval_tui.core.store import Store
+
+if TYPE_CHECKING:
+    from qaeval_tui.core.config import Config
+    from qaeval_tui.core.store import Store
 
 DB_HELP = "SQLite store (default: paths.store from the config)."
 
 
 def open_store(config: Config, db: Path | None, *, must_exist: bool = False) -> Store:
+    from qaeval_tui.core.store import Store
+
     path = db or config.path(config.paths.store)
     if must_exist and not Path(path).is_file():
         raise UsageError(f"{path}: no store here yet; run `qaeval run` first or pass --db")
@@ -52,6 +55,10 @@ def queue(
 
     Exit 0, or 2 on a usage error (no run, bad reviewer names, overlap larger than the team).
     """
+    from rich.table import Table
+
+    from qaeval_tui.core.review import assign, build_review_items
+
     config = config_from(ctx)
     names = [n.strip() for n in reviewers.split(",")] if reviewers else list(config.review.reviewers)
     with open_store(config, db, must_exist=True) as store:

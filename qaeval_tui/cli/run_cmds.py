@@ -11,24 +11,19 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from qaeval_tui.cli.common import config_from, guarded, print_json, stderr
-from qaeval_tui.cli.run_views import print_drift, print_gate, print_scoreboard
-from qaeval_tui.core.adapters import adapter_label, load_adapter
-from qaeval_tui.core.baseline import Baseline, baseline_document, check_settings, load_baseline
-from qaeval_tui.core.drift import append_point, check_drift, point_from_run, read_timeseries
 from qaeval_tui.core.errors import InputError, UsageError
-from qaeval_tui.core.gate import run_gate
-from qaeval_tui.core.gate_report import gate_json, gate_junit, gate_markdown
-from qaeval_tui.core.golden import load_golden
-from qaeval_tui.core.judge import effective_config, load_judge
-from qaeval_tui.core.runner import RunResult, collector_paused, dumps_document, run_suite, store_run, write_json
-from qaeval_tui.core.store import Store
-from qaeval_tui.core.trust import stored_axis_trust
+
+if TYPE_CHECKING:
+    from qaeval_tui.core.baseline import Baseline
+    from qaeval_tui.core.runner import RunResult
+
+# Modules that do the work are imported inside the commands that need them, so that
+# `qaeval --help` and the other commands do not pay for them (see cli/main.py).
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -68,6 +63,8 @@ def progress_bar() -> Iterator[Callable[[int, int], None] | None]:
     if not stderr.is_terminal:
         yield None
         return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
     columns = (TextColumn("running cases"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, console=stderr, transient=True) as bar:
         task = bar.add_task("run", total=None)
@@ -88,6 +85,13 @@ def execute(
     against: Baseline | None = None,
 ) -> RunResult:
     """Load, run, store: the part every command shares. With `against`, refuse a mismatched baseline first."""
+    from qaeval_tui.core.adapters import adapter_label, load_adapter
+    from qaeval_tui.core.baseline import check_settings
+    from qaeval_tui.core.golden import load_golden
+    from qaeval_tui.core.judge import effective_config, load_judge
+    from qaeval_tui.core.runner import collector_paused, run_suite, store_run
+    from qaeval_tui.core.store import Store
+
     config = config_from(ctx)
     with collector_paused():
         golden = load_golden(data or [config.path(config.paths.golden)])
@@ -131,6 +135,9 @@ def run(
 
     Exit 0 ran, 2 usage or input error.
     """
+    from qaeval_tui.cli.run_views import print_scoreboard
+    from qaeval_tui.core.runner import dumps_document, write_json
+
     result = execute(ctx, data, adapter, judge, workers, db)
     if out is not None:
         write_json(out, result.artifact())
@@ -156,6 +163,10 @@ def baseline(
     as_json: bool = AS_JSON,
 ) -> None:
     """Run the suite and write the scores as the baseline the gate compares against. Exit 0, or 2."""
+    from qaeval_tui.cli.run_views import print_scoreboard
+    from qaeval_tui.core.baseline import baseline_document
+    from qaeval_tui.core.runner import dumps_document, write_json
+
     result = execute(ctx, data, adapter, judge, workers, db)
     document = baseline_document(result)
     write_json(out, document)
@@ -187,6 +198,14 @@ def gate(
 
     Exit 0 pass, 1 block, 2 usage or input error (a missing, unreadable or mismatched baseline too).
     """
+    from qaeval_tui.cli.run_views import print_gate, print_scoreboard
+    from qaeval_tui.core.baseline import load_baseline
+    from qaeval_tui.core.gate import run_gate
+    from qaeval_tui.core.gate_report import gate_json, gate_junit, gate_markdown
+    from qaeval_tui.core.runner import write_json
+    from qaeval_tui.core.store import Store
+    from qaeval_tui.core.trust import stored_axis_trust
+
     config = config_from(ctx)
     reference = load_baseline(baseline_path)  # before the run: a bad baseline costs nothing
     result = execute(ctx, data, adapter, judge, workers, db, against=reference)
@@ -241,6 +260,9 @@ def drift(
 
     Higher-is-better metrics alarm on drops only; over-refusal in both directions. Exit 0, 1 alarm, 2.
     """
+    from qaeval_tui.cli.run_views import print_drift
+    from qaeval_tui.core.drift import append_point, check_drift, point_from_run, read_timeseries
+
     history = read_timeseries(timeseries)  # a corrupt series fails before the run
     result = execute(ctx, data, adapter, judge, workers, db)
     point = point_from_run(result)
