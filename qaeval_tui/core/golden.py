@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from qaeval_tui.core.hashing import suite_hash
 from qaeval_tui.core.models import GoldenCase, LoadedCase, consistency_problems
 
 LIVING_SPLIT = "living"
+_BOM = b"\xef\xbb\xbf"
 _UNION_TAGS = {"str", "int", "float", "bool", "none", "retrieve", "value"}
 
 
@@ -137,7 +138,7 @@ def problems_from_validation(exc: ValidationError, path: str, line: int) -> list
 
 def parse_case_line(raw: bytes, path: str, line: int) -> tuple[GoldenCase | None, list[Problem]]:
     """Validate one raw line; returns the case or the problems found in it."""
-    if line == 1 and raw.startswith(b"\xef\xbb\xbf"):
+    if line == 1 and raw.startswith(_BOM):
         return None, [Problem(path, line, "(file)", "starts with a UTF-8 byte order mark; save without BOM")]
     try:
         # Fast path: pydantic parses and validates the bytes in one pass, about twice as fast as
@@ -186,10 +187,6 @@ def _raw_fields(raw: bytes) -> dict[str, object]:
     return obj if isinstance(obj, dict) else {}
 
 
-def fields_are_object(case: GoldenCase | None, raw: bytes) -> bool:
-    return case is not None or bool(_raw_fields(raw))
-
-
 def _raw_consistency(obj: dict[str, Any], path: str, line: int, reported: set[str]) -> list[Problem]:
     """Cross-field rules on a line whose fields failed, so one pass reports everything."""
 
@@ -219,6 +216,18 @@ def iter_lines(data: bytes) -> Iterable[tuple[int, bytes]]:
             yield number, stripped
 
 
+def _file_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """Like iter_lines, streaming the file: no second whole-file copy to split.
+
+    A binary file splits on \\n only, as iter_lines does; the large buffer keeps reads few.
+    """
+    with path.open("rb", buffering=1 << 20) as handle:
+        for number, raw in enumerate(handle, start=1):
+            stripped = raw.strip(b" \t\r\n")
+            if stripped:
+                yield number, stripped
+
+
 def load_golden(paths: Iterable[str | Path]) -> GoldenSet:
     """Load golden files or folders strictly. Raises InputError listing every problem."""
     files = expand_paths(paths)
@@ -239,35 +248,72 @@ def _load_files(files: list[Path]) -> GoldenSet:
     first_seen: dict[str, tuple[str, int]] = {}
     for file in files:
         display = str(file)
+        split = split_of(file)
         try:
-            data = file.read_bytes()
+            _load_file(file, display, split, problems, loaded, first_seen)
         except OSError as exc:
             raise UsageError(f"{display}: cannot read: {exc.strerror}") from exc
-        split = split_of(file)
-        for number, raw in iter_lines(data):
-            case, line_problems = parse_case_line(raw, display, number)
-            problems.extend(line_problems)
-            if case is None:
-                fields = _raw_fields(raw)
-                case_id, provenance = fields.get("id"), fields.get("provenance")
-            else:
-                case_id, provenance = case.id, case.provenance
-            if fields_are_object(case, raw) and split == LIVING_SPLIT and provenance is None:
-                problems.append(Problem(display, number, "provenance", "required in the living split"))
-            if isinstance(case_id, str):
-                if case_id in first_seen:
-                    where = "{}:{}".format(*first_seen[case_id])
-                    problems.append(Problem(display, number, "id", f"duplicate case id {case_id!r} (first at {where})"))
-                    continue
-                first_seen[case_id] = (display, number)
-            if case is None:
-                continue
-            loaded.append(
-                LoadedCase(case=case, split=split, path=display, line=number, content_hash=case_content_hash(case))
-            )
     if problems:
         raise InputError(problems, what="golden set")
     return GoldenSet(cases=tuple(loaded), files=tuple(str(f) for f in files))
+
+
+def _load_file(
+    file: Path,
+    display: str,
+    split: str,
+    problems: list[Problem],
+    loaded: list[LoadedCase],
+    first_seen: dict[str, tuple[str, int]],
+) -> None:
+    living = split == LIVING_SPLIT
+    for number, raw in _file_lines(file):
+        case: GoldenCase | None = None
+        if number != 1 or not raw.startswith(_BOM):
+            # The common case, a valid line, stays on this short path; see parse_case_line.
+            try:
+                case = GoldenCase.model_validate_json(raw)
+            except ValidationError:
+                case = None
+        if case is None:
+            _record_invalid_line(raw, display, number, living, problems, first_seen)
+            continue
+        if living and case.provenance is None:
+            problems.append(Problem(display, number, "provenance", "required in the living split"))
+        if case.id in first_seen:
+            problems.append(_duplicate(case.id, display, number, first_seen))
+            continue
+        first_seen[case.id] = (display, number)
+        loaded.append(
+            LoadedCase(case=case, split=split, path=display, line=number, content_hash=case_content_hash(case))
+        )
+
+
+def _record_invalid_line(
+    raw: bytes,
+    display: str,
+    number: int,
+    living: bool,
+    problems: list[Problem],
+    first_seen: dict[str, tuple[str, int]],
+) -> None:
+    """Every problem of a line that failed, plus the file-level rules its raw fields still allow."""
+    _, line_problems = parse_case_line(raw, display, number)
+    problems.extend(line_problems)
+    fields = _raw_fields(raw)
+    if fields and living and fields.get("provenance") is None:
+        problems.append(Problem(display, number, "provenance", "required in the living split"))
+    case_id = fields.get("id")
+    if isinstance(case_id, str):
+        if case_id in first_seen:
+            problems.append(_duplicate(case_id, display, number, first_seen))
+        else:
+            first_seen[case_id] = (display, number)
+
+
+def _duplicate(case_id: str, display: str, number: int, first_seen: dict[str, tuple[str, int]]) -> Problem:
+    where = "{}:{}".format(*first_seen[case_id])
+    return Problem(display, number, "id", f"duplicate case id {case_id!r} (first at {where})")
 
 
 def case_to_json_dict(case: GoldenCase) -> dict[str, Any]:
