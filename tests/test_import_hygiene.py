@@ -45,3 +45,11 @@ def test_validate_loads_only_what_it_uses() -> None:
     assert not {m for m in loaded if m.split(".")[0] in heavy}
     unused = {"store", "runner", "agreement", "calibration", "gate", "curation", "review", "report_html"}
     assert not {f"qaeval_tui.core.{name}" for name in unused} & loaded
+
+
+def test_review_app_starts_without_the_statistics() -> None:
+    # The home screen reaches the oversight screens, whose core (calibration, near-duplicates)
+    # needs numpy; a reviewer who never opens them should not wait for it at start-up.
+    loaded = modules_after("import qaeval_tui.tui.app")
+    assert "qaeval_tui.tui.screens.home" in loaded
+    assert not {m for m in loaded if m.split(".")[0] in {"numpy", "krippendorff"}}

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from qaeval_tui.core.atomic_file import append_line_atomically, restore_file
 from qaeval_tui.core.config import Config
@@ -25,7 +25,6 @@ from qaeval_tui.core.errors import QaevalError, UsageError
 from qaeval_tui.core.golden import LIVING_SPLIT, GoldenSet, case_content_hash, expand_paths, load_golden
 from qaeval_tui.core.inbox import InboxDecision, InboxEntry, inbox_entry
 from qaeval_tui.core.models import CASE_ID_PATTERN, GoldenCase, LoadedCase
-from qaeval_tui.core.neardup import QuestionIndex, SimilarCase
 from qaeval_tui.core.promotion_draft import (
     BEHAVIORS,
     DIFFICULTIES,
@@ -42,6 +41,9 @@ from qaeval_tui.core.promotion_draft import (
     suggest_case_id,
 )
 from qaeval_tui.core.store import Store, utc_now
+
+if TYPE_CHECKING:  # neardup brings numpy; only a promotion needs it
+    from qaeval_tui.core.neardup import QuestionIndex, SimilarCase
 
 __all__ = [
     "BEHAVIORS",
@@ -130,6 +132,8 @@ class GoldenSnapshot:
 
     @cached_property
     def index(self) -> QuestionIndex:
+        from qaeval_tui.core.neardup import QuestionIndex
+
         return QuestionIndex((loaded.case.id, loaded.case.question) for loaded in self.golden.cases)
 
 

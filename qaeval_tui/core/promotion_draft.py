@@ -15,7 +15,6 @@ from typing import Any
 from qaeval_tui.core.golden import case_to_json_dict, parse_case_line
 from qaeval_tui.core.inbox import ProductionMiss
 from qaeval_tui.core.models import GoldenCase
-from qaeval_tui.core.neardup import normalize_question
 
 ORIGIN = "production_miss"
 BEHAVIORS = ("answer", "abstain")
@@ -70,6 +69,8 @@ class PromotionDraft:
 
 def suggest_case_id(question: str, taken: set[str] | dict[str, str]) -> str:
     """A readable, unused id from the question's first content words, e.g. `gateway-g2-price-01`."""
+    from qaeval_tui.core.neardup import normalize_question  # with numpy: loaded when first needed
+
     words = normalize_question(question).split()[:4] or ["case"]
     stem = "-".join(words)
     number = 1
