@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.jsonl import loads
 from qaeval_tui.core.metrics import MetricValue, metric_value_from_json
 from qaeval_tui.core.models import JudgeConfig
 from qaeval_tui.core.runner import ARTIFACT_VERSION, RUN_FORMAT, RunResult
@@ -110,7 +111,7 @@ def load_baseline(path: str | Path) -> Baseline:
     if not location.is_file():
         raise UsageError(f"{location}: baseline not found; {fix}")
     try:
-        raw = json.loads(location.read_text(encoding="utf-8"))
+        raw = loads(location.read_text(encoding="utf-8"))
     except OSError as exc:
         raise UsageError(f"{location}: cannot read the baseline: {exc.strerror}") from exc
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

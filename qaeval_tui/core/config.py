@@ -145,6 +145,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read config: {exc.strerror}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None
 
 
 def load_config(explicit: str | Path | None = None, cwd: Path | None = None) -> Config:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from qaeval_tui.core.errors import InputError, Problem, UsageError
+from qaeval_tui.core.jsonl import loads
 from qaeval_tui.core.metrics import METRIC_NAMES, METRIC_SPECS
 from qaeval_tui.core.runner import RunResult
 
@@ -90,7 +91,7 @@ def read_timeseries(path: str | Path) -> list[DriftPoint]:
         if not line.strip():
             continue
         try:
-            raw = json.loads(line)
+            raw = loads(line)
         except json.JSONDecodeError as exc:
             problems.append(Problem(str(location), number, "(line)", f"invalid JSON: {exc.msg}"))
             continue

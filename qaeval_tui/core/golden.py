@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.hashing import suite_hash
+from qaeval_tui.core.jsonl import loads
 from qaeval_tui.core.models import GoldenCase, LoadedCase, consistency_problems
 
 LIVING_SPLIT = "living"
@@ -155,7 +156,7 @@ def _line_problems(raw: bytes, path: str, line: int, fast_error: ValidationError
     except UnicodeDecodeError as exc:
         return [Problem(path, line, "(line)", f"invalid UTF-8 at byte {exc.start}")]
     try:
-        obj = json.loads(text)
+        obj = loads(text)
     except json.JSONDecodeError as exc:
         return [Problem(path, line, "(line)", f"invalid JSON: {exc.msg} at column {exc.colno}")]
     if not isinstance(obj, dict):
@@ -181,7 +182,7 @@ def _strict_json_problem(error: ValidationError, path: str, line: int) -> Proble
 def _raw_fields(raw: bytes) -> dict[str, object]:
     """Best-effort JSON object of an invalid line ({} when it is not one)."""
     try:
-        obj = json.loads(raw)
+        obj = loads(raw)
     except ValueError:
         return {}
     return obj if isinstance(obj, dict) else {}

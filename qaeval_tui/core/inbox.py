@@ -19,6 +19,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.golden import iter_lines, problems_from_validation
 from qaeval_tui.core.hashing import canonical_json
+from qaeval_tui.core.jsonl import loads
 from qaeval_tui.core.models import Source, StrictModel
 from qaeval_tui.core.store import Store
 
@@ -140,7 +141,7 @@ def _parse_line(raw: bytes, path: str, line: int) -> tuple[ProductionMiss | None
     if line == 1 and raw.startswith(b"\xef\xbb\xbf"):
         return None, [Problem(path, line, "(file)", "starts with a UTF-8 byte order mark; save without BOM")]
     try:
-        obj = json.loads(raw.decode("utf-8"))
+        obj = loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         return None, [Problem(path, line, "(line)", f"invalid UTF-8 at byte {exc.start}")]
     except json.JSONDecodeError as exc:

@@ -10,6 +10,20 @@ from typing import Any
 
 from qaeval_tui.core.errors import Problem
 
+
+def loads(text: str | bytes) -> Any:
+    """json.loads for input from users: nesting too deep for the parser is a JSONDecodeError too.
+
+    json.loads recurses once per nesting level and raises RecursionError on a line such as
+    a hundred thousand "[": a traceback, where every other bad line gets path:line.
+    """
+    try:
+        return json.loads(text)
+    except RecursionError:
+        doc = text if isinstance(text, str) else ""
+        raise json.JSONDecodeError("nested too deeply", doc, 0) from None
+
+
 # A \uD800-\uDFFF escape: half of a UTF-16 pair, fine when its other half follows.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
@@ -38,7 +52,7 @@ def json_object_lines(text: str, path: Path | str, problems: list[Problem]) -> I
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = loads(line)
         except json.JSONDecodeError as exc:
             problems.append(Problem(str(path), number, "(line)", f"invalid JSON: {exc.msg} at column {exc.colno}"))
             continue

@@ -14,6 +14,7 @@ from typing import Any
 
 from qaeval_tui.core.golden import case_to_json_dict, parse_case_line
 from qaeval_tui.core.inbox import ProductionMiss
+from qaeval_tui.core.jsonl import loads
 from qaeval_tui.core.models import GoldenCase
 
 ORIGIN = "production_miss"
@@ -111,7 +112,7 @@ def parse_checkpoint(spec: str) -> dict[str, Any]:
 
 def _checkpoint_value(raw: str) -> str | int | float:
     try:
-        value = json.loads(raw)
+        value = loads(raw)
     except ValueError:
         return raw
     if isinstance(value, bool) or not isinstance(value, str | int | float):

@@ -1,0 +1,66 @@
+"""Every reader of user files turns JSON nested too deeply for Python's parser into a located error.
+
+json.loads (and tomllib) recurse once per nesting level: a line of a hundred thousand "[" used to
+escape every reader as a RecursionError traceback instead of `path:line: field: message`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from qaeval_tui.core.baseline import load_baseline
+from qaeval_tui.core.config import load_config
+from qaeval_tui.core.drift import read_timeseries
+from qaeval_tui.core.errors import ConfigError, InputError, UsageError
+from qaeval_tui.core.golden import load_golden
+from qaeval_tui.core.inbox import import_misses
+from qaeval_tui.core.labels_io import read_labels, read_verdicts
+from qaeval_tui.core.store import Store
+
+DEPTH = 100_000
+DEEP_ARRAY = "[" * DEPTH + "]" * DEPTH
+DEEP_OBJECT = '{"a":' * DEPTH + "1" + "}" * DEPTH
+
+
+def _store_import(path: Path) -> object:
+    with Store.open(path.parent / "q.db") as store:
+        return import_misses(store, path)
+
+
+READERS: dict[str, tuple[str, Callable[[Path], object]]] = {
+    "golden": ("frozen.jsonl", lambda p: load_golden([p])),
+    "labels": ("ana.jsonl", lambda p: read_labels([p])),
+    "verdicts": ("judge-verdicts.jsonl", lambda p: read_verdicts([p])),
+    "inbox": ("misses.jsonl", _store_import),
+    "timeseries": ("drift.jsonl", read_timeseries),
+}
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+@pytest.mark.parametrize("line", [DEEP_ARRAY, DEEP_OBJECT], ids=["array", "object"])
+def test_deep_nesting_in_a_jsonl_file_is_a_located_problem(tmp_path: Path, reader: str, line: str) -> None:
+    name, read = READERS[reader]
+    path = tmp_path / name
+    path.write_text("\n" + line + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        read(path)
+    [problem] = caught.value.problems
+    assert (problem.path, problem.line, problem.field) == (str(path), 2, "(line)")
+    assert "nested too deeply" in problem.message
+
+
+def test_deep_nesting_in_a_baseline_is_a_usage_error_naming_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "baseline.json"
+    path.write_text(DEEP_ARRAY, encoding="utf-8")
+    with pytest.raises(UsageError, match=r"baseline\.json: the baseline is not valid JSON \(nested too deeply"):
+        load_baseline(path)
+
+
+def test_deep_nesting_in_the_config_is_a_config_error(tmp_path: Path) -> None:
+    path = tmp_path / "qaeval.toml"
+    path.write_text("a = " + DEEP_ARRAY + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"qaeval\.toml: invalid TOML: nested too deeply"):
+        load_config(path)
