@@ -216,20 +216,18 @@ def promote_cmd(
     """
     from qaeval_tui.core.curation import (
         CurationError,
-        GoldenSnapshot,
         GoldenTarget,
-        PromotionContext,
         PromotionDraft,
         case_from_draft,
         case_line,
         promote,
+        promotion_context,
     )
-    from qaeval_tui.core.inbox import inbox_entry
 
     target = GoldenTarget.from_config(config_from(ctx))
     with _store(ctx, db) as store:
-        entry = inbox_entry(store, trace_id)
-        snapshot = GoldenSnapshot.load(target)
+        context = promotion_context(store, target, trace_id)  # completes a promotion cut short
+        entry, snapshot = context.entry, context.snapshot
         draft = PromotionDraft(
             trace_id=trace_id,
             case_id=case_id,
@@ -243,7 +241,6 @@ def promote_cmd(
             curator=curator,
             reason=entry.miss.reason if reason is None else reason,
         )
-        context = PromotionContext(entry, snapshot)
         _warn_near_duplicates(context.near_duplicates(draft.question))
         try:
             if dry_run:
@@ -269,11 +266,12 @@ def reject_cmd(
 
     Exit 0 rejected, 1 invalid (empty reason, already decided; nothing written), 2 usage.
     """
-    from qaeval_tui.core.curation import CurationError, reject
+    from qaeval_tui.core.curation import CurationError, GoldenTarget, reject
 
     with _store(ctx, db) as store:
         try:
-            decision = reject(store, trace_id, reason=reason, curator=curator)
+            target = GoldenTarget.from_config(config_from(ctx))
+            decision = reject(store, trace_id, reason=reason, curator=curator, target=target)
         except CurationError as exc:
             raise _fail(exc) from exc
     _say(f"rejected {trace_id} by {literal(decision.curator)} at {decision.decided_at}")

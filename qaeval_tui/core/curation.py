@@ -60,6 +60,7 @@ __all__ = [
     "case_from_draft",
     "case_line",
     "checkpoint_spec",
+    "complete_interrupted_promotion",
     "draft_from_miss",
     "parse_checkpoint",
     "promote",
@@ -224,9 +225,39 @@ def case_from_draft(draft: PromotionDraft, context: PromotionContext, promoted_a
     return GoldenCase.model_validate(candidate)
 
 
+def complete_interrupted_promotion(store: Store, entry: InboxEntry, snapshot: GoldenSnapshot) -> InboxEntry:
+    """Record the decision of a promotion that was cut short: its case is in the set, the miss pending.
+
+    `promote` appends the case and records the decision in one store transaction, but a `kill -9`
+    between the append and the commit leaves the case in the living file and the miss undecided.
+    The file is the record that the miss was promoted (the case's provenance names the curator,
+    the reason and the time), so the decision is recorded from it, once, when the miss is next
+    opened for a decision. A case added by hand with the miss's trace id counts the same way.
+    """
+    if entry.decision is not None or entry.trace_id not in snapshot.promoted_traces:
+        return entry
+    case_id = snapshot.promoted_traces[entry.trace_id]
+    provenance = snapshot.golden.by_id()[case_id].case.provenance
+    if provenance is None:  # promoted_traces holds only cases with provenance
+        return entry
+    store.record_inbox_decision(
+        entry.trace_id,
+        "promoted",
+        case_id=case_id,
+        reason=provenance.reason,
+        curator=provenance.promoted_by,
+        decided_at=provenance.promoted_at,
+    )
+    return inbox_entry(store, entry.trace_id)
+
+
 def promotion_context(store: Store, target: GoldenTarget, trace_id: str) -> PromotionContext:
-    """Load the miss and the current golden set (UsageError: unknown trace id; InputError: invalid set)."""
-    return PromotionContext(inbox_entry(store, trace_id), GoldenSnapshot.load(target))
+    """Load the miss and the current golden set (UsageError: unknown trace id; InputError: invalid set).
+
+    A promotion of this miss that was cut short is completed first (see complete_interrupted_promotion).
+    """
+    snapshot = GoldenSnapshot.load(target)
+    return PromotionContext(complete_interrupted_promotion(store, inbox_entry(store, trace_id), snapshot), snapshot)
 
 
 def promote(
@@ -242,7 +273,9 @@ def promote(
     `snapshot` saves re-loading the set when the caller has a fresh one; the set is re-loaded after
     the append either way, so a stale snapshot can only make the promotion fail, never corrupt.
     """
-    context = PromotionContext(inbox_entry(store, draft.trace_id), snapshot or GoldenSnapshot.load(target))
+    snapshot = snapshot or GoldenSnapshot.load(target)
+    entry = complete_interrupted_promotion(store, inbox_entry(store, draft.trace_id), snapshot)
+    context = PromotionContext(entry, snapshot)
     promoted_at = now or utc_now()
     case = case_from_draft(draft, context, promoted_at=promoted_at)
     decision = InboxDecision("promoted", case.id, draft.reason.strip(), draft.curator.strip(), promoted_at)
@@ -301,9 +334,23 @@ def validate_rejection(entry: InboxEntry, reason: str, curator: str) -> list[Fie
     return errors
 
 
-def reject(store: Store, trace_id: str, *, reason: str, curator: str, now: str | None = None) -> InboxDecision:
-    """Mark a miss rejected with a reason. Raises CurationError when invalid or already decided."""
+def reject(
+    store: Store,
+    trace_id: str,
+    *,
+    reason: str,
+    curator: str,
+    now: str | None = None,
+    target: GoldenTarget | None = None,
+) -> InboxDecision:
+    """Mark a miss rejected with a reason. Raises CurationError when invalid or already decided.
+
+    With `target`, a miss whose case is already in that golden set is found promoted (a promotion
+    cut short is completed) and cannot be rejected.
+    """
     entry = inbox_entry(store, trace_id)
+    if target is not None:
+        entry = complete_interrupted_promotion(store, entry, GoldenSnapshot.load(target))
     errors = validate_rejection(entry, reason, curator)
     if errors:
         raise CurationError(trace_id, errors, action="rejection")

@@ -161,6 +161,21 @@ def test_reject_then_a_second_decision_is_refused(root: Path) -> None:
     assert statuses(root)[RESTOCKING] == "rejected"
 
 
+def test_reject_of_a_miss_whose_case_is_already_in_the_set_records_the_promotion(root: Path) -> None:
+    # As after a promotion killed between appending the case and recording the decision (or a
+    # case added by hand): the golden set says promoted, so rejecting it is refused and the
+    # inbox learns the promotion from the case's provenance.
+    living = root / "golden" / "living.jsonl"
+    dry = qaeval(root, *PROMOTE_BEDROOM, "--dry-run")
+    assert dry.exit_code == 0
+    line = dry.stdout.strip()
+    living.write_text(living.read_text(encoding="utf-8") + line + "\n", encoding="utf-8")
+    assert statuses(root)[BEDROOM] == "pending"
+    refused = qaeval(root, "reject", BEDROOM, "--reason", "Not a miss.", "--curator", "Ben")
+    assert refused.exit_code == 1 and "already promoted as 'install-bedroom-01' by Mara Okafor" in refused.stderr
+    assert statuses(root)[BEDROOM] == "promoted"
+
+
 def test_reject_needs_a_non_blank_reason(root: Path) -> None:
     assert qaeval(root, "reject", RESTOCKING, "--curator", "Mara").exit_code == 2
     blank = qaeval(root, "reject", RESTOCKING, "--reason", "  ", "--curator", "Mara")

@@ -244,16 +244,73 @@ def test_a_store_failure_after_the_append_restores_the_file(
     assert not [p for p in (root / "golden").iterdir() if p.name.endswith(".tmp")]
 
 
-def test_a_miss_already_in_the_living_split_is_refused_even_on_a_fresh_store(root: Path, target: GoldenTarget) -> None:
-    # gateway-price-current-01 was promoted from this trace; a new store does not know that.
+def test_a_miss_already_in_the_living_split_is_found_promoted_even_on_a_fresh_store(
+    root: Path, target: GoldenTarget
+) -> None:
+    # gateway-price-current-01 was promoted from this trace; a new store learns it from the
+    # case's provenance the first time the miss is opened for a decision.
     path = write_jsonl(root / "old.jsonl", [make_miss("tr-20260914-8c41f2")])
     with Store.open(root / "fresh.db") as fresh:
         import_misses(fresh, path)
         context = promotion_context(fresh, target, "tr-20260914-8c41f2")
         errors = validate_promotion(bedroom_draft(trace_id="tr-20260914-8c41f2", gold_source_ids=("s1",)), context)
-    assert (
-        errors[0].path == "trace_id" and "already in the golden set as 'gateway-price-current-01'" in errors[0].message
+        decision = inbox_entry(fresh, "tr-20260914-8c41f2").decision
+    assert errors[0].path == "trace_id"
+    assert errors[0].message.startswith("already promoted as 'gateway-price-current-01' by ")
+    assert decision is not None and (decision.decision, decision.case_id) == ("promoted", "gateway-price-current-01")
+
+
+KILLED_MID_PROMOTION = """
+import os, sys
+from pathlib import Path
+import qaeval_tui.core.curation as curation
+from qaeval_tui.core.store import Store
+from tests.core.test_curation import bedroom_draft
+
+real_append = curation.append_line_atomically
+
+def append_then_die(path, line):
+    before = real_append(path, line)
+    os._exit(9)  # like kill -9: no exception handler, no rollback code, no commit
+
+curation.append_line_atomically = append_then_die
+root = Path(sys.argv[1])
+target = curation.GoldenTarget(golden=(root / "golden",), living=root / "golden" / "living.jsonl")
+with Store.open(root / "q.db") as store:
+    curation.promote(store, bedroom_draft(), target, now="2026-10-12T09:30:00Z")
+"""
+
+
+def test_a_promotion_killed_after_the_append_is_completed_when_the_miss_is_next_opened(
+    root: Path, target: GoldenTarget, store: Store
+) -> None:
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_MID_PROMOTION, str(root)], cwd=repo, capture_output=True, text=True
     )
+    assert killed.returncode == 9, killed.stderr
+    # The case landed, the decision's transaction never committed: the miss still looks pending.
+    assert "install-bedroom-01" in load_golden([root / "golden"]).by_id()
+    assert inbox_entry(store, BEDROOM).status == "pending"
+
+    # Rejecting it now would contradict the golden set: the promotion is completed instead.
+    with pytest.raises(CurationError) as caught:
+        reject(store, BEDROOM, reason="changed my mind", curator="Ben", target=target)
+    assert caught.value.errors[0].message.startswith(
+        "already promoted as 'install-bedroom-01' by Mara Okafor at 2026-10-12T09:30:00Z"
+    )
+    entry = inbox_entry(store, BEDROOM)
+    assert entry.decision is not None
+    assert (entry.status, entry.decision.reason) == ("promoted", bedroom_draft().reason)
+    # Opening it again, or promoting it again, changes nothing more.
+    before = snapshot_of(root)
+    assert promotion_context(store, target, BEDROOM).entry.decision == entry.decision
+    with pytest.raises(CurationError, match="already promoted as 'install-bedroom-01'"):
+        promote(store, bedroom_draft(case_id="install-bedroom-02"), target)
+    assert snapshot_of(root) == before and store.count("inbox_decisions") == 1
 
 
 def test_living_file_without_final_newline_or_missing_entirely(root: Path, target: GoldenTarget, store: Store) -> None:

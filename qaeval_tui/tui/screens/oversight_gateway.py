@@ -89,7 +89,7 @@ class OversightGateway:
     def reject(self, trace_id: str, reason: str, curator: str) -> InboxDecision:
         with self._lock:
             now = self.now() if self.now else None
-            return reject(self._open(), trace_id, reason=reason, curator=curator, now=now)
+            return reject(self._open(), trace_id, reason=reason, curator=curator, now=now, target=self.target)
 
     # -- adjudication, dashboard ------------------------------------------------------------------
 
