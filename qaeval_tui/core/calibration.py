@@ -98,6 +98,7 @@ class AxisCalibration:
     confusion: list[list[int]]
     verdict: Verdict
     verdict_reason: str
+    warnings: tuple[str, ...]
     labels_needed: int
     consensus_counts: dict[str, int]
     unresolved_items: tuple[str, ...]
@@ -127,6 +128,7 @@ class AxisCalibration:
             "confusion": {"labels": list(self.scale), "rows": "human", "columns": "judge", "counts": self.confusion},
             "verdict": self.verdict,
             "verdict_reason": self.verdict_reason,
+            "warnings": list(self.warnings),
             "reasons": {
                 "exact": REASON_NO_PAIRS if self.n == 0 else None,
                 "exact_ci": REASON_NO_PAIRS if self.n == 0 else None,
@@ -188,6 +190,19 @@ def _verdict(n: int, exact: float | None, bar: CalibrationConfig) -> tuple[Verdi
     return "RETUNE", f"exact agreement {exact:.3f} < {bar.min_exact:.2f} with n = {n}"
 
 
+def constant_judge_warning(machine: FloatArray, n: int) -> str | None:
+    """A judge that gave every paired item the same score tells no item apart, whatever its agreement.
+
+    Exact agreement is then just the share of items humans scored the same way: a judge that
+    always says "faithful" agrees 0.78 with humans who say so 78% of the time (kappa 0). The
+    verdict still follows the configured bar; this says what the number means.
+    """
+    if n < 2 or np.unique(machine).size != 1:
+        return None
+    value = int(machine[0])
+    return f"the judge gave all {n} items a {value}: its agreement only mirrors how often humans gave {value}"
+
+
 def axis_calibration(
     table: LabelTable,
     verdicts: VerdictTable,
@@ -222,6 +237,9 @@ def axis_calibration(
             bias = float(np.mean(machine - human))
             kappa_q = stats.cohen_kappa(human, machine, axis.scale, "quadratic")
     verdict, reason = _verdict(n, exact, bar)
+    warning = constant_judge_warning(machine, n) if verdict != "INSUFFICIENT" else None
+    if warning is not None:
+        reason = f"{reason}; but {warning}"
     p = exact if exact is not None else 0.5
     needed = max(0, stats.half_width_n(p, bar.target_half_width) - n)
     counts = np.bincount(consensus.source, minlength=5)
@@ -241,6 +259,7 @@ def axis_calibration(
         confusion=[[int(c) for c in row] for row in confusion],
         verdict=verdict,
         verdict_reason=reason,
+        warnings=(warning,) if warning else (),
         labels_needed=needed,
         consensus_counts={
             "adjudicated": int(counts[ADJUDICATED]),

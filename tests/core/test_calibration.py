@@ -139,6 +139,23 @@ def test_verdicts_per_axis_and_overall_with_exit_codes() -> None:
     assert (good.verdict, good.exit_code) == ("TRUSTED", 0) and EXIT_CODES["TRUSTED"] == 0
 
 
+def test_a_judge_that_never_varies_is_flagged_though_its_agreement_clears_the_bar() -> None:
+    # Humans say 2 on 8 of 10 items; a judge that always says 2 agrees 0.8 and tells nothing apart.
+    labels, verdicts = pairs_to_inputs([2] * 8 + [1, 0], [2] * 10)
+    axis = run(labels, verdicts).axes["f"]
+    assert (axis.verdict, axis.exact, axis.kappa) == ("TRUSTED", 0.8, 0.0)
+    warning = "the judge gave all 10 items a 2: its agreement only mirrors how often humans gave 2"
+    assert axis.warnings == (warning,) and axis.verdict_reason.endswith("; but " + warning)
+    assert axis.to_json()["warnings"] == [warning]
+    # One differing score is enough to be judged on its merits.
+    labels, verdicts = pairs_to_inputs([2] * 8 + [1, 0], [2] * 9 + [0])
+    varied = run(labels, verdicts).axes["f"]
+    assert varied.warnings == () and "but" not in varied.verdict_reason
+    # Too few items for a verdict: nothing to qualify.
+    labels, verdicts = pairs_to_inputs([2, 2], [2, 2])
+    assert run(labels, verdicts).axes["f"].warnings == ()
+
+
 def test_labels_needed_brings_the_half_width_under_the_target() -> None:
     labels, verdicts = pairs_to_inputs([2] * 20, [2] * 16 + [0] * 4)
     axis = run(labels, verdicts, bar=CalibrationConfig(target_half_width=0.1)).axes["f"]
