@@ -7,7 +7,6 @@ or input (a missing, unreadable or mismatched baseline included); drift 0, 1 ala
 from __future__ import annotations
 
 import functools
-import gc
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, ParamSpec, TypeVar
 import typer
 
 from qaeval_tui.cli.common import config_from, guarded, print_json, stderr
+from qaeval_tui.core.batch import with_collector_paused
 from qaeval_tui.core.errors import InputError, UsageError
 
 if TYPE_CHECKING:
@@ -58,24 +58,6 @@ def input_exits_2(func: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-def collector_paused_throughout(func: Callable[P, R]) -> Callable[P, R]:
-    """Run the whole command with Python's cyclic collector paused, as `runner.collector_paused`
-    does for loading and running: a 10,000-case result is many live objects and no cycles, and
-    every later step (gating, JUnit, JSON) would otherwise pay for rescanning it (about 1.5 s)."""
-
-    @functools.wraps(func)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            return func(*args, **kwargs)
-        finally:
-            if was_enabled:
-                gc.enable()
-
-    return wrapper
-
-
 @contextmanager
 def progress_bar() -> Iterator[Callable[[int, int], None] | None]:
     """A progress bar on stderr when it is a terminal; nothing at all otherwise (CI logs stay clean)."""
@@ -108,12 +90,11 @@ def execute(
     from qaeval_tui.core.baseline import check_settings
     from qaeval_tui.core.golden import load_golden
     from qaeval_tui.core.judge import effective_config, load_judge
-    from qaeval_tui.core.runner import collector_paused, run_suite, store_run
+    from qaeval_tui.core.runner import run_suite, store_run
     from qaeval_tui.core.store import Store
 
     config = config_from(ctx)
-    with collector_paused():
-        golden = load_golden(data or [config.path(config.paths.golden)])
+    golden = load_golden(data or [config.path(config.paths.golden)])
     adapter_spec = adapter or config.run.adapter
     judge_spec = judge or config.run.judge
     system = load_adapter(adapter_spec)
@@ -140,7 +121,7 @@ def execute(
 
 @guarded
 @input_exits_2
-@collector_paused_throughout
+@with_collector_paused
 def run(
     ctx: typer.Context,
     data: list[Path] | None = DATA,
@@ -170,7 +151,7 @@ def run(
 
 @guarded
 @input_exits_2
-@collector_paused_throughout
+@with_collector_paused
 def baseline(
     ctx: typer.Context,
     out: Path = typer.Option(
@@ -200,7 +181,7 @@ def baseline(
 
 @guarded
 @input_exits_2
-@collector_paused_throughout
+@with_collector_paused
 def gate(
     ctx: typer.Context,
     baseline_path: Path = typer.Option(..., "--baseline", help="The committed baseline to gate against."),
@@ -265,7 +246,7 @@ def _write_text(path: Path | None, text: str) -> None:
 
 @guarded
 @input_exits_2
-@collector_paused_throughout
+@with_collector_paused
 def drift(
     ctx: typer.Context,
     timeseries: Path = typer.Option(..., "--timeseries", help="JSONL time series to append this run's metrics to."),

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from qaeval_tui.core.agreement import AgreementReport
+from qaeval_tui.core.batch import with_collector_paused
 from qaeval_tui.core.calibration import CalibrationReport, human_consensus
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import QaevalError, UsageError
@@ -208,6 +209,7 @@ def _pairs(
     return found
 
 
+@with_collector_paused  # a batch step over every label: see core/batch.py
 def compute_dashboard(store: Store, config: Config, *, step: Step | None = None) -> Dashboard:
     """Every figure of the dashboard. Slow on big stores (the bootstrap): run it off the UI thread.
 
