@@ -2,14 +2,19 @@
 
 Both are whole processes (interpreter start, loading, the bundled hub and judge, storing the
 run into a fresh database), as CI runs them; each is timed twice and the faster kept. The gate
-target is what it costs beyond a run of the same suite.
+target is what it costs beyond a run of the same suite: each process's time outside its run
+phase (the phase's start and end are stored with the run), gate minus run, best of two. Taking
+the difference of the two whole-process times instead would bury a second of gating under the
+seconds the run phase itself varies by on a shared machine.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 
 from benchmarks import Figure
@@ -31,6 +36,13 @@ def _qaeval(*args: str, expect: int = 0) -> float:
     return elapsed
 
 
+def _run_phase_seconds(db: Path) -> float:
+    """How long the stored run's own phase took (cases through adapter and judge), from the store."""
+    with sqlite3.connect(db) as conn:
+        started, finished = conn.execute("SELECT started_at, finished_at FROM runs").fetchone()
+    return (datetime.fromisoformat(finished) - datetime.fromisoformat(started)).total_seconds()
+
+
 def run(workdir: Path) -> list[Figure]:
     folder = workdir / "golden"
     write_synthetic_golden(folder, CASES)
@@ -42,14 +54,17 @@ def run(workdir: Path) -> list[Figure]:
     reports = ("--junit", str(workdir / "gate.xml"), "--markdown", str(workdir / "gate.md"))
     runs: list[float] = []
     gates: list[float] = []
+    extras: list[float] = []
     for attempt in range(2):
         # Interleaved and best of two: the machine is shared, and the minimum is the least noisy estimate.
         runs.append(_qaeval("run", *common(f"run-{attempt}.db")))
         if attempt == 0:
             _qaeval("baseline", "--out", baseline, *common("baseline.db"))
         gates.append(_qaeval("gate", "--baseline", baseline, *reports, *common(f"gate-{attempt}.db")))
-    run_seconds, gate_seconds = min(runs), min(gates)
-    extra = gate_seconds - run_seconds
+        run_outside = runs[-1] - _run_phase_seconds(workdir / f"run-{attempt}.db")
+        gate_outside = gates[-1] - _run_phase_seconds(workdir / f"gate-{attempt}.db")
+        extras.append(gate_outside - run_outside)
+    run_seconds, gate_seconds, extra = min(runs), min(gates), min(extras)
     return [
         Figure(
             f"qaeval run, {CASES:,} cases, 2 workers (whole process)",
