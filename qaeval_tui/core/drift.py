@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from qaeval_tui.core.errors import InputError, Problem, UsageError
-from qaeval_tui.core.jsonl import loads
+from qaeval_tui.core.jsonl import json_object_lines
 from qaeval_tui.core.metrics import METRIC_NAMES, METRIC_SPECS
 from qaeval_tui.core.runner import RunResult
 
@@ -87,14 +87,7 @@ def read_timeseries(path: str | Path) -> list[DriftPoint]:
         raise UsageError(f"{location}: cannot read the time series: {exc}") from exc
     points: list[DriftPoint] = []
     problems: list[Problem] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            raw = loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(str(location), number, "(line)", f"invalid JSON: {exc.msg}"))
-            continue
+    for number, raw in json_object_lines(text, location, problems):
         point, found = _point(raw, str(location), number)
         problems.extend(found)
         if point is not None:

@@ -88,6 +88,6 @@ def test_a_corrupt_series_names_file_line_and_field(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         read_timeseries(path)
     assert [str(p) for p in caught.value.problems] == [
-        f"{path}:2: (line): invalid JSON: Expecting property name enclosed in double quotes",
+        f"{path}:2: (line): invalid JSON: Expecting property name enclosed in double quotes at column 2",
         f"{path}:3: metrics.mrr: must be a number or null, got 'high'",
     ]
