@@ -68,7 +68,7 @@ def _fail(exc: CurationError) -> typer.Exit:
         if error.index is not None:
             where = f"{where} #{error.index + 1}"
         _tell(f"{exc.trace_id}: {where}: {literal(error.message)}")
-    _tell(f"error: {len(exc.errors)} problem(s); nothing was written")
+    _tell(f"error: {len(exc.errors)} problem(s); {exc.written}")
     return typer.Exit(exc.exit_code)
 
 
@@ -226,7 +226,7 @@ def promote_cmd(
 
     target = GoldenTarget.from_config(config_from(ctx))
     with _store(ctx, db) as store:
-        context = promotion_context(store, target, trace_id)  # completes a promotion cut short
+        context = promotion_context(store, target, trace_id)
         entry, snapshot = context.entry, context.snapshot
         draft = PromotionDraft(
             trace_id=trace_id,

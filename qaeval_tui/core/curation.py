@@ -73,15 +73,26 @@ __all__ = [
 
 
 class CurationError(QaevalError):
-    """A promotion or rejection that is invalid; nothing was written (exit 1)."""
+    """A promotion or rejection that is invalid (exit 1). Nothing was written, unless `recorded`:
+    then the miss was found already promoted in the golden set and only that decision was recorded."""
 
     exit_code = 1
 
-    def __init__(self, trace_id: str, errors: list[FieldError], action: str = "promotion") -> None:
+    def __init__(
+        self, trace_id: str, errors: list[FieldError], action: str = "promotion", *, recorded: bool = False
+    ) -> None:
         self.trace_id = trace_id
         self.errors = tuple(errors)
+        self.recorded = recorded
         lines = "\n".join(f"  {error}" for error in self.errors)
-        super().__init__(f"{action} of {trace_id} refused, nothing was written:\n{lines}")
+        super().__init__(f"{action} of {trace_id} refused, {self.written}:\n{lines}")
+
+    @property
+    def written(self) -> str:
+        """What the refused action still wrote, in words."""
+        if self.recorded:
+            return "nothing written but the promotion already in the golden set"
+        return "nothing was written"
 
 
 @dataclass(frozen=True)
@@ -225,22 +236,24 @@ def case_from_draft(draft: PromotionDraft, context: PromotionContext, promoted_a
     return GoldenCase.model_validate(candidate)
 
 
-def complete_interrupted_promotion(store: Store, entry: InboxEntry, snapshot: GoldenSnapshot) -> InboxEntry:
-    """Record the decision of a promotion that was cut short: its case is in the set, the miss pending.
+def complete_interrupted_promotion(store: Store, entry: InboxEntry, snapshot: GoldenSnapshot, action: str) -> None:
+    """Before deciding a pending miss whose case is already in the set: record that promotion, refuse.
 
     `promote` appends the case and records the decision in one store transaction, but a `kill -9`
     between the append and the commit leaves the case in the living file and the miss undecided.
     The file is the record that the miss was promoted (the case's provenance names the curator,
-    the reason and the time), so the decision is recorded from it, once, when the miss is next
-    opened for a decision. A case added by hand with the miss's trace id counts the same way.
+    the reason and the time), so when someone next tries to promote or reject the miss, that
+    decision is recorded from it, once, and the new one is refused (CurationError, `recorded`).
+    A case added by hand with the miss's trace id counts the same way. Opening a miss writes
+    nothing: its form shows that it is already in the golden set.
     """
     if entry.decision is not None or entry.trace_id not in snapshot.promoted_traces:
-        return entry
+        return
     case_id = snapshot.promoted_traces[entry.trace_id]
     provenance = snapshot.golden.by_id()[case_id].case.provenance
     if provenance is None:  # promoted_traces holds only cases with provenance
-        return entry
-    store.record_inbox_decision(
+        return
+    earlier = store.record_inbox_decision(
         entry.trace_id,
         "promoted",
         case_id=case_id,
@@ -248,16 +261,18 @@ def complete_interrupted_promotion(store: Store, entry: InboxEntry, snapshot: Go
         curator=provenance.promoted_by,
         decided_at=provenance.promoted_at,
     )
-    return inbox_entry(store, entry.trace_id)
+    if earlier is not None:  # decided elsewhere meanwhile: that decision stands
+        raise CurationError(entry.trace_id, [_already_decided(InboxDecision(**earlier))], action=action)
+    message = (
+        f"already in the golden set as {case_id!r}: that promotion (by {provenance.promoted_by} at "
+        f"{provenance.promoted_at}) had not been recorded, and now is"
+    )
+    raise CurationError(entry.trace_id, [FieldError("trace_id", message)], action=action, recorded=True)
 
 
 def promotion_context(store: Store, target: GoldenTarget, trace_id: str) -> PromotionContext:
-    """Load the miss and the current golden set (UsageError: unknown trace id; InputError: invalid set).
-
-    A promotion of this miss that was cut short is completed first (see complete_interrupted_promotion).
-    """
-    snapshot = GoldenSnapshot.load(target)
-    return PromotionContext(complete_interrupted_promotion(store, inbox_entry(store, trace_id), snapshot), snapshot)
+    """Load the miss and the current golden set (UsageError: unknown trace id; InputError: invalid set)."""
+    return PromotionContext(inbox_entry(store, trace_id), GoldenSnapshot.load(target))
 
 
 def promote(
@@ -274,7 +289,8 @@ def promote(
     the append either way, so a stale snapshot can only make the promotion fail, never corrupt.
     """
     snapshot = snapshot or GoldenSnapshot.load(target)
-    entry = complete_interrupted_promotion(store, inbox_entry(store, draft.trace_id), snapshot)
+    entry = inbox_entry(store, draft.trace_id)
+    complete_interrupted_promotion(store, entry, snapshot, "promotion")
     context = PromotionContext(entry, snapshot)
     promoted_at = now or utc_now()
     case = case_from_draft(draft, context, promoted_at=promoted_at)
@@ -345,12 +361,18 @@ def reject(
 ) -> InboxDecision:
     """Mark a miss rejected with a reason. Raises CurationError when invalid or already decided.
 
-    With `target`, a miss whose case is already in that golden set is found promoted (a promotion
-    cut short is completed) and cannot be rejected.
+    With `target`, a pending miss whose case is already in that golden set cannot be rejected: its
+    promotion is recorded instead (see complete_interrupted_promotion). A golden set that does not
+    load skips that check: a broken set must not stop a curator from rejecting a miss.
     """
     entry = inbox_entry(store, trace_id)
-    if target is not None:
-        entry = complete_interrupted_promotion(store, entry, GoldenSnapshot.load(target))
+    if target is not None and entry.decision is None:
+        try:
+            snapshot = GoldenSnapshot.load(target)
+        except QaevalError:
+            snapshot = None
+        if snapshot is not None:
+            complete_interrupted_promotion(store, entry, snapshot, "rejection")
     errors = validate_rejection(entry, reason, curator)
     if errors:
         raise CurationError(trace_id, errors, action="rejection")

@@ -171,8 +171,12 @@ def test_reject_of_a_miss_whose_case_is_already_in_the_set_records_the_promotion
     line = dry.stdout.strip()
     living.write_text(living.read_text(encoding="utf-8") + line + "\n", encoding="utf-8")
     assert statuses(root)[BEDROOM] == "pending"
+    assert qaeval(root, *PROMOTE_BEDROOM, "--dry-run").exit_code == 1  # a dry run writes nothing
+    assert statuses(root)[BEDROOM] == "pending"
     refused = qaeval(root, "reject", BEDROOM, "--reason", "Not a miss.", "--curator", "Ben")
-    assert refused.exit_code == 1 and "already promoted as 'install-bedroom-01' by Mara Okafor" in refused.stderr
+    assert refused.exit_code == 1
+    assert "already in the golden set as 'install-bedroom-01': that promotion (by Mara Okafor" in refused.stderr
+    assert "nothing written but the promotion already in the golden set" in refused.stderr
     assert statuses(root)[BEDROOM] == "promoted"
 
 

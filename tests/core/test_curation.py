@@ -244,20 +244,17 @@ def test_a_store_failure_after_the_append_restores_the_file(
     assert not [p for p in (root / "golden").iterdir() if p.name.endswith(".tmp")]
 
 
-def test_a_miss_already_in_the_living_split_is_found_promoted_even_on_a_fresh_store(
-    root: Path, target: GoldenTarget
-) -> None:
-    # gateway-price-current-01 was promoted from this trace; a new store learns it from the
-    # case's provenance the first time the miss is opened for a decision.
+def test_a_miss_already_in_the_living_split_is_refused_even_on_a_fresh_store(root: Path, target: GoldenTarget) -> None:
+    # gateway-price-current-01 was promoted from this trace; a new store does not know that.
     path = write_jsonl(root / "old.jsonl", [make_miss("tr-20260914-8c41f2")])
     with Store.open(root / "fresh.db") as fresh:
         import_misses(fresh, path)
         context = promotion_context(fresh, target, "tr-20260914-8c41f2")
         errors = validate_promotion(bedroom_draft(trace_id="tr-20260914-8c41f2", gold_source_ids=("s1",)), context)
-        decision = inbox_entry(fresh, "tr-20260914-8c41f2").decision
-    assert errors[0].path == "trace_id"
-    assert errors[0].message.startswith("already promoted as 'gateway-price-current-01' by ")
-    assert decision is not None and (decision.decision, decision.case_id) == ("promoted", "gateway-price-current-01")
+        assert fresh.count("inbox_decisions") == 0  # opening a miss writes nothing
+    assert (
+        errors[0].path == "trace_id" and "already in the golden set as 'gateway-price-current-01'" in errors[0].message
+    )
 
 
 KILLED_MID_PROMOTION = """
@@ -296,21 +293,48 @@ def test_a_promotion_killed_after_the_append_is_completed_when_the_miss_is_next_
     assert "install-bedroom-01" in load_golden([root / "golden"]).by_id()
     assert inbox_entry(store, BEDROOM).status == "pending"
 
-    # Rejecting it now would contradict the golden set: the promotion is completed instead.
+    # Opening it writes nothing; rejecting it would contradict the golden set: the promotion is
+    # recorded instead, from the case's provenance, and the rejection refused.
+    assert promotion_context(store, target, BEDROOM).entry.decision is None
     with pytest.raises(CurationError) as caught:
         reject(store, BEDROOM, reason="changed my mind", curator="Ben", target=target)
-    assert caught.value.errors[0].message.startswith(
-        "already promoted as 'install-bedroom-01' by Mara Okafor at 2026-10-12T09:30:00Z"
+    assert caught.value.recorded and caught.value.errors[0].message == (
+        "already in the golden set as 'install-bedroom-01': that promotion "
+        "(by Mara Okafor at 2026-10-12T09:30:00Z) had not been recorded, and now is"
     )
     entry = inbox_entry(store, BEDROOM)
     assert entry.decision is not None
     assert (entry.status, entry.decision.reason) == ("promoted", bedroom_draft().reason)
-    # Opening it again, or promoting it again, changes nothing more.
+    # Promoting it again changes nothing more.
     before = snapshot_of(root)
-    assert promotion_context(store, target, BEDROOM).entry.decision == entry.decision
-    with pytest.raises(CurationError, match="already promoted as 'install-bedroom-01'"):
+    with pytest.raises(CurationError, match="already promoted as 'install-bedroom-01'") as again:
         promote(store, bedroom_draft(case_id="install-bedroom-02"), target)
+    assert not again.value.recorded
     assert snapshot_of(root) == before and store.count("inbox_decisions") == 1
+
+
+def test_promoting_a_miss_whose_case_is_already_in_the_set_records_that_promotion(
+    root: Path, target: GoldenTarget, store: Store
+) -> None:
+    case = bedroom_draft()
+    promote(store, case, target, now=NOW)
+    with Store.open(root / "other.db") as other:  # a store that never saw the decision
+        import_misses(other, DEMO_INBOX)
+        with pytest.raises(CurationError) as caught:
+            promote(other, bedroom_draft(case_id="install-bedroom-02"), target)
+        assert caught.value.recorded and "now is" in caught.value.errors[0].message
+        decision = inbox_entry(other, BEDROOM).decision
+    assert decision is not None and (decision.case_id, decision.curator) == ("install-bedroom-01", "Mara Okafor")
+    assert [c.case.id for c in load_golden([root / "golden"]).cases].count("install-bedroom-02") == 0
+
+
+def test_a_golden_set_that_does_not_load_does_not_block_a_rejection(
+    root: Path, target: GoldenTarget, store: Store
+) -> None:
+    frozen = root / "golden" / "frozen.jsonl"
+    frozen.write_text(frozen.read_text(encoding="utf-8") + '{"id": "broken"}\n', encoding="utf-8")
+    decision = reject(store, RESTOCKING, reason="The answer was right.", curator="Mara", target=target)
+    assert decision.decision == "rejected"
 
 
 def test_living_file_without_final_newline_or_missing_entirely(root: Path, target: GoldenTarget, store: Store) -> None:

@@ -50,6 +50,7 @@ class Promoted(Message):
 @dataclass
 class PromotionRefused(Message):
     errors: tuple[FieldError, ...]
+    written: str = "nothing was written"
 
 
 @dataclass
@@ -201,7 +202,7 @@ class PromoteScreen(OversightScreen):
             try:
                 return Promoted(gateway.promote(draft, snapshot))
             except CurationError as exc:
-                return PromotionRefused(exc.errors)
+                return PromotionRefused(exc.errors, exc.written)
 
         self.call("promoting…", work, "Not promoted")
 
@@ -211,7 +212,7 @@ class PromoteScreen(OversightScreen):
         if self.form is not None and self.promotion is not None:
             self.form.show_problems(self.errors, self.promotion.near_duplicates(self.form.draft().question))
         self._show_status()
-        self.notify("The promotion was refused; nothing was written.", title="Not promoted", severity="error")
+        self.notify(f"The promotion was refused; {message.written}.", title="Not promoted", severity="error")
 
     def on_promoted(self, message: Promoted) -> None:
         self.settle()
