@@ -147,6 +147,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
     except RecursionError:
         raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
 
 
 def load_config(explicit: str | Path | None = None, cwd: Path | None = None) -> Config:

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from qaeval_tui.core.batch import collector_paused
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.hashing import suite_hash
-from qaeval_tui.core.jsonl import loads
+from qaeval_tui.core.jsonl import loads, lone_surrogate_column, lone_surrogate_message
 from qaeval_tui.core.models import GoldenCase, LoadedCase, consistency_problems
 
 LIVING_SPLIT = "living"
@@ -168,6 +168,9 @@ def _line_problems(raw: bytes, path: str, line: int, fast_error: ValidationError
         return problems + _raw_consistency(obj, path, line, {p.field for p in problems})
     # Python's parser accepted what the strict one refused: a lone UTF-16 surrogate escape
     # such as "\ud800", which is no character at all and cannot be hashed or written back.
+    column = lone_surrogate_column(text)
+    if column is not None:
+        return [Problem(path, line, "(line)", lone_surrogate_message(column))]
     return [_strict_json_problem(fast_error, path, line)]
 
 

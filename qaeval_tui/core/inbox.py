@@ -19,7 +19,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.golden import iter_lines, problems_from_validation
 from qaeval_tui.core.hashing import canonical_json
-from qaeval_tui.core.jsonl import loads
+from qaeval_tui.core.jsonl import loads, lone_surrogate_column, lone_surrogate_message
 from qaeval_tui.core.models import Source, StrictModel
 from qaeval_tui.core.store import Store
 
@@ -141,13 +141,17 @@ def _parse_line(raw: bytes, path: str, line: int) -> tuple[ProductionMiss | None
     if line == 1 and raw.startswith(b"\xef\xbb\xbf"):
         return None, [Problem(path, line, "(file)", "starts with a UTF-8 byte order mark; save without BOM")]
     try:
-        obj = loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        obj = loads(text)
     except UnicodeDecodeError as exc:
         return None, [Problem(path, line, "(line)", f"invalid UTF-8 at byte {exc.start}")]
     except json.JSONDecodeError as exc:
         return None, [Problem(path, line, "(line)", f"invalid JSON: {exc.msg} at column {exc.colno}")]
     if not isinstance(obj, dict):
         return None, [Problem(path, line, "(line)", "each line must be a JSON object")]
+    column = lone_surrogate_column(text)
+    if column is not None:
+        return None, [Problem(path, line, "(line)", lone_surrogate_message(column))]
     try:
         return ProductionMiss.model_validate(obj), []
     except ValidationError as exc:

@@ -12,34 +12,63 @@ from qaeval_tui.core.errors import Problem
 
 
 def loads(text: str | bytes) -> Any:
-    """json.loads for input from users: nesting too deep for the parser is a JSONDecodeError too.
+    """json.loads for input from users: every way it fails on bad text is a JSONDecodeError.
 
-    json.loads recurses once per nesting level and raises RecursionError on a line such as
-    a hundred thousand "[": a traceback, where every other bad line gets path:line.
+    Besides bad syntax, json.loads recurses once per nesting level (a RecursionError on a line of
+    a hundred thousand "[") and refuses an integer of more than 4,300 digits with a plain
+    ValueError: tracebacks, where every other bad line gets path:line. Undecodable bytes stay a
+    UnicodeDecodeError, which names the byte.
     """
     try:
         return json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise
     except RecursionError:
-        doc = text if isinstance(text, str) else ""
-        raise json.JSONDecodeError("nested too deeply", doc, 0) from None
+        reason = "nested too deeply"
+    except ValueError as exc:
+        reason = str(exc).split(":")[0]  # "Exceeds the limit (4300 digits) for integer string conversion"
+    raise json.JSONDecodeError(reason, text if isinstance(text, str) else "", 0) from None
 
 
-# A \uD800-\uDFFF escape: half of a UTF-16 pair, fine when its other half follows.
+# One \uXXXX escape in the D800-DFFF range: half of a UTF-16 pair.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
-def has_lone_surrogate(line: str, value: object) -> bool:
-    """True when the parsed line holds a lone surrogate: no character, and not storable as UTF-8.
+def lone_surrogate_column(line: str) -> int | None:
+    """1-based column of the first escape in a parsed JSON line that is half a UTF-16 pair alone.
 
-    json.loads accepts "\\ud800" on its own; SQLite and every UTF-8 writer refuse it later.
+    json.loads accepts "\\ud800" on its own; it is no character, and SQLite and every UTF-8
+    writer refuse it later. A high half directly followed by a low half is one character.
     """
     if not _SURROGATE_ESCAPE.search(line):
-        return False
+        return None
+    index = line.find("\\")
+    while index >= 0:
+        code = _escape_code(line, index)
+        if code is None:
+            step = 2  # another escape (\\, \", \n, ...): skip the backslash and what it escapes
+        elif not 0xD800 <= code < 0xE000:
+            step = 6
+        elif code < 0xDC00 and 0xDC00 <= (_escape_code(line, index + 6) or 0) < 0xE000:
+            step = 12  # a high half and its low half: one character
+        else:
+            return index + 1
+        index = line.find("\\", index + step)
+    return None
+
+
+def lone_surrogate_message(column: int) -> str:
+    return f"invalid JSON: lone UTF-16 surrogate escape (half a character) at column {column}"
+
+
+def _escape_code(line: str, index: int) -> int | None:
+    """The code of a \\uXXXX escape at `index`, or None when something else starts there."""
+    if line[index : index + 2] != "\\u":
+        return None
     try:
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
+        return int(line[index + 2 : index + 6], 16)
+    except ValueError:
+        return None
 
 
 def json_object_lines(text: str, path: Path | str, problems: list[Problem]) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -59,7 +88,8 @@ def json_object_lines(text: str, path: Path | str, problems: list[Problem]) -> I
         if not isinstance(value, dict):
             problems.append(Problem(str(path), number, "(line)", "each line must be a JSON object"))
             continue
-        if has_lone_surrogate(line, value):
-            problems.append(Problem(str(path), number, "(line)", "invalid JSON: lone UTF-16 surrogate escape"))
+        column = lone_surrogate_column(line)
+        if column is not None:
+            problems.append(Problem(str(path), number, "(line)", lone_surrogate_message(column)))
             continue
         yield number, value

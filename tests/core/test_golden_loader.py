@@ -105,7 +105,8 @@ def test_a_lone_surrogate_escape_is_reported_and_a_valid_pair_loads(tmp_path: Pa
     path = write_jsonl(tmp_path / "frozen.jsonl", [pair, lone])
     [(line, field, message)] = problems_of(path)
     assert (line, field) == (2, "(line)")
-    assert message.startswith("invalid JSON: lone leading surrogate") and "at column" in message
+    column = json.dumps(lone).index("\\udc00") + 1
+    assert message == f"invalid JSON: lone UTF-16 surrogate escape (half a character) at column {column}"
     path.write_text(json.dumps(pair) + "\n", encoding="utf-8")
     assert load_golden([path]).cases[0].case.question.endswith("\U0001f50b?")
 

@@ -1,11 +1,13 @@
-"""Every reader of user files turns JSON nested too deeply for Python's parser into a located error.
+"""Every reader of user files turns JSON that Python's parser chokes on into a located error.
 
 json.loads (and tomllib) recurse once per nesting level: a line of a hundred thousand "[" used to
-escape every reader as a RecursionError traceback instead of `path:line: field: message`.
+escape every reader as a RecursionError traceback instead of `path:line: field: message`. An
+integer of more than 4,300 digits did the same with a ValueError.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,6 +25,7 @@ from qaeval_tui.core.store import Store
 DEPTH = 100_000
 DEEP_ARRAY = "[" * DEPTH + "]" * DEPTH
 DEEP_OBJECT = '{"a":' * DEPTH + "1" + "}" * DEPTH
+HUGE_INTEGER = '{"id": ' + "9" * 5000 + "}"
 
 
 def _store_import(path: Path) -> object:
@@ -40,8 +43,12 @@ READERS: dict[str, tuple[str, Callable[[Path], object]]] = {
 
 
 @pytest.mark.parametrize("reader", sorted(READERS))
-@pytest.mark.parametrize("line", [DEEP_ARRAY, DEEP_OBJECT], ids=["array", "object"])
-def test_deep_nesting_in_a_jsonl_file_is_a_located_problem(tmp_path: Path, reader: str, line: str) -> None:
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [(DEEP_ARRAY, "nested too deeply"), (DEEP_OBJECT, "nested too deeply"), (HUGE_INTEGER, "Exceeds the limit")],
+    ids=["deep-array", "deep-object", "huge-integer"],
+)
+def test_json_python_cannot_parse_is_a_located_problem(tmp_path: Path, reader: str, line: str, reason: str) -> None:
     name, read = READERS[reader]
     path = tmp_path / name
     path.write_text("\n" + line + "\n", encoding="utf-8")
@@ -49,7 +56,7 @@ def test_deep_nesting_in_a_jsonl_file_is_a_located_problem(tmp_path: Path, reade
         read(path)
     [problem] = caught.value.problems
     assert (problem.path, problem.line, problem.field) == (str(path), 2, "(line)")
-    assert "nested too deeply" in problem.message
+    assert problem.message.startswith("invalid JSON: " + reason)
 
 
 def test_deep_nesting_in_a_baseline_is_a_usage_error_naming_the_file(tmp_path: Path) -> None:
@@ -63,4 +70,29 @@ def test_deep_nesting_in_the_config_is_a_config_error(tmp_path: Path) -> None:
     path = tmp_path / "qaeval.toml"
     path.write_text("a = " + DEEP_ARRAY + "\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"qaeval\.toml: invalid TOML: nested too deeply"):
+        load_config(path)
+
+
+def test_a_lone_surrogate_in_a_production_miss_is_a_located_problem(tmp_path: Path) -> None:
+    # The miss model accepted it in a source text, and SQLite then refused it with a traceback.
+    from tests.curation_fixtures import make_miss
+
+    miss = make_miss("tr-1")
+    miss["sources"][0]["text"] = "The warranty \udc00 lasts ten years."
+    line = json.dumps(miss)
+    path = tmp_path / "misses.jsonl"
+    path.write_text(line + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        _store_import(path)
+    [problem] = caught.value.problems
+    assert (problem.line, problem.field) == (1, "(line)")
+    assert problem.message.endswith(f"at column {line.index(chr(92) + 'udc00') + 1}")
+    with Store.open(tmp_path / "q.db") as store:
+        assert store.count("inbox") == 0
+
+
+def test_a_huge_integer_in_the_config_is_a_config_error(tmp_path: Path) -> None:
+    path = tmp_path / "qaeval.toml"
+    path.write_text("[run]\nworkers = " + "9" * 5000 + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"qaeval\.toml: invalid TOML: Exceeds the limit"):
         load_config(path)

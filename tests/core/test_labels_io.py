@@ -107,8 +107,9 @@ def test_a_lone_surrogate_escape_is_a_problem_not_a_crash(tmp_path: Path) -> Non
     build_review_items(target, "run-1")
     with pytest.raises(InputError) as caught:
         import_labels(target, [path], RUBRIC)
+    column = lines[0].index("\\ud800") + 1
     assert [(p.line, p.field, p.message) for p in caught.value.problems] == [
-        (1, "(line)", "invalid JSON: lone UTF-16 surrogate escape")
+        (1, "(line)", f"invalid JSON: lone UTF-16 surrogate escape (half a character) at column {column}")
     ]
     assert target.labels() == []
 

@@ -25,9 +25,14 @@ from qaeval_tui.core.inbox import import_misses
 from qaeval_tui.core.labels_foreign import FieldMapping
 from qaeval_tui.core.labels_io import import_labels, read_labels, read_verdicts
 from qaeval_tui.core.store import Store
+from tests.curation_fixtures import make_miss
 
 RUBRIC = Config().rubric
 
+# A production miss valid in every field but one source text holding half a UTF-16 pair.
+_MISS_WITH_SURROGATE = json.dumps(
+    make_miss("tr-fuzz") | {"sources": [{"id": "s1", "title": "t", "text": "half \udc00 pair"}]}
+).encode()
 _KEYS = ["item_id", "case_id", "reviewer", "scores", "note", "trace_id", "question", "sources", "format", "x"]
 _json_values = st.recursive(
     st.none()
@@ -42,7 +47,16 @@ _line = st.one_of(
     st.binary(max_size=60),
     _json_values.map(lambda value: json.dumps(value).encode()),
     st.dictionaries(st.sampled_from(_KEYS), _json_values, max_size=6).map(lambda obj: json.dumps(obj).encode()),
-    st.sampled_from([b'{"note": "\\ud800"}', b"[" * 5000 + b"]" * 5000, b"\xef\xbb\xbf{}", b"a,b\n1,2"]),
+    st.sampled_from(
+        [
+            b'{"note": "\\ud800"}',
+            _MISS_WITH_SURROGATE,
+            b"[" * 5000 + b"]" * 5000,
+            b'{"version": ' + b"9" * 5000 + b"}",
+            b"\xef\xbb\xbf{}",
+            b"a,b\n1,2",
+        ]
+    ),
 )
 files = st.lists(_line, max_size=5).map(b"\n".join)
 
