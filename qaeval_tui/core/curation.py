@@ -236,7 +236,9 @@ def case_from_draft(draft: PromotionDraft, context: PromotionContext, promoted_a
     return GoldenCase.model_validate(candidate)
 
 
-def complete_interrupted_promotion(store: Store, entry: InboxEntry, snapshot: GoldenSnapshot, action: str) -> None:
+def complete_interrupted_promotion(
+    store: Store, entry: InboxEntry, snapshot: GoldenSnapshot, target: GoldenTarget, action: str
+) -> None:
     """Before deciding a pending miss whose case is already in the set: record that promotion, refuse.
 
     `promote` appends the case and records the decision in one store transaction, but a `kill -9`
@@ -246,6 +248,10 @@ def complete_interrupted_promotion(store: Store, entry: InboxEntry, snapshot: Go
     decision is recorded from it, once, and the new one is refused (CurationError, `recorded`).
     A case added by hand with the miss's trace id counts the same way. Opening a miss writes
     nothing: its form shows that it is already in the golden set.
+
+    The case is looked for again under the store's write lock before the decision commits: a
+    promotion failing in another process appends its line, then removes it on rollback, and its
+    passing line must not be taken for a promotion.
     """
     if entry.decision is not None or entry.trace_id not in snapshot.promoted_traces:
         return
@@ -253,14 +259,23 @@ def complete_interrupted_promotion(store: Store, entry: InboxEntry, snapshot: Go
     provenance = snapshot.golden.by_id()[case_id].case.provenance
     if provenance is None:  # promoted_traces holds only cases with provenance
         return
-    earlier = store.record_inbox_decision(
-        entry.trace_id,
-        "promoted",
-        case_id=case_id,
-        reason=provenance.reason,
-        curator=provenance.promoted_by,
-        decided_at=provenance.promoted_at,
-    )
+
+    def still_in_the_set() -> None:
+        if GoldenSnapshot.load(target).promoted_traces.get(entry.trace_id) != case_id:
+            raise _GoneMeanwhile
+
+    try:
+        earlier = store.record_inbox_decision(
+            entry.trace_id,
+            "promoted",
+            case_id=case_id,
+            reason=provenance.reason,
+            curator=provenance.promoted_by,
+            decided_at=provenance.promoted_at,
+            effect=still_in_the_set,
+        )
+    except _GoneMeanwhile:
+        return  # nothing recorded: the decision at hand goes ahead as for any pending miss
     if earlier is not None:  # decided elsewhere meanwhile: that decision stands
         raise CurationError(entry.trace_id, [_already_decided(InboxDecision(**earlier))], action=action)
     message = (
@@ -268,6 +283,10 @@ def complete_interrupted_promotion(store: Store, entry: InboxEntry, snapshot: Go
         f"{provenance.promoted_at}) had not been recorded, and now is"
     )
     raise CurationError(entry.trace_id, [FieldError("trace_id", message)], action=action, recorded=True)
+
+
+class _GoneMeanwhile(Exception):
+    """The case seen in the golden set was no longer there under the write lock."""
 
 
 def promotion_context(store: Store, target: GoldenTarget, trace_id: str) -> PromotionContext:
@@ -290,7 +309,7 @@ def promote(
     """
     snapshot = snapshot or GoldenSnapshot.load(target)
     entry = inbox_entry(store, draft.trace_id)
-    complete_interrupted_promotion(store, entry, snapshot, "promotion")
+    complete_interrupted_promotion(store, entry, snapshot, target, "promotion")
     context = PromotionContext(entry, snapshot)
     promoted_at = now or utc_now()
     case = case_from_draft(draft, context, promoted_at=promoted_at)
@@ -372,7 +391,7 @@ def reject(
         except QaevalError:
             snapshot = None
         if snapshot is not None:
-            complete_interrupted_promotion(store, entry, snapshot, "rejection")
+            complete_interrupted_promotion(store, entry, snapshot, target, "rejection")
     errors = validate_rejection(entry, reason, curator)
     if errors:
         raise CurationError(trace_id, errors, action="rejection")

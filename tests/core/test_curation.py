@@ -390,3 +390,22 @@ def test_checkpoint_specs(spec: str, expected: dict[str, Any]) -> None:
 def test_bad_checkpoint_specs_say_what_to_write(spec: str) -> None:
     with pytest.raises(ValueError, match=r"retrieve|value"):
         parse_checkpoint(spec)
+
+
+def test_a_case_gone_from_the_file_by_the_time_of_the_decision_is_not_taken_for_a_promotion(
+    root: Path, target: GoldenTarget, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Another process's failing promotion appended its line and removed it on rollback; this
+    # process read the set in between. Under the write lock the line is gone: reject as usual.
+    living = root / "golden" / "living.jsonl"
+    before = living.read_bytes()
+    with Store.open(root / "other.db") as other:
+        import_misses(other, DEMO_INBOX)
+        promote(other, bedroom_draft(), target, now=NOW)
+    seen_with_the_line = GoldenSnapshot.load(target)
+    living.write_bytes(before)
+    real_load = GoldenSnapshot.load
+    loads = iter([seen_with_the_line])
+    monkeypatch.setattr(GoldenSnapshot, "load", classmethod(lambda cls, t: next(loads, None) or real_load(t)))
+    decision = reject(store, BEDROOM, reason="Not a miss.", curator="Ben", target=target)
+    assert (decision.decision, inbox_entry(store, BEDROOM).status) == ("rejected", "rejected")
