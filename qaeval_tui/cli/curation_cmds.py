@@ -1,7 +1,8 @@
 """`qaeval inbox import|list|show`, `qaeval promote` and `qaeval reject`: curation without the TUI.
 
-Exit codes (DESIGN §8.5): 0 done · 1 invalid input, nothing written · 2 usage (unknown trace id,
-missing option, unreadable file).
+Exit codes (DESIGN §8.5): 0 done · 1 invalid input, nothing written (or a miss found already promoted
+in the golden set: only that promotion is recorded) · 2 usage (unknown trace id, missing option,
+unreadable file).
 """
 
 from __future__ import annotations
@@ -212,7 +213,8 @@ def promote_cmd(
 
     Validation is the loader's; the id must be new and gold sources must be the miss's. The line is
     appended atomically and the golden set re-validated; on any failure nothing is written.
-    Exit 0 promoted, 1 invalid (nothing written), 2 usage.
+    Exit 0 promoted, 1 invalid (nothing written; a miss already in the golden set: that promotion
+    is recorded), 2 usage.
     """
     from qaeval_tui.core.curation import (
         CurationError,
@@ -264,7 +266,8 @@ def reject_cmd(
 ) -> None:
     """Reject a production miss with a reason (recorded once, never changed).
 
-    Exit 0 rejected, 1 invalid (empty reason, already decided; nothing written), 2 usage.
+    Exit 0 rejected, 1 invalid (empty reason, already decided; nothing written; a miss already in
+    the golden set: that promotion is recorded), 2 usage.
     """
     from qaeval_tui.core.curation import CurationError, GoldenTarget, reject
 

@@ -91,7 +91,7 @@ class CurationError(QaevalError):
     def written(self) -> str:
         """What the refused action still wrote, in words."""
         if self.recorded:
-            return "nothing written but the promotion already in the golden set"
+            return "only the promotion already in the golden set was recorded"
         return "nothing was written"
 
 
@@ -261,7 +261,11 @@ def complete_interrupted_promotion(
         return
 
     def still_in_the_set() -> None:
-        if GoldenSnapshot.load(target).promoted_traces.get(entry.trace_id) != case_id:
+        try:
+            now_in_set = GoldenSnapshot.load(target).promoted_traces.get(entry.trace_id)
+        except QaevalError:  # the set broke meanwhile: nothing to go on, record nothing
+            now_in_set = None
+        if now_in_set != case_id:
             raise _GoneMeanwhile
 
     try:
@@ -283,6 +287,11 @@ def complete_interrupted_promotion(
         f"{provenance.promoted_at}) had not been recorded, and now is"
     )
     raise CurationError(entry.trace_id, [FieldError("trace_id", message)], action=action, recorded=True)
+
+
+def _from_trace(loaded: LoadedCase, trace_id: str) -> bool:
+    provenance = loaded.case.provenance
+    return provenance is not None and provenance.trace_id == trace_id
 
 
 class _GoneMeanwhile(Exception):
@@ -327,6 +336,9 @@ def promote(
             loaded = reloaded.by_id().get(case.id)
             if loaded is None or loaded.content_hash != case_content_hash(case):
                 raise QaevalError(f"{target.living}: the appended case did not read back as written")
+            twin = next((c.case.id for c in reloaded.cases if _from_trace(c, draft.trace_id) and c is not loaded), None)
+            if twin is not None:  # the caller's snapshot predates it (a promotion cut short, or by hand)
+                raise CurationError(draft.trace_id, [FieldError("trace_id", f"already in the golden set as {twin!r}")])
         except BaseException:
             restore_file(target.living, landed.pop("before"))
             raise

@@ -176,7 +176,7 @@ def test_reject_of_a_miss_whose_case_is_already_in_the_set_records_the_promotion
     refused = qaeval(root, "reject", BEDROOM, "--reason", "Not a miss.", "--curator", "Ben")
     assert refused.exit_code == 1
     assert "already in the golden set as 'install-bedroom-01': that promotion (by Mara Okafor" in refused.stderr
-    assert "nothing written but the promotion already in the golden set" in refused.stderr
+    assert "only the promotion already in the golden set was recorded" in refused.stderr
     assert statuses(root)[BEDROOM] == "promoted"
 
 
@@ -198,7 +198,7 @@ def test_unknown_trace_id_is_a_usage_error(root: Path) -> None:
         (["inbox", "import"], "Exit 0 imported, 1 invalid"),
         (["inbox", "list"], "List inbox entries"),
         (["inbox", "show"], "Show one miss in full"),
-        (["promote"], "Exit 0 promoted, 1 invalid (nothing written), 2 usage."),
+        (["promote"], "Exit 0 promoted, 1 invalid (nothing written; a miss already in the golden set:"),
         (["reject"], "Exit 0 rejected, 1 invalid"),
     ],
 )

@@ -409,3 +409,17 @@ def test_a_case_gone_from_the_file_by_the_time_of_the_decision_is_not_taken_for_
     monkeypatch.setattr(GoldenSnapshot, "load", classmethod(lambda cls, t: next(loads, None) or real_load(t)))
     decision = reject(store, BEDROOM, reason="Not a miss.", curator="Ben", target=target)
     assert (decision.decision, inbox_entry(store, BEDROOM).status) == ("rejected", "rejected")
+
+
+def test_a_stale_snapshot_cannot_let_a_second_case_in_for_one_miss(
+    root: Path, target: GoldenTarget, store: Store
+) -> None:
+    # The form opened before a cut-short promotion of the same miss landed in the living file.
+    stale = GoldenSnapshot.load(target)
+    with Store.open(root / "other.db") as other:
+        import_misses(other, DEMO_INBOX)
+        promote(other, bedroom_draft(), target, now=NOW)
+    before = snapshot_of(root)
+    with pytest.raises(CurationError, match="already in the golden set as 'install-bedroom-01'"):
+        promote(store, bedroom_draft(case_id="install-bedroom-02"), target, snapshot=stale)
+    assert snapshot_of(root) == before and inbox_entry(store, BEDROOM).status == "pending"
