@@ -161,16 +161,16 @@ def _line_problems(raw: bytes, path: str, line: int, fast_error: ValidationError
         return [Problem(path, line, "(line)", f"invalid JSON: {exc.msg} at column {exc.colno}")]
     if not isinstance(obj, dict):
         return [Problem(path, line, "(line)", "each line must be a JSON object")]
+    column = lone_surrogate_column(text)
+    if column is not None:  # in any field or key: one message, as every reader words it
+        return [Problem(path, line, "(line)", lone_surrogate_message(column))]
     try:
         GoldenCase.model_validate(obj)
     except ValidationError as exc:
         problems = problems_from_validation(exc, path, line)
         return problems + _raw_consistency(obj, path, line, {p.field for p in problems})
-    # Python's parser accepted what the strict one refused: a lone UTF-16 surrogate escape
-    # such as "\ud800", which is no character at all and cannot be hashed or written back.
-    column = lone_surrogate_column(text)
-    if column is not None:
-        return [Problem(path, line, "(line)", lone_surrogate_message(column))]
+    # Python's parser accepted what the strict one refused (nothing known but a lone surrogate,
+    # handled above): report the strict parser's reason rather than pass the line.
     return [_strict_json_problem(fast_error, path, line)]
 
 

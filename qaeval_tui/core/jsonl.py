@@ -24,10 +24,15 @@ def loads(text: str | bytes) -> Any:
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise
     except RecursionError:
-        reason = "nested too deeply"
+        reason, position = "nested too deeply", 0
     except ValueError as exc:
         reason = str(exc).split(":")[0]  # "Exceeds the limit (4300 digits) for integer string conversion"
-    raise json.JSONDecodeError(reason, text if isinstance(text, str) else "", 0) from None
+        digits = _LONG_DIGITS.search(text) if isinstance(text, str) else None
+        position = digits.start() if digits else 0
+    raise json.JSONDecodeError(reason, text if isinstance(text, str) else "", position) from None
+
+
+_LONG_DIGITS = re.compile(r"\d{4301,}")
 
 
 # One \uXXXX escape in the D800-DFFF range: half of a UTF-16 pair.

@@ -107,6 +107,12 @@ def test_a_lone_surrogate_escape_is_reported_and_a_valid_pair_loads(tmp_path: Pa
     assert (line, field) == (2, "(line)")
     column = json.dumps(lone).index("\\udc00") + 1
     assert message == f"invalid JSON: lone UTF-16 surrogate escape (half a character) at column {column}"
+    in_question = json.dumps(make_case("c3", question="Why \ud800?"))
+    path.write_text(in_question + "\n", encoding="utf-8")
+    column = in_question.index("\\ud800") + 1
+    assert problems_of(path) == [
+        (1, "(line)", f"invalid JSON: lone UTF-16 surrogate escape (half a character) at column {column}")
+    ]
     path.write_text(json.dumps(pair) + "\n", encoding="utf-8")
     assert load_golden([path]).cases[0].case.question.endswith("\U0001f50b?")
 

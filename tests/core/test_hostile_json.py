@@ -19,6 +19,7 @@ from qaeval_tui.core.drift import read_timeseries
 from qaeval_tui.core.errors import ConfigError, InputError, UsageError
 from qaeval_tui.core.golden import load_golden
 from qaeval_tui.core.inbox import import_misses
+from qaeval_tui.core.jsonl import lone_surrogate_column
 from qaeval_tui.core.labels_io import read_labels, read_verdicts
 from qaeval_tui.core.store import Store
 
@@ -57,6 +58,8 @@ def test_json_python_cannot_parse_is_a_located_problem(tmp_path: Path, reader: s
     [problem] = caught.value.problems
     assert (problem.path, problem.line, problem.field) == (str(path), 2, "(line)")
     assert problem.message.startswith("invalid JSON: " + reason)
+    if line is HUGE_INTEGER:  # the column of the digits, not of the line
+        assert problem.message.endswith(f"at column {line.index('9') + 1}")
 
 
 def test_deep_nesting_in_a_baseline_is_a_usage_error_naming_the_file(tmp_path: Path) -> None:
@@ -96,3 +99,23 @@ def test_a_huge_integer_in_the_config_is_a_config_error(tmp_path: Path) -> None:
     path.write_text("[run]\nworkers = " + "9" * 5000 + "\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"qaeval\.toml: invalid TOML: Exceeds the limit"):
         load_config(path)
+
+
+@pytest.mark.parametrize(
+    ("line", "column"),
+    [
+        ('"a\\ud800b"', 3),  # a high half alone
+        ('"a\\udc00"', 3),  # a low half alone
+        ('"\\ud83d\\ude00"', None),  # a pair: one character (an emoji)
+        ('"\\uD83D\\uDE00"', None),  # the same pair in capitals
+        ('"\\ud83d\\ud83d\\ude00"', 2),  # a high half followed by a pair
+        ('"\\ud800\\u0041"', 2),  # a high half followed by a plain escape
+        ('"x\\\\ud800"', None),  # an escaped backslash, then plain text
+        ('"\\\\\\ud800"', 4),  # an escaped backslash, then a lone half
+        ('{"\\udfff": 1}', 3),  # in a key
+        ('"\\u00e9\\n\\ud800"', 10),  # after other escapes
+    ],
+)
+def test_lone_surrogate_column(line: str, column: int | None) -> None:
+    json.loads(line)  # every case is JSON Python accepts
+    assert lone_surrogate_column(line) == column
