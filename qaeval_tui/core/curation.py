@@ -156,6 +156,16 @@ class PromotionContext:
     entry: InboxEntry
     snapshot: GoldenSnapshot
 
+    @property
+    def unrecorded_promotion(self) -> str | None:
+        """The id of this pending miss's case when it is already in the set (a promotion cut short).
+
+        Promoting or rejecting the miss then records that promotion (complete_interrupted_promotion).
+        """
+        if self.entry.decision is not None:
+            return None
+        return self.snapshot.promoted_traces.get(self.entry.trace_id)
+
     def near_duplicates(self, question: str) -> list[SimilarCase]:
         return self.snapshot.index.near_duplicates(question)
 
@@ -182,9 +192,13 @@ def _curation_errors(draft: PromotionDraft, context: PromotionContext) -> list[F
     entry, snapshot = context.entry, context.snapshot
     if entry.decision is not None:
         errors.append(_already_decided(entry.decision))
-    elif entry.trace_id in snapshot.promoted_traces:
+    elif context.unrecorded_promotion is not None:
         errors.append(
-            FieldError("trace_id", f"already in the golden set as {snapshot.promoted_traces[entry.trace_id]!r}")
+            FieldError(
+                "trace_id",
+                f"already in the golden set as {context.unrecorded_promotion!r}, not yet recorded as promoted: "
+                "promoting or rejecting it records that",
+            )
         )
     case_id = draft.case_id.strip()
     if not case_id:

@@ -103,6 +103,30 @@ async def test_status_filter_and_search_narrow_the_list(workspace: Workspace) ->
         assert app.screen.focused.id == "inbox-list"
 
 
+async def test_ctrl_s_on_a_miss_already_in_the_set_records_that_promotion(workspace: Workspace) -> None:
+    # As after a promotion killed between the append and the store's commit: the case is in the
+    # living file, the miss still pending. Opening it writes nothing; ctrl+s records it.
+    case = json.loads(workspace.living.read_text(encoding="utf-8").splitlines()[0])
+    case["id"] = "bedroom-cut-short-01"
+    case["provenance"] |= {"trace_id": BEDROOM, "promoted_by": "mara", "promoted_at": FIXED_NOW}
+    with workspace.living.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(case) + "\n")
+    before = workspace.living.read_bytes()
+    app = promote_app(workspace, BEDROOM)
+    async with app.run_test(size=(100, 32)) as pilot:
+        screen = await form_ready(pilot)
+        assert any("not yet recorded as promoted" in error.message for error in screen.errors)
+        with workspace.store() as store:
+            assert inbox_entry(store, BEDROOM).status == "pending"
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: bool(app.notices) and not screen.busy)
+        assert "only the promotion already in the golden set was recorded" in app.notices[-1]
+    assert workspace.living.read_bytes() == before
+    with workspace.store() as store:
+        decision = inbox_entry(store, BEDROOM).decision
+    assert decision is not None and (decision.case_id, decision.curator) == ("bedroom-cut-short-01", "mara")
+
+
 async def test_promoting_appends_one_line_with_provenance_and_the_set_still_loads(workspace: Workspace) -> None:
     before = workspace.living.read_text(encoding="utf-8").splitlines()
     app = promote_app(workspace, BEDROOM)

@@ -188,7 +188,8 @@ class PromoteScreen(OversightScreen):
         if form is None or context is None or self.busy:
             return
         self.validate()
-        if self.errors:
+        # A miss whose case is already in the set goes to the core anyway: it records that promotion.
+        if self.errors and context.unrecorded_promotion is None:
             self.notify(
                 f"{len(self.errors)} problem(s) below: fix them first (ctrl+n goes to the next). Nothing was written.",
                 title="Not promoted",
