@@ -212,24 +212,13 @@ def _raw_consistency(obj: dict[str, Any], path: str, line: int, reported: set[st
     return [Problem(path, line, field, message) for field, message in found if field not in reported]
 
 
-def iter_lines(data: bytes) -> Iterable[tuple[int, bytes]]:
-    """(line number, bytes) for every non-blank line. Splits on \\n only, never on U+2028."""
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        stripped = raw.strip(b" \t\r")
+def iter_lines(lines: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:
+    """(line number, bytes) for every non-blank line of `lines`, split on \\n only, never on U+2028:
+    a file opened in binary mode (which splits so) or `data.split(b"\\n")`."""
+    for number, raw in enumerate(lines, start=1):
+        stripped = raw.strip(b" \t\r\n")
         if stripped:
             yield number, stripped
-
-
-def _file_lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    """Like iter_lines, streaming the file: no second whole-file copy to split.
-
-    A binary file splits on \\n only, as iter_lines does; the large buffer keeps reads few.
-    """
-    with path.open("rb", buffering=1 << 20) as handle:
-        for number, raw in enumerate(handle, start=1):
-            stripped = raw.strip(b" \t\r\n")
-            if stripped:
-                yield number, stripped
 
 
 def load_golden(paths: Iterable[str | Path]) -> GoldenSet:
@@ -264,29 +253,26 @@ def _load_file(
     first_seen: dict[str, tuple[str, int]],
 ) -> None:
     living = split == LIVING_SPLIT
-    for number, raw in _file_lines(file):
-        case: GoldenCase | None = None
-        if number != 1 or not raw.startswith(_BOM):
-            # The common case, a valid line, stays on this short path; see parse_case_line.
-            try:
-                case = GoldenCase.model_validate_json(raw)
-            except ValidationError:
-                case = None
-        if case is None:
-            _record_invalid_line(raw, display, number, living, problems, first_seen)
-            continue
-        if living and case.provenance is None:
-            problems.append(Problem(display, number, "provenance", "required in the living split"))
-        if case.id in first_seen:
-            problems.append(_duplicate(case.id, display, number, first_seen))
-            continue
-        first_seen[case.id] = (display, number)
-        loaded.append(
-            LoadedCase(case=case, split=split, path=display, line=number, content_hash=case_content_hash(case))
-        )
+    # Streamed: no whole-file copy to split; the large buffer keeps reads few.
+    with file.open("rb", buffering=1 << 20) as handle:
+        for number, raw in iter_lines(handle):
+            case, line_problems = parse_case_line(raw, display, number)
+            if case is None:
+                problems.extend(line_problems)
+                _file_rules_of_invalid_line(raw, display, number, living, problems, first_seen)
+                continue
+            if living and case.provenance is None:
+                problems.append(Problem(display, number, "provenance", "required in the living split"))
+            if case.id in first_seen:
+                problems.append(_duplicate(case.id, display, number, first_seen))
+                continue
+            first_seen[case.id] = (display, number)
+            loaded.append(
+                LoadedCase(case=case, split=split, path=display, line=number, content_hash=case_content_hash(case))
+            )
 
 
-def _record_invalid_line(
+def _file_rules_of_invalid_line(
     raw: bytes,
     display: str,
     number: int,
@@ -294,9 +280,8 @@ def _record_invalid_line(
     problems: list[Problem],
     first_seen: dict[str, tuple[str, int]],
 ) -> None:
-    """Every problem of a line that failed, plus the file-level rules its raw fields still allow."""
-    _, line_problems = parse_case_line(raw, display, number)
-    problems.extend(line_problems)
+    """The rules across lines (provenance in the living split, duplicate ids) that a failed line's raw fields
+    still allow checking, so one pass reports everything."""
     fields = _raw_fields(raw)
     if fields and living and fields.get("provenance") is None:
         problems.append(Problem(display, number, "provenance", "required in the living split"))

@@ -121,7 +121,7 @@ def parse_misses(data: bytes, path: str) -> tuple[list[tuple[int, ProductionMiss
     misses: list[tuple[int, ProductionMiss]] = []
     problems: list[Problem] = []
     first_seen: dict[str, int] = {}
-    for number, raw in iter_lines(data):
+    for number, raw in iter_lines(data.split(b"\n")):
         miss, line_problems = _parse_line(raw, path, number)
         problems.extend(line_problems)
         if miss is None:
