@@ -14,13 +14,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, model_validator
 
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.golden import iter_lines, problems_from_validation
 from qaeval_tui.core.hashing import canonical_json
 from qaeval_tui.core.jsonl import loads, lone_surrogate_column, lone_surrogate_message
-from qaeval_tui.core.models import Source, StrictModel
+from qaeval_tui.core.models import IsoTimestamp, Source, StrictModel, parse_timestamp
 from qaeval_tui.core.store import Store
 
 # Typeable as a command-line argument and safe to show anywhere.
@@ -46,17 +46,8 @@ class ProductionMiss(StrictModel):
     answer: str
     citations: list[MissCitation]
     reason: str = Field(min_length=1, pattern=r"\S")
-    reported_at: str
+    reported_at: IsoTimestamp
     reporter: str = Field(min_length=1, pattern=r"\S")
-
-    @field_validator("reported_at")
-    @classmethod
-    def _iso_timestamp(cls, value: str) -> str:
-        try:
-            datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError as exc:
-            raise ValueError(f"not an ISO 8601 timestamp: {value!r}") from exc
-        return value
 
     @model_validator(mode="after")
     def _unique_source_ids(self) -> ProductionMiss:
@@ -240,7 +231,7 @@ def list_inbox(store: Store, status: str | None = None, search: str | None = Non
 
 
 def _timestamp(value: str) -> datetime:
-    parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    parsed = parse_timestamp(value)
     # A timestamp without a zone is read as UTC, so that a file mixing both still sorts.
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 

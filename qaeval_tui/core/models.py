@@ -8,15 +8,33 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 CASE_ID_PATTERN = re.compile(r"^[A-Za-z0-9._-]+$")
 
 Difficulty = Literal["single_hop", "multi_hop", "aggregation"]
 Behavior = Literal["answer", "abstain"]
 Level = Literal["nominal", "ordinal", "interval"]
+
+
+def parse_timestamp(value: str) -> datetime:
+    """An ISO 8601 timestamp as written in our files (a trailing Z means UTC)."""
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def _iso_timestamp(value: str) -> str:
+    try:
+        parse_timestamp(value)
+    except ValueError as exc:
+        raise ValueError(f"not an ISO 8601 timestamp: {value!r}") from exc
+    return value
+
+
+IsoTimestamp = Annotated[str, AfterValidator(_iso_timestamp)]
+"""Text that must read as an ISO 8601 timestamp; kept as written."""
 
 
 class StrictModel(BaseModel):
@@ -57,19 +75,8 @@ class Provenance(StrictModel):
     origin: str = Field(min_length=1)
     trace_id: str = Field(min_length=1)
     promoted_by: str = Field(min_length=1)
-    promoted_at: str = Field(min_length=1)
+    promoted_at: IsoTimestamp = Field(min_length=1)
     reason: str = Field(min_length=1)
-
-    @field_validator("promoted_at")
-    @classmethod
-    def _iso_timestamp(cls, value: str) -> str:
-        from datetime import datetime
-
-        try:
-            datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError as exc:
-            raise ValueError(f"not an ISO 8601 timestamp: {value!r}") from exc
-        return value
 
 
 def consistency_problems(

@@ -52,6 +52,11 @@ def test_valid_set_loads_with_splits_and_hashes(golden_dir: Path) -> None:
         ({"sources": [{"id": "s1", "text": "a"}, {"id": "s1", "text": "b"}]}, "sources[1].id", "duplicate source id"),
         ({"sources": [{"id": "s1", "text": 3}]}, "sources[0].text", "valid string"),
         ({"provenance": {"origin": "x"}}, "provenance.trace_id", "Field required"),
+        (
+            {"provenance": {**provenance(), "promoted_at": "yesterday"}},
+            "provenance.promoted_at",
+            "not an ISO 8601 timestamp: 'yesterday'",
+        ),
     ],
 )
 def test_each_field_error_is_named(tmp_path: Path, override: dict[str, object], field: str, fragment: str) -> None:
