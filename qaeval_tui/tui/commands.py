@@ -55,6 +55,30 @@ class Command:
         return self.title or self.label.capitalize()
 
 
+def _item_scroll(scope: Scope) -> tuple[Command, Command]:
+    """Page through the item shown beside a list (adjudication, a confusion cell's items)."""
+    return (
+        Command(
+            "detail_down",
+            "pagedown",
+            "scroll",
+            "Scroll the item down a page.",
+            scope,
+            in_bar=False,
+            title="Scroll item down",
+        ),
+        Command(
+            "detail_up",
+            "pageup",
+            "scroll up",
+            "Scroll the item up a page.",
+            scope,
+            in_bar=False,
+            title="Scroll item up",
+        ),
+    )
+
+
 COMMANDS: tuple[Command, ...] = (
     Command("next_axis", "tab", "axis", "Move to the next axis.", "review", title="Next axis"),
     Command("previous_axis", "shift+tab", "axis", "Move to the previous axis.", "review", title="Previous axis"),
@@ -194,24 +218,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("back", "escape", "back", "Go back to the inbox; an edited draft asks first.", "promote"),
     Command("rule", "enter", "rule", "Record the consensus on the selected disagreement, with a reason.", "adjudicate"),
     Command("toggle_settled", "a", "show settled", "Show or hide disagreements already adjudicated.", "adjudicate"),
-    Command(
-        "detail_down",
-        "pagedown",
-        "scroll",
-        "Scroll the item down a page.",
-        "adjudicate",
-        in_bar=False,
-        title="Scroll item down",
-    ),
-    Command(
-        "detail_up",
-        "pageup",
-        "scroll up",
-        "Scroll the item up a page.",
-        "adjudicate",
-        in_bar=False,
-        title="Scroll item up",
-    ),
+    *_item_scroll("adjudicate"),
     Command("back", "escape", "back", "Go back to the previous screen.", "adjudicate"),
     Command(
         "drill",
@@ -223,24 +230,7 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command("recompute", "r", "recompute", "Recompute every figure from the store.", "dashboard"),
     Command("back", "escape", "back", "Go back to the previous screen.", "dashboard"),
-    Command(
-        "detail_down",
-        "pagedown",
-        "scroll",
-        "Scroll the item down a page.",
-        "drilldown",
-        in_bar=False,
-        title="Scroll item down",
-    ),
-    Command(
-        "detail_up",
-        "pageup",
-        "scroll up",
-        "Scroll the item up a page.",
-        "drilldown",
-        in_bar=False,
-        title="Scroll item up",
-    ),
+    *_item_scroll("drilldown"),
     Command("back", "escape", "back", "Go back to the dashboard.", "drilldown"),
     Command("open_case", "enter", "open", "Open the selected case with its sources.", "browse", title="Open case"),
     Command("search", "slash", "search", "Search the list (enter or escape returns to it).", "browse"),
