@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from qaeval_tui.cli.common import config_from, guarded, print_json, stdout
+from qaeval_tui.core.batch import with_collector_paused
 from qaeval_tui.core.golden import GoldenSet, load_golden
 
 
@@ -16,6 +17,7 @@ def _load(ctx: typer.Context, paths: list[Path] | None) -> GoldenSet:
 
 
 @guarded
+@with_collector_paused  # a batch step: see core/batch.py
 def validate(
     ctx: typer.Context,
     paths: list[Path] | None = typer.Argument(
@@ -47,6 +49,7 @@ def validate(
 
 
 @guarded
+@with_collector_paused
 def cases(
     ctx: typer.Context,
     paths: list[Path] | None = typer.Argument(

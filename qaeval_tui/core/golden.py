@@ -7,6 +7,7 @@ that looks right.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -65,8 +66,6 @@ def case_content_hash(case: GoldenCase) -> str:
 
     Independent of the key order and spacing of the line it was read from.
     """
-    import hashlib
-
     return hashlib.sha256(case.__pydantic_serializer__.to_json(case)).hexdigest()
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qaeval_tui.core.baseline import load_baseline
@@ -84,7 +84,7 @@ READERS: dict[str, tuple[str, Callable[[Path], object]]] = {
 
 
 @pytest.mark.parametrize("reader", sorted(READERS))
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None)
 @given(data=files)
 def test_arbitrary_files_never_escape_a_reader(
     tmp_path_factory: pytest.TempPathFactory, reader: str, data: bytes
