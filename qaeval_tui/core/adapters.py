@@ -36,6 +36,24 @@ def case_view(loaded: LoadedCase) -> CaseView:
     )
 
 
+def describe_failure(exc: BaseException) -> str:
+    """One line for an exception raised by user code, even one whose message itself fails to print.
+
+    `SystemExit` is named as such: plug-in code that calls `sys.exit()` has failed, it has not
+    finished, so it must never end a run or a gate with the exit code it chose.
+    """
+    name = type(exc).__name__
+    try:
+        if isinstance(exc, SystemExit):
+            return f"{name}({exc.code!r}): the code tried to exit the process"
+        text = str(exc)
+    except Exception:  # a broken __str__ must not turn one failed case into a crash
+        text = "(its message could not be printed)"
+    # Half a UTF-16 pair in a message would make the store and every UTF-8 writer fail later.
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return f"{name}: {text}" if text else name
+
+
 def load_factory(spec: str, option: str = "--adapter") -> object:
     """Import `module:factory` and call the zero-argument factory; every failure is a UsageError.
 
@@ -49,14 +67,16 @@ def load_factory(spec: str, option: str = "--adapter") -> object:
         sys.path.append(here)
     try:
         module = importlib.import_module(module_name)
+    except KeyboardInterrupt:
+        raise
     except ModuleNotFoundError as exc:
         if exc.name is not None and module_name.startswith(exc.name):
             raise UsageError(
                 f"{option} {spec!r}: no module named {exc.name!r}; install it, or run qaeval from the folder holding it"
             ) from exc
         raise UsageError(f"{option} {spec!r}: importing {module_name!r} failed: {exc}") from exc
-    except Exception as exc:  # any import-time failure of user code is a usage problem, shown plainly
-        raise UsageError(f"{option} {spec!r}: importing {module_name!r} failed: {type(exc).__name__}: {exc}") from exc
+    except BaseException as exc:  # any import-time failure of user code (sys.exit too) is shown plainly
+        raise UsageError(f"{option} {spec!r}: importing {module_name!r} failed: {describe_failure(exc)}") from exc
     factory = module
     for part in attribute.split("."):
         if not hasattr(factory, part):
@@ -80,8 +100,10 @@ def load_factory(spec: str, option: str = "--adapter") -> object:
             )
     try:
         return factory()
-    except Exception as exc:  # the user's factory failing is reported, not a traceback
-        raise UsageError(f"{option} {spec!r}: the factory raised {type(exc).__name__}: {exc}") from exc
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # the user's factory failing (or exiting) is reported, not a traceback
+        raise UsageError(f"{option} {spec!r}: the factory raised {describe_failure(exc)}") from exc
 
 
 def load_adapter(spec: str) -> SystemAdapter:

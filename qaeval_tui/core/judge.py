@@ -7,12 +7,13 @@ that drifts. A judge that raises or returns nonsense produces an error verdict, 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
 
-from qaeval_tui.core.adapters import load_factory
+from qaeval_tui.core.adapters import describe_failure, load_factory
 from qaeval_tui.core.checks import load_bearing_sentences, sentence_is_cited
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.models import Axis, Citation, GoldenCase, JudgeConfig, Rubric, Source, SUTOutput
@@ -49,6 +50,9 @@ class JudgeClient(Protocol):
 def effective_config(judge: JudgeClient, rubric: Rubric) -> JudgeConfig:
     """The judge's config bound to the rubric version it scores under (part of the hash)."""
     config = judge.config
+    problem = config_problem(config)
+    if problem is not None:
+        raise UsageError(f"the judge's config: {problem}")
     if config.rubric_version == rubric.version:
         return config
     return config.model_copy(update={"rubric_version": rubric.version})
@@ -65,19 +69,49 @@ def _descriptor(config: JudgeConfig) -> dict[str, Any]:
 
 
 def validate_result(result: object, rubric: Rubric) -> JudgeResult:
-    """The judge's result checked against the rubric; ValueError names what is wrong."""
+    """The judge's result checked against the rubric; ValueError names what is wrong.
+
+    Every rubric axis must be scored (None is "can't judge", said on purpose): a result that
+    leaves an axis out, or has nothing at all, is a judge failure, not a verdict.
+    """
     if not isinstance(result, JudgeResult):
         raise ValueError(f"the judge returned {type(result).__name__}, not a JudgeResult")
-    unknown = sorted(set(result.scores) - set(rubric.axis_names))
+    scores, evidence = result.scores, result.evidence
+    if not isinstance(scores, dict):
+        raise ValueError(f"the judge's scores are {type(scores).__name__}, not a dict of axis -> score")
+    if not isinstance(evidence, dict):
+        raise ValueError(f"the judge's evidence is {type(evidence).__name__}, not a dict of axis -> quoted span")
+    names = set(rubric.axis_names)
+    unknown = sorted(repr(axis) for axis in scores if axis not in names)
     if unknown:
-        raise ValueError(f"the judge scored unknown axis {unknown[0]!r}")
+        raise ValueError(f"the judge scored unknown axis {unknown[0]}")
     for axis in rubric.axes:
-        value = result.scores.get(axis.name)
+        value = scores.get(axis.name)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value not in axis.scale):
             raise ValueError(f"the judge gave {value!r} for {axis.name}, outside its scale {list(axis.scale)}")
-    scores = {axis.name: result.scores.get(axis.name) for axis in rubric.axes}
-    evidence = {axis: str(span) for axis, span in result.evidence.items() if axis in scores}
-    return JudgeResult(scores, evidence)
+    missing = [axis for axis in rubric.axis_names if axis not in scores]
+    if missing:
+        raise ValueError(f"the judge gave no score for {missing[0]} (None, for can't judge, must be given explicitly)")
+    for name, span in evidence.items():
+        if name not in names:
+            raise ValueError(f"the judge gave evidence for unknown axis {name!r}")
+        if not isinstance(span, str):
+            raise ValueError(f"the judge's evidence for {name} is {type(span).__name__}, not a quoted span")
+        if not _is_text(span):
+            raise ValueError(f"the judge's evidence for {name} is not valid Unicode (a lone surrogate)")
+    return JudgeResult({axis: scores[axis] for axis in rubric.axis_names}, dict(evidence))
+
+
+def _checked(raw: object, rubric: Rubric) -> tuple[str, JudgeResult | None]:
+    """(why not, None) for a malformed result, ("", result) for a sound one; never raises."""
+    try:
+        return "", validate_result(raw, rubric)
+    except KeyboardInterrupt:
+        raise
+    except ValueError as exc:
+        return str(exc), None
+    except BaseException as exc:  # a result whose attributes themselves fail (a hostile __eq__, __iter__...)
+        return f"the judge returned an unreadable result: {describe_failure(exc)}", None
 
 
 def judge_verdict(
@@ -90,26 +124,25 @@ def judge_verdict(
     item_id: str,
     created_at: str,
 ) -> dict[str, Any]:
-    """One verdict in the §8.3 export shape. Any judge failure becomes status "error"."""
+    """One verdict in the §8.3 export shape. Any judge failure, an exit included, becomes status "error"."""
     verdict: dict[str, Any] = {"item_id": item_id, "case_id": case.id, "judge": judge_descriptor(config)}
+    unscored = dict.fromkeys(rubric.axis_names)
     if output.error is not None:
-        result = JudgeResult({axis: None for axis in rubric.axis_names})
-        return {**verdict, "status": "ok", "scores": result.scores, "evidence": {}, "created_at": created_at}
-    problem: str | None = None
+        return {**verdict, "status": "ok", "scores": unscored, "evidence": {}, "created_at": created_at}
+    result: JudgeResult | None = None
     try:
         raw = judge.score(case, output, rubric)
-    except Exception as exc:  # a judge failure is data (an error verdict), never a crash of the run
-        problem = f"{type(exc).__name__}: {exc}"
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # a judge failure (sys.exit too) is data, an error verdict, never a crash
+        problem = describe_failure(exc)
     else:
-        try:
-            result = validate_result(raw, rubric)
-        except ValueError as exc:
-            problem = str(exc)
-    if problem is not None:
+        problem, result = _checked(raw, rubric)
+    if result is None:
         return {
             **verdict,
             "status": "error",
-            "scores": {axis: None for axis in rubric.axis_names},
+            "scores": unscored,
             "evidence": {},
             "created_at": created_at,
             "error": problem,
@@ -120,11 +153,42 @@ def judge_verdict(
 def load_judge(spec: str) -> JudgeClient:
     """The judge built by `module:factory`: it needs a JudgeConfig `config` and a `score` method."""
     judge = load_factory(spec, "--judge")
-    if not isinstance(judge, JudgeClient) or not callable(judge.score):
+    try:  # `config` may be a property of user code: reading it can fail like any call into it
+        client = judge if isinstance(judge, JudgeClient) and callable(judge.score) else None
+        config = None if client is None else client.config
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        raise UsageError(f"--judge {spec!r}: reading the judge's config failed: {describe_failure(exc)}") from exc
+    if client is None:
         raise UsageError(f"--judge {spec!r}: the factory returned {type(judge).__name__}, which has no score() method")
-    if not isinstance(judge.config, JudgeConfig):
-        raise UsageError(f"--judge {spec!r}: the judge's config is {type(judge.config).__name__}, not a JudgeConfig")
-    return judge
+    if not isinstance(config, JudgeConfig):
+        raise UsageError(f"--judge {spec!r}: the judge's config is {type(config).__name__}, not a JudgeConfig")
+    problem = config_problem(config)
+    if problem is not None:
+        raise UsageError(f"--judge {spec!r}: the judge's config: {problem}")
+    return client
+
+
+def config_problem(config: JudgeConfig) -> str | None:
+    """Why a judge config cannot be recorded in a verdict, or None when it can.
+
+    NaN or an infinity is no JSON number; half a UTF-16 pair is no UTF-8 text.
+    """
+    if not math.isfinite(config.temperature):
+        return f"temperature {config.temperature!r} is not a finite number"
+    for name, value in config.model_dump().items():
+        if isinstance(value, str) and not _is_text(value):
+            return f"{name} is not valid Unicode (a lone surrogate)"
+    return None
+
+
+def _is_text(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 # -- the bundled mechanical judge -------------------------------------------------------------

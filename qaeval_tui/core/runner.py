@@ -2,12 +2,14 @@
 
 The adapter may run on several threads; results come back in suite order whatever the
 finishing order, so two runs of a deterministic system produce the same artifact. An adapter
-that raises, or returns something that is not a SUTOutput, yields a failed case, not a crash.
+that raises, calls sys.exit(), returns something that is not a SUTOutput, or computes a NaN or
+infinite value yields a failed case, not a crash (only KeyboardInterrupt stops the run).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
 import uuid
@@ -20,7 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from qaeval_tui import __version__
-from qaeval_tui.core.adapters import SystemAdapter, adapter_label, case_view
+from qaeval_tui.core.adapters import SystemAdapter, adapter_label, case_view, describe_failure
 from qaeval_tui.core.batch import collector_paused
 from qaeval_tui.core.checks import CheckResult, run_checks
 from qaeval_tui.core.errors import UsageError
@@ -63,6 +65,13 @@ class CaseResult:
     @property
     def passed(self) -> bool:
         return not self.failures
+
+    @property
+    def judge_error(self) -> str | None:
+        """The judge's failure on this case (an error verdict), or None when it returned a verdict."""
+        if self.verdict.get("status") != "error":
+            return None
+        return str(self.verdict.get("error") or "the judge failed")
 
     def slice_keys(self) -> dict[str, str]:
         case = self.loaded.case
@@ -115,6 +124,11 @@ class RunResult:
     board: Scoreboard
     code_version: str = CODE_VERSION
 
+    @property
+    def judge_errors(self) -> tuple[CaseResult, ...]:
+        """The cases whose verdict is an error: their judge metrics are missing, never zero or skipped."""
+        return tuple(result for result in self.cases if result.judge_error is not None)
+
     def header(self) -> dict[str, Any]:
         return {
             "run_id": self.run_id,
@@ -130,6 +144,7 @@ class RunResult:
             "started_at": self.started_at,
             "finished_at": self.finished_at,
             "n_cases": len(self.cases),
+            "judge_errors": len(self.judge_errors),
         }
 
     def artifact(self) -> dict[str, Any]:
@@ -144,11 +159,19 @@ class RunResult:
 
 
 def call_adapter(adapter: SystemAdapter, view: CaseView) -> SUTOutput:
-    """The adapter's output; a raise or a malformed return becomes an output with `error` set."""
+    """The adapter's output; a raise, an exit or a malformed return becomes an output with `error` set."""
     try:
         raw = adapter.answer(view)
-    except Exception as exc:  # an adapter crash is a failed case, never a harness crash
-        return SUTOutput(error=f"{type(exc).__name__}: {exc}")
+        output = _as_output(raw)
+    except KeyboardInterrupt:  # the person running qaeval stopping it is not a failed case
+        raise
+    except BaseException as exc:  # a crash or sys.exit() is a failed case, never the end of the harness
+        return SUTOutput(error=describe_failure(exc))
+    problem = _number_problem(output)
+    return output if problem is None else SUTOutput(error=problem)
+
+
+def _as_output(raw: object) -> SUTOutput:
     if isinstance(raw, SUTOutput):
         return raw
     if isinstance(raw, dict):
@@ -157,6 +180,21 @@ def call_adapter(adapter: SystemAdapter, view: CaseView) -> SUTOutput:
         except ValidationError as exc:
             return SUTOutput(error=f"the adapter returned an invalid output: {exc.errors(include_url=False)[0]['msg']}")
     return SUTOutput(error=f"the adapter returned {type(raw).__name__}, not a SUTOutput")
+
+
+def _number_problem(output: SUTOutput) -> str | None:
+    """Why a computed value is no usable number: NaN, an infinity, or an int no float can hold."""
+    for name, value in output.computed.items():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        try:
+            finite = math.isfinite(value)
+        except OverflowError:
+            finite = False
+        if not finite:
+            shown = repr(value) if isinstance(value, float) else "an integer too large for a float"
+            return f"the adapter computed {name!r} = {shown}, which is not a finite number"
+    return None
 
 
 def case_failures(
@@ -184,8 +222,13 @@ def evaluate_case(
     started = time.perf_counter()
     output = call_adapter(adapter, case_view(loaded))
     seconds = time.perf_counter() - started
-    output_json = output.model_dump(mode="json")
-    output_hash = content_hash(output_json)
+    try:
+        output_json = output.model_dump(mode="json")
+        output_hash = content_hash(output_json)
+    except UnicodeEncodeError:  # half a UTF-16 pair: no UTF-8 writer, hash or store can take it
+        output = SUTOutput(error="the adapter returned text that is not valid Unicode (a lone surrogate)")
+        output_json = output.model_dump(mode="json")
+        output_hash = content_hash(output_json)
     item_id = item_id_for(loaded.content_hash, output_hash)
     case = loaded.case
     checks = run_checks(case, output)
@@ -390,14 +433,17 @@ def _store_run(store: Store, result: RunResult) -> None:
 
 
 def dumps_document(document: dict[str, Any]) -> str:
-    """JSON with the header indented and one compact line per case: diffs stay readable, 10k cases stay fast."""
+    """JSON with the header indented and one compact line per case: diffs stay readable, 10k cases stay fast.
+
+    NaN and infinities are refused (ValueError), never written: strict JSON parsers reject them.
+    """
     parts = []
     for key, value in document.items():
         if key == "cases" and isinstance(value, list) and value:
-            rows = ",\n".join("    " + json.dumps(row, ensure_ascii=False) for row in value)
+            rows = ",\n".join("    " + json.dumps(row, ensure_ascii=False, allow_nan=False) for row in value)
             parts.append(f'  "cases": [\n{rows}\n  ]')
         else:
-            text = json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+            text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False).replace("\n", "\n  ")
             parts.append(f"  {json.dumps(key)}: {text}")
     return "{\n" + ",\n".join(parts) + "\n}\n"
 

@@ -65,11 +65,13 @@ def plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         "def needs(x):\n    return ReferenceHub()\n"
         "def explodes():\n    raise RuntimeError('no credentials configured')\n"
         "def not_an_adapter():\n    return object()\n"
+        "def exits():\n    raise SystemExit(0)\n"
     )
     (tmp_path / "broken_plugin.py").write_text("import does_not_exist_anywhere\n")
+    (tmp_path / "exiting_plugin.py").write_text("import sys\nsys.exit(3)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     yield
-    for name in ("my_plugins", "broken_plugin"):
+    for name in ("my_plugins", "broken_plugin", "exiting_plugin"):
         sys.modules.pop(name, None)
 
 
@@ -91,6 +93,9 @@ def test_load_factory_builds_from_a_zero_argument_factory(plugins: None) -> None
         ("my_plugins:needs", "the factory needs arguments (x)"),
         ("my_plugins:explodes", "the factory raised RuntimeError: no credentials configured"),
         ("my_plugins:not_an_adapter", "has no answer(view) method"),
+        # Code that exits has failed: never an exit 0 (or 3) with nothing said.
+        ("my_plugins:exits", "the factory raised SystemExit(0): the code tried to exit the process"),
+        ("exiting_plugin:make", "importing 'exiting_plugin' failed: SystemExit(3)"),
     ],
 )
 def test_a_bad_adapter_spec_is_a_usage_error_that_says_what_to_fix(plugins: None, spec: str, message: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -150,6 +151,48 @@ def test_a_judge_failure_is_an_error_verdict_not_a_crash(judge: object, message:
     assert verdict["scores"] == dict.fromkeys(RUBRIC.axis_names)
 
 
+class _Returns:
+    config = JudgeConfig(name="scripted", model="m")
+
+    def __init__(self, result: object) -> None:
+        self.result = result
+
+    def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
+        if isinstance(self.result, BaseException):
+            raise self.result
+        return self.result  # type: ignore[return-value]
+
+
+class _NoIterating(dict[str, int]):
+    def __iter__(self) -> Any:
+        raise RuntimeError("cannot iterate me")
+
+
+FULL = {"faithfulness": 2, "citation_correctness": 2, "answer_correctness": 2}
+
+
+@pytest.mark.parametrize(
+    ("returned", "message"),
+    [
+        (JudgeResult({}, {}), "the judge gave no score for faithfulness"),
+        (JudgeResult({"faithfulness": 2}), "the judge gave no score for citation_correctness"),
+        (JudgeResult(None), "the judge's scores are NoneType, not a dict of axis -> score"),  # type: ignore[arg-type]
+        (JudgeResult([("faithfulness", 2)]), "the judge's scores are list, not a dict"),  # type: ignore[arg-type]
+        (JudgeResult(FULL, None), "the judge's evidence is NoneType, not a dict"),  # type: ignore[arg-type]
+        (JudgeResult(FULL, {"faithfulness": ["a", "b"]}), "evidence for faithfulness is list, not a quoted span"),  # type: ignore[dict-item]
+        (JudgeResult(FULL, {"tone": "x"}), "the judge gave evidence for unknown axis 'tone'"),
+        (JudgeResult(_NoIterating(FULL)), "unreadable result: RuntimeError: cannot iterate me"),
+        (SystemExit(2), "SystemExit(2): the code tried to exit the process"),
+    ],
+)
+def test_a_malformed_or_exiting_judge_is_an_error_verdict_never_a_crash(returned: object, message: str) -> None:
+    golden = case()
+    judge = _Returns(returned)
+    verdict = judge_verdict(judge, judge.config, golden, quoting_output(golden), RUBRIC, item_id="i", created_at="T")
+    assert verdict["status"] == "error" and message in verdict["error"]
+    assert verdict["scores"] == dict.fromkeys(RUBRIC.axis_names) and verdict["evidence"] == {}
+
+
 def test_an_adapter_failure_is_not_judged() -> None:
     judge = make_mechanical_judge()
     verdict = judge_verdict(judge, judge.config, case(), SUTOutput(error="boom"), RUBRIC, item_id="i", created_at="T")
@@ -169,3 +212,26 @@ def test_load_judge_accepts_a_factory_and_explains_a_bad_one(tmp_path: Path, mon
     with pytest.raises(UsageError, match="not a JudgeConfig"):
         load_judge("judges_here:make_bad_config")
     sys.modules.pop("judges_here", None)
+
+
+def test_a_judge_config_no_verdict_could_record_is_refused_at_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "odd_judges.py").write_text(
+        "from qaeval_tui.core.judge import MechanicalJudge\n"
+        "from qaeval_tui.core.models import JudgeConfig\n"
+        "def nan_temperature():\n"
+        "    return MechanicalJudge(JudgeConfig(name='x', model='m', temperature=float('nan')))\n"
+        "class Exiting(MechanicalJudge):\n"
+        "    @property\n"
+        "    def config(self):\n"
+        "        raise SystemExit(1)\n"
+        "def exiting_config():\n"
+        "    return Exiting()\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(UsageError, match="the judge's config: temperature nan is not a finite number"):
+        load_judge("odd_judges:nan_temperature")
+    with pytest.raises(UsageError, match=r"reading the judge's config failed: SystemExit\(1\)"):
+        load_judge("odd_judges:exiting_config")
+    sys.modules.pop("odd_judges", None)

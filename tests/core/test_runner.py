@@ -15,8 +15,8 @@ from qaeval_tui.core.adapters import SystemAdapter
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.hashing import content_hash, item_id_for
 from qaeval_tui.core.hub import ReferenceHub
-from qaeval_tui.core.judge import make_mechanical_judge
-from qaeval_tui.core.models import CaseView, LoadedCase, SUTOutput
+from qaeval_tui.core.judge import JudgeResult, MechanicalJudge, make_mechanical_judge
+from qaeval_tui.core.models import CaseView, GoldenCase, LoadedCase, Rubric, SUTOutput
 from qaeval_tui.core.runner import RUN_FORMAT, RunResult, dumps_document, run_suite, store_run, write_json
 from qaeval_tui.core.store import Store
 from tests.core.run_fixtures import FIXED_TIME, RUBRIC, ScriptedAdapter, abstain_case, case, loaded, multi_hop_case
@@ -80,6 +80,77 @@ def test_an_adapter_crash_is_a_failed_case_and_the_run_goes_on() -> None:
     assert all(r.failures[0] == "check:adapter_ok" and not r.passed for r in crashed)
     assert crashed[0].output.error == "ConnectionError: hub unreachable"
     assert result.board.overall["deterministic_pass_rate"].value == pytest.approx(4 / 6)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_adapter_that_exits_is_a_failed_case_but_an_interrupt_still_stops_the_run(workers: int) -> None:
+    def respond(view: CaseView) -> SUTOutput:
+        if "financing" in view.question:
+            raise SystemExit(0)
+        return ReferenceHub().answer(view)
+
+    result = run(suite(6), ScriptedAdapter(respond), workers=workers)
+    crashed = [r for r in result.cases if r.output.error]
+    assert len(result.cases) == 6 and len(crashed) == 2
+    assert crashed[0].output.error == "SystemExit(0): the code tried to exit the process"
+    assert all(r.failures[0] == "check:adapter_ok" for r in crashed)
+
+    def interrupted(view: CaseView) -> SUTOutput:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):  # the person at the keyboard still stops qaeval
+        run(suite(2), ScriptedAdapter(interrupted), workers=workers)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf"), 10**400])
+def test_a_computed_value_that_is_no_finite_number_is_a_failed_case(value: float) -> None:
+    def respond(view: CaseView) -> SUTOutput:
+        return ReferenceHub().answer(view).model_copy(update={"computed": {"total": value}})
+
+    result = run(suite(3), ScriptedAdapter(respond))
+    assert all("check:adapter_ok" in r.failures for r in result.cases)
+    error = result.cases[2].output.error
+    assert error is not None and error.startswith("the adapter computed 'total' = ")
+    assert error.endswith("which is not a finite number")
+
+    def refuse(token: str) -> None:
+        raise AssertionError(f"{token} written")
+
+    json.loads(dumps_document(result.artifact()), parse_constant=refuse)
+
+
+def test_text_that_is_not_unicode_from_the_adapter_or_the_judge_never_crashes_the_run_or_the_store(
+    tmp_path: Path,
+) -> None:
+    class LoneSurrogates(MechanicalJudge):
+        def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
+            if "financing" in case.question:
+                raise RuntimeError("bad byte \ud800 in the reply")
+            result = super().score(case, output, rubric)
+            return JudgeResult(result.scores, {axis: "half a pair \udfff" for axis in result.evidence})
+
+    def respond(view: CaseView) -> SUTOutput:
+        output = ReferenceHub().answer(view)
+        return output.model_copy(update={"prompt": output.prompt + "\ud800"}) if "E517" in view.question else output
+
+    result = run_suite(
+        suite(3), ScriptedAdapter(respond), LoneSurrogates(), rubric=RUBRIC, adapter_spec="t:a", judge_spec="t:j"
+    )
+    answered, refused, multi_hop = result.cases
+    assert multi_hop.output.error == "the adapter returned text that is not valid Unicode (a lone surrogate)"
+    assert refused.verdict["error"] == "RuntimeError: bad byte \\ud800 in the reply"
+    assert answered.verdict["error"] == "the judge's evidence for faithfulness is not valid Unicode (a lone surrogate)"
+    with Store.open(tmp_path / "runs.db") as store:
+        store_run(store, result)
+        assert [v["status"] for v in store.verdicts(run_id=result.run_id)] == ["error", "error", "ok"]
+    dumps_document(result.artifact()).encode("utf-8")
+
+
+def test_no_document_is_ever_written_with_nan() -> None:
+    with pytest.raises(ValueError, match="not JSON compliant"):
+        dumps_document({"metrics": {"mrr": float("nan")}})
+    with pytest.raises(ValueError, match="not JSON compliant"):
+        dumps_document({"cases": [{"values": {"mrr": float("inf")}}]})
 
 
 def test_a_malformed_adapter_return_is_a_failed_case() -> None:
