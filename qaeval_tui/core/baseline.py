@@ -3,20 +3,27 @@
 A baseline holds the run header, the scoreboard, and per case its content hash, pass/fail and
 metric values; outputs and prompts stay out, so updating it reads as a reviewable diff of
 numbers. A missing, unreadable, malformed or mismatched baseline is a UsageError (exit 2).
+
+Its numbers are read strictly, before any case runs: a duplicate key, a NaN, an infinity, a
+string or a bool where a metric value goes, a value outside [0, 1], a metric missing from a
+case or from the scoreboard, or a scoreboard value no case supports is a BaselineInputError
+(exit 2) naming file, line and field. Any of them would otherwise leave a metric ungated.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from json.decoder import WHITESPACE, scanstring  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.jsonl import loads
-from qaeval_tui.core.metrics import MetricValue, metric_value_from_json
+from qaeval_tui.core.metrics import METRIC_NAMES, METRIC_SPECS, MetricValue, metric_value_from_json, rate_problem
 from qaeval_tui.core.models import JudgeConfig
 from qaeval_tui.core.runner import ARTIFACT_VERSION, RUN_FORMAT, RunResult
 
@@ -31,7 +38,7 @@ class _BaselineCase(BaseModel):
     split: str = ""
     passed: bool
     failures: list[str] = []
-    values: dict[str, float | None]
+    values: dict[str, Any]  # checked by hand: pydantic would read "0.9" and true as numbers
 
 
 class _BaselineRun(BaseModel):
@@ -54,6 +61,12 @@ class _BaselineFile(BaseModel):
     run: _BaselineRun
     metrics: dict[str, Any]
     cases: list[_BaselineCase]
+
+
+class BaselineInputError(InputError):
+    """Numbers in a baseline the gate cannot compare against: each problem located. Exit 2, like any bad baseline."""
+
+    exit_code = 2
 
 
 @dataclass(frozen=True)
@@ -84,7 +97,16 @@ def baseline_document(result: RunResult) -> dict[str, Any]:
     """What `qaeval baseline` writes: the run header, the scoreboard, and per case its hash, pass and values.
 
     Outputs and prompts stay out, so a baseline update reads as a reviewable diff of numbers.
+    A run the judge failed on is refused (UsageError): its missing judge scores would leave the
+    judge metrics of those cases ungated in every later gate.
     """
+    if result.judge_errors:
+        shown = "; ".join(f"{r.case_id}: {r.judge_error}" for r in result.judge_errors[:3])
+        more = f"; and {len(result.judge_errors) - 3} more" if len(result.judge_errors) > 3 else ""
+        raise UsageError(
+            f"the judge failed on {len(result.judge_errors)} case(s) ({shown}{more}); "
+            "no baseline was written: fix the judge, then run `qaeval baseline` again"
+        )
     return {
         "format": BASELINE_FORMAT,
         "version": ARTIFACT_VERSION,
@@ -105,13 +127,17 @@ def baseline_document(result: RunResult) -> dict[str, Any]:
 
 
 def load_baseline(path: str | Path) -> Baseline:
-    """Read a baseline (or a run artifact). Missing, unreadable or malformed: UsageError naming the file."""
+    """Read a baseline (or a run artifact). Missing, unreadable or malformed: UsageError naming the file.
+
+    Bad numbers (see the module docstring): BaselineInputError, every problem with its line.
+    """
     location = Path(path)
     fix = "make one with `qaeval baseline --out PATH`"
     if not location.is_file():
         raise UsageError(f"{location}: baseline not found; {fix}")
     try:
-        raw = loads(location.read_text(encoding="utf-8"))
+        text = location.read_text(encoding="utf-8")
+        raw = loads(text)
     except OSError as exc:
         raise UsageError(f"{location}: cannot read the baseline: {exc.strerror}") from exc
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -122,19 +148,20 @@ def load_baseline(path: str | Path) -> Baseline:
         raise UsageError(
             f"{location}: baseline version {raw.get('version')!r}, this qaeval reads version {ARTIFACT_VERSION}; {fix}"
         )
+    ambiguous = ambiguous_tokens(text)
     try:
         parsed = _BaselineFile.model_validate(raw)
     except ValidationError as exc:
+        if ambiguous:  # a repeated key may be why the structure is wrong: say that first
+            raise _located(location, text, ambiguous) from exc
         error = exc.errors(include_url=False)[0]
         where = ".".join(str(part) for part in error["loc"]) or "(file)"
         raise UsageError(f"{location}: {where}: {error['msg']}; {fix}") from exc
-    overall = parsed.metrics.get("overall", {})
-    if not isinstance(overall, dict):
-        raise UsageError(f"{location}: metrics.overall: must be an object; {fix}")
-    try:
-        metrics = {name: metric_value_from_json(value) for name, value in overall.items() if isinstance(value, dict)}
-    except (TypeError, ValueError) as exc:
-        raise UsageError(f"{location}: metrics.overall: {exc}; {fix}") from exc
+    found = ambiguous + number_problems(parsed.metrics.get("overall"), [case.values for case in parsed.cases])
+    if found:
+        raise _located(location, text, found)
+    overall: dict[str, Any] = parsed.metrics["overall"]
+    metrics = {name: metric_value_from_json(overall[name]) for name in METRIC_NAMES}
     config_hash = parsed.run.judge.get("config_hash")
     if not isinstance(config_hash, str):
         raise UsageError(f"{location}: run.judge.config_hash: missing; {fix}")
@@ -156,6 +183,187 @@ def load_baseline(path: str | Path) -> Baseline:
         metrics=metrics,
         cases=cases,
     )
+
+
+JsonPath = tuple[str | int, ...]
+Found = tuple[JsonPath, str]
+
+
+def number_problems(overall: object, case_values: Sequence[Mapping[str, Any]]) -> list[Found]:
+    """Every reason the scoreboard (`metrics.overall`) and the per-case values cannot be gated against.
+
+    Problems repeated across cases (the same metric missing from 10,000 of them) are reported once,
+    at the first case, with the count of the others.
+    """
+    found: list[Found] = []
+    repeated: dict[tuple[str, str], tuple[Found, int]] = {}
+
+    def once(key: tuple[str, str], where: JsonPath, message: str) -> None:
+        first, count = repeated.get(key, ((where, message), 0))
+        repeated[key] = (first, count + 1)
+
+    supported = dict.fromkeys(METRIC_NAMES, 0)
+    for index, values in enumerate(case_values):
+        for name, value in values.items():
+            if name not in METRIC_SPECS:
+                once(("unknown", name), ("cases", index, "values", name), f"unknown metric {name!r}")
+            elif (problem := rate_problem(value)) is not None:
+                once(("value", name), ("cases", index, "values", name), problem)
+            elif value is not None:
+                supported[name] += 1
+        for name in METRIC_NAMES:
+            if name not in values:
+                once(
+                    ("missing", name), ("cases", index, "values"), f"no value for {name} (null when it does not apply)"
+                )
+    for first, count in repeated.values():
+        where, message = first
+        found.append((where, message + (f"; the same in {count - 1} more case(s)" if count > 1 else "")))
+    if not isinstance(overall, dict):
+        return [*found, (("metrics", "overall"), "must be an object of metric -> {value, n, reason}")]
+    found += [
+        (("metrics", "overall", name), f"unknown metric {name!r}") for name in overall if name not in METRIC_SPECS
+    ]
+    for name in METRIC_NAMES:
+        entry_at: JsonPath = ("metrics", "overall", name)
+        entry = overall.get(name)
+        if not isinstance(entry, dict):
+            found.append(
+                (entry_at, "missing: every metric needs {value, n, reason}" if entry is None else "must be an object")
+            )
+            continue
+        value, n = entry.get("value"), entry.get("n")
+        if (problem := rate_problem(value)) is not None:
+            found.append(((*entry_at, "value"), problem))
+        elif value is not None and not supported[name]:
+            found.append(
+                ((*entry_at, "value"), f"is {value!r} but no case has a value for {name}: nothing to pair with")
+            )
+        elif value is None and supported[name]:
+            found.append(((*entry_at, "value"), f"is null but {supported[name]} case(s) have a value for {name}"))
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            found.append(((*entry_at, "n"), f"must be a whole number, 0 or more, got {n!r}"))
+    return found
+
+
+class _Repeated(dict[str, Any]):
+    """A JSON object that had a key twice; `key` is the first repeated one (json.loads keeps the last)."""
+
+    key: str = ""
+
+
+class _NonFinite:
+    """Where the JSON text said NaN, Infinity or -Infinity."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+
+def ambiguous_tokens(text: str) -> list[Found]:
+    """Repeated keys and NaN / Infinity anywhere in the (already parsed) text, each with its path.
+
+    A repeated key shows one number to a reviewer reading the diff and another to the gate.
+    """
+    marks = {"any": False}
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        result = dict(items)
+        if len(result) == len(items):
+            return result
+        marks["any"] = True
+        repeated = _Repeated(result)
+        seen: set[str] = set()
+        for key, _ in items:
+            if key in seen:
+                repeated.key = key
+                break
+            seen.add(key)
+        return repeated
+
+    def constant(token: str) -> _NonFinite:
+        marks["any"] = True
+        return _NonFinite(token)
+
+    tree = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+    if not marks["any"]:
+        return []
+    found: list[Found] = []
+    stack: list[tuple[JsonPath, Any]] = [((), tree)]
+    while stack:  # iterative: a deeply nested (but valid) file must not overflow the Python stack
+        where, node = stack.pop()
+        if isinstance(node, _Repeated):
+            found.append(((*where, node.key), f"duplicate key {node.key!r}: which value counts is ambiguous"))
+        if isinstance(node, _NonFinite):
+            found.append((where, f"must be a finite number, got {node.token}"))
+        elif isinstance(node, dict):
+            stack.extend(((*where, key), value) for key, value in node.items())
+        elif isinstance(node, list):
+            stack.extend(((*where, index), value) for index, value in enumerate(node))
+    return sorted(found, key=lambda item: [str(part) for part in item[0]])
+
+
+def _located(location: Path, text: str, found: Sequence[Found]) -> BaselineInputError:
+    """The problems as `path:line: field: message`, one per field (a NaN in a value is reported once)."""
+    problems: dict[str, Problem] = {}
+    for where, message in found:
+        field = _field(where)
+        duplicate = message.startswith("duplicate key")
+        problems.setdefault(field, Problem(str(location), line_of(text, where, second=duplicate), field, message))
+    return BaselineInputError(list(problems.values()), what="baseline")
+
+
+def _field(where: JsonPath) -> str:
+    text = ""
+    for part in where:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text or "(file)"
+
+
+_DECODER = json.JSONDecoder()
+
+
+def line_of(text: str, where: JsonPath, *, second: bool = False) -> int:
+    """1-based line of the member at `where` in the JSON `text`, or of its deepest existing parent.
+
+    The last occurrence of a key, as json.loads keeps it; with `second`, the second occurrence
+    of the final key (where a repeated key repeats). Siblings are skipped by the C decoder, so
+    this walks only the path, however large the file.
+    """
+    line_at, position = 0, _skip(text, 0)
+    for depth, step in enumerate(where):
+        members = list(_members(text, position, step))
+        if not members:
+            break
+        final = depth == len(where) - 1
+        line_at, position = members[1] if final and second and len(members) > 1 else members[-1]
+    return text.count("\n", 0, line_at) + 1
+
+
+def _skip(text: str, position: int) -> int:
+    return int(WHITESPACE.match(text, position).end())
+
+
+def _members(text: str, position: int, step: str | int) -> Iterator[tuple[int, int]]:
+    """(start, value start) of each member `step` (a key, or an index) of the container at `position`."""
+    opener = text[position : position + 1]
+    if opener not in ("{", "["):
+        return
+    position = _skip(text, position + 1)
+    index = 0
+    while text[position] not in "}]":
+        start = position
+        if opener == "{":
+            key, position = scanstring(text, position + 1)
+            position = _skip(text, _skip(text, position) + 1)  # past the colon
+            if key == step:
+                yield start, position
+        elif index == step:
+            yield start, position
+        _, position = _DECODER.raw_decode(text, position)
+        position = _skip(text, position)
+        if text[position] == ",":
+            position = _skip(text, position + 1)
+        index += 1
 
 
 def check_comparable(result: RunResult, baseline: Baseline) -> None:

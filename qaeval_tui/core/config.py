@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from qaeval_tui.core.errors import ConfigError
 from qaeval_tui.core.models import Axis, Rubric
@@ -45,7 +45,27 @@ DEFAULT_AXES: tuple[Axis, ...] = (
 
 
 class Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # NaN or an infinity in a setting never means anything: refuse it where the file is read.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+# A tolerance is a number from 0 to 1 (every metric is a rate); TOML true or "0.02" is a mistake, not 1.0 or 0.02.
+Tolerance = Annotated[float, Field(strict=True, ge=0, le=1)]
+
+
+def _known_metric(name: str) -> str:
+    """A misspelled metric would otherwise be found only after a whole run, or never be gated."""
+    from qaeval_tui.core.metrics import METRIC_NAMES  # only when a config names tolerances
+
+    if name not in METRIC_NAMES:
+        raise ValueError(f"unknown metric; known: {', '.join(METRIC_NAMES)}")
+    return name
+
+
+MetricName = Annotated[str, AfterValidator(_known_metric)]
+
+# A seed is a whole number, 0 or more (numpy refuses negative seeds; 1.5 seeds nothing).
+Seed = Annotated[int, Field(strict=True, ge=0)]
 
 
 class PathsConfig(Section):
@@ -70,7 +90,7 @@ class RunConfig(Section):
 
 
 class GateConfig(Section):
-    tolerances: dict[str, float] = Field(
+    tolerances: dict[MetricName, Tolerance] = Field(
         default_factory=lambda: {
             "faithfulness_rate": 0.02,
             "answer_correctness": 0.02,
@@ -86,7 +106,7 @@ class GateConfig(Section):
         description="Largest allowed drop per headline metric (rise, for over_refusal_rate).",
     )
     bootstrap_replicates: int = Field(default=2000, ge=100, description="Paired bootstrap replicates per delta.")
-    seed: int = Field(default=0, description="Seed of the paired bootstrap.")
+    seed: Seed = Field(default=0, description="Seed of the paired bootstrap.")
 
 
 class CalibrationConfig(Section):
@@ -96,7 +116,7 @@ class CalibrationConfig(Section):
         default=0.10, gt=0, lt=1, description="CI half-width the 'labels needed' figure aims for."
     )
     bootstrap_replicates: int = Field(default=1000, ge=100, description="Bootstrap replicates for alpha CIs.")
-    seed: int = Field(default=0, description="Seed of every bootstrap.")
+    seed: Seed = Field(default=0, description="Seed of every bootstrap.")
 
 
 class ReviewConfig(Section):
@@ -105,7 +125,7 @@ class ReviewConfig(Section):
         default=("ana", "ben", "chloe"), description="Reviewers the default queue is built for."
     )
     overlap: int = Field(default=2, ge=1, description="How many reviewers label each item.")
-    seed: int = Field(default=7, description="Seed of the assignment and per-reviewer order.")
+    seed: Seed = Field(default=7, description="Seed of the assignment and per-reviewer order.")
     keys: dict[str, str] = Field(default_factory=dict, description="Action name -> key, overriding default bindings.")
 
 
@@ -132,8 +152,8 @@ def _from_mapping(data: dict[str, Any], origin: str, base_dir: Path) -> Config:
     except ValidationError as exc:
         lines = []
         for error in exc.errors(include_url=False):
-            field = ".".join(str(part) for part in error["loc"]) or "(config)"
-            lines.append(f"{origin}: {field}: {error['msg']}")
+            field = ".".join(str(part) for part in error["loc"] if part != "[key]") or "(config)"
+            lines.append(f"{origin}: {field}: {error['msg'].removeprefix('Value error, ')}")
         raise ConfigError("invalid configuration:\n" + "\n".join(lines)) from exc
 
 

@@ -6,6 +6,7 @@ applicable), so a gate delta can always be paired case by case against a baselin
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -190,6 +191,23 @@ def scoreboard(rows: Sequence[tuple[Mapping[str, str], Mapping[str, float | None
         n_cases=len(rows),
         slice_sizes={kind: {key: len(found[key]) for key in sorted(found)} for kind, found in groups.items()},
     )
+
+
+def rate_problem(value: object) -> str | None:
+    """Why `value` is no metric value: every metric is a rate or mean in [0, 1], or null (not applicable).
+
+    A bool, a string, NaN, an infinity or 1e308 read from a file would otherwise widen a band or
+    void a comparison without a word, so each is refused by name.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return f"must be a number or null, got {value!r}"
+    if not math.isfinite(value):
+        return f"must be a finite number, got {value!r}"
+    if not 0 <= value <= 1:
+        return f"must be from 0 to 1 (every metric is a rate or a mean of 0..1 scores), got {value!r}"
+    return None
 
 
 def metric_value_from_json(data: Mapping[str, Any]) -> MetricValue:

@@ -47,6 +47,9 @@ def test_explicit_config_with_custom_rubric(tmp_path: Path) -> None:
         ('[[rubric.axes]]\nname = "a"\nscale = [0, 1]\nanchors = ["only one"]\n', "anchors"),
         ('[[rubric.axes]]\nname = "a"\nscale = [1, 0]\nanchors = ["x", "y"]\n', "increasing"),
         ("[run\n", "invalid TOML"),
+        ("[gate.tolerances]\nmrr = nan\n", "gate.tolerances.mrr: Input should be a finite number"),
+        ("[gate.tolerances]\nmrrr = 0.1\n", "gate.tolerances.mrrr: unknown metric"),
+        ("[review]\nseed = -7\n", "review.seed: Input should be greater than or equal to 0"),
     ],
 )
 def test_invalid_config_is_a_config_error_naming_the_field(tmp_path: Path, text: str, fragment: str) -> None:
