@@ -1,12 +1,14 @@
 """The CI gate (DESIGN §6): Tier 1 deterministic checks, Tier 2 deltas against a committed baseline.
 
-Tier 1: every deterministic check green on every case (an adapter crash is a failed case).
+Tier 1: every deterministic check green on every case (an adapter crash is a failed case),
+and a verdict from the judge on every case (a judge error is never a silently missing score).
 Tier 2: no gated metric drops beyond its tolerance (over-refusal may not rise beyond its),
 no case that passed in the baseline fails now, and every new or changed case passes. A
 metric's delta compares the two runs on the cases they share (the plain difference of the two
 scoreboards when they share none), with a paired bootstrap CI of the per-case differences.
 
 A missing, unreadable or mismatched baseline raises UsageError (exit 2): it is never a pass.
+Nor is a gated metric that had a value in the baseline and has none now: it fails.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from qaeval_tui.core.runner import RunResult
 from qaeval_tui.core.stats import paired_bootstrap_ci
 
 CONFIDENCE = 0.95
+JUDGE_ERROR = "judge_error"
 TRUST_VERDICTS = ("TRUSTED", "RETUNE", "INSUFFICIENT")
 # Tolerances for metrics the configuration does not name (it names the headline ones).
 EXTRA_TOLERANCES = {"citation_correctness": 0.02, "retrieval_precision_at_k": 0.02}
@@ -37,7 +40,7 @@ class Finding:
     """One reason the gate blocks: a fired check, a metric drop, a regressed or failing new case."""
 
     tier: int
-    kind: Literal["check", "metric", "regression", "new_case"]
+    kind: Literal["check", "judge_error", "metric", "regression", "new_case"]
     name: str
     case_id: str | None
     message: str
@@ -139,9 +142,9 @@ def resolve_tolerances(configured: Mapping[str, float]) -> dict[str, float]:
     unknown = sorted(set(configured) - set(METRIC_NAMES))
     if unknown:
         raise UsageError(f"gate.tolerances: unknown metric {unknown[0]!r}; known: {', '.join(METRIC_NAMES)}")
-    negative = sorted(name for name, value in configured.items() if value < 0)
-    if negative:
-        raise UsageError(f"gate.tolerances.{negative[0]}: must not be negative")
+    for name, value in sorted(configured.items()):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            raise UsageError(f"gate.tolerances.{name}: must be a number from 0 to 1, got {value!r}")
     return {**EXTRA_TOLERANCES, **GateConfig().tolerances, **configured}
 
 
@@ -243,9 +246,12 @@ def _metric_delta(
     if tolerance is None:
         status = "info"
         reason = "not gated in Tier 2" + (" (Tier 1 requires 100%)" if name == "deterministic_pass_rate" else "")
-    elif delta is None:
+    elif before is None:
         status = "n/a"
-        reason = f"not comparable: {'no baseline value' if before is None else 'no current value'}"
+        reason = "not comparable: no baseline value"
+    elif current is None or delta is None:  # a metric that stops being measured has not held steady
+        status = "fail"
+        reason = f"has no value now ({shown}): no case it applies to was scored this time"
     elif spec.higher_is_better and delta < -tolerance - _EPSILON:
         status, reason = "fail", f"dropped {delta:+.3f} ({shown}, tolerance {tolerance:.3f})"
     elif not spec.higher_is_better and delta > tolerance + _EPSILON:
@@ -302,6 +308,10 @@ def _gate(
     axis_trust: Mapping[str, str] | None,
 ) -> GateReport:
     check_comparable(result, baseline)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise UsageError(f"gate.seed: must be a whole number, 0 or more, got {seed!r}")
+    if isinstance(replicates, bool) or not isinstance(replicates, int) or replicates < 1:
+        raise UsageError(f"gate.bootstrap_replicates: must be a whole number, 1 or more, got {replicates!r}")
     resolved = resolve_tolerances(tolerances or {})
     trust = _check_trust(axis_trust)
     tier1: list[Finding] = []
@@ -312,6 +322,8 @@ def _gate(
         for check in case.checks:
             if check.failed:
                 own.append(Finding(1, "check", check.name, case.case_id, check.detail))
+        if case.judge_error is not None:  # its judge metrics are missing, so it cannot count as measured
+            own.append(Finding(1, "judge_error", JUDGE_ERROR, case.case_id, f"the judge failed: {case.judge_error}"))
         tier1.extend(own)
         old = baseline.cases.get(case.case_id)
         status: Literal["common", "new", "changed"]

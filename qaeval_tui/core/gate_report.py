@@ -21,11 +21,26 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 
 
 def fired_checks(report: GateReport) -> dict[str, list[str]]:
-    """Check name -> the cases it fired on, in suite order."""
+    """Check name -> the cases it fired on, in suite order; `judge_error` lists the cases the judge failed on."""
     fired: dict[str, list[str]] = {}
     for finding in report.tier1:
         fired.setdefault(finding.name, []).append(finding.case_id or "")
     return fired
+
+
+def judge_errors(report: GateReport) -> list[Finding]:
+    """The Tier 1 findings that are judge errors (one per case the judge failed on)."""
+    return [finding for finding in report.tier1 if finding.kind == "judge_error"]
+
+
+def tier1_summary(report: GateReport) -> str:
+    """How many checks fired and how many cases the judge failed on, e.g. "2 fired check(s)"."""
+    errors = len(judge_errors(report))
+    checks = len(report.tier1) - errors
+    parts = [f"{checks} fired check(s)"] if checks else []
+    if errors:
+        parts.append(f"the judge failed on {errors} case(s)")
+    return "; ".join(parts)
 
 
 def _ids(findings: tuple[Finding, ...], kind: str) -> list[str]:
@@ -103,7 +118,7 @@ def gate_markdown(report: GateReport) -> str:
     fired = fired_checks(report)
     if fired:
         lines += [
-            f"### Tier 1: FAILED ({len(report.tier1)} fired check(s))",
+            f"### Tier 1: FAILED ({tier1_summary(report)})",
             "",
             "| check | case | detail |",
             "|---|---|---|",

@@ -15,8 +15,8 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.gate import GateReport, run_gate
 from qaeval_tui.core.gate_report import gate_json, gate_junit, gate_markdown
 from qaeval_tui.core.hub import ReferenceHub
-from qaeval_tui.core.judge import MechanicalJudge
-from qaeval_tui.core.models import CaseView, Citation, JudgeConfig, LoadedCase, SUTOutput
+from qaeval_tui.core.judge import JudgeResult, MechanicalJudge
+from qaeval_tui.core.models import CaseView, Citation, GoldenCase, JudgeConfig, LoadedCase, Rubric, SUTOutput
 from qaeval_tui.core.runner import RunResult, run_suite, write_json
 from tests.core.run_fixtures import (
     FIXED_TIME,
@@ -246,3 +246,53 @@ def test_junit_has_a_testcase_per_case_and_a_failure_per_fired_check(tmp_path: P
         "fail_closed",
         "regression",
     ]
+
+
+class _CannotJudge(MechanicalJudge):
+    """No error, and no score on any axis either."""
+
+    def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
+        return JudgeResult(dict.fromkeys(rubric.axis_names))
+
+
+class _FailsOn(MechanicalJudge):
+    def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
+        if case.id == "financing-01":
+            raise ConnectionError("judge endpoint refused the connection")
+        return super().score(case, output, rubric)
+
+
+def test_a_judge_error_on_one_case_is_a_tier1_finding_on_that_case(tmp_path: Path) -> None:
+    report = gate(run(suite(), judge=_FailsOn()), baseline_of(run(suite()), tmp_path))
+    assert report.verdict == "BLOCK" and report.exit_code == 1
+    assert [(f.tier, f.kind, f.case_id, f.message) for f in report.tier1] == [
+        (1, "judge_error", "financing-01", "the judge failed: ConnectionError: judge endpoint refused the connection")
+    ]
+    outcome = next(c for c in report.cases if c.case_id == "financing-01")
+    assert [f.name for f in outcome.findings] == ["judge_error"]
+
+
+def test_a_gated_metric_with_a_baseline_value_and_none_now_fails_even_unpaired(tmp_path: Path) -> None:
+    report = gate(run([loaded(case("other-01"))], judge=_CannotJudge()), baseline_of(run(suite()), tmp_path))
+    faithful = next(d for d in report.metrics if d.name == "faithfulness_rate")
+    assert faithful.basis == "unpaired" and faithful.current is None and faithful.status == "fail"
+    assert report.verdict == "BLOCK" and "faithfulness_rate" in [f.name for f in report.tier2]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"tolerances": {"mrr": float("nan")}}, "gate.tolerances.mrr: must be a number from 0 to 1, got nan"),
+        ({"tolerances": {"mrr": float("inf")}}, "gate.tolerances.mrr: must be a number from 0 to 1, got inf"),
+        ({"tolerances": {"mrr": True}}, "gate.tolerances.mrr: must be a number from 0 to 1, got True"),
+        ({"seed": -1}, "gate.seed: must be a whole number, 0 or more, got -1"),
+        ({"replicates": 0}, "gate.bootstrap_replicates: must be a whole number, 1 or more, got 0"),
+    ],
+)
+def test_settings_that_would_void_the_gate_are_usage_errors(
+    tmp_path: Path, options: dict[str, Any], message: str
+) -> None:
+    result, baseline = run(suite()), baseline_of(run(suite()), tmp_path)
+    with pytest.raises(UsageError) as caught:
+        run_gate(result, baseline, **{"replicates": 200, **options})
+    assert str(caught.value) == message
