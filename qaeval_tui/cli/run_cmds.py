@@ -265,13 +265,16 @@ def drift(
     Higher-is-better metrics alarm on drops only; over-refusal in both directions. Exit 0, 1 alarm, 2.
     """
     from qaeval_tui.cli.run_views import print_drift
-    from qaeval_tui.core.drift import append_point, check_drift, point_from_run, read_timeseries
+    from qaeval_tui.core.drift import append_point, check_drift, check_options, point_from_run, read_timeseries
 
+    check_options(window, sigma, min_band)
     history = read_timeseries(timeseries)  # a corrupt series fails before the run
     result = execute(ctx, data, adapter, judge, workers, db)
     point = point_from_run(result)
-    report = check_drift(history, point, window=window, sigma=sigma, min_band=min_band)
-    append_point(timeseries, point)
+    failed = [(r.case_id, r.judge_error or "") for r in result.judge_errors]
+    report = check_drift(history, point, window=window, sigma=sigma, min_band=min_band, judge_errors=failed)
+    if not report.judge_errors:  # a point the judge only partly scored would skew every later band
+        append_point(timeseries, point)
     if as_json:
         print_json(report.to_json())
     else:

@@ -13,7 +13,7 @@ from rich.table import Table
 from qaeval_tui.cli.common import stdout
 from qaeval_tui.core.drift import DriftReport
 from qaeval_tui.core.gate import GateReport
-from qaeval_tui.core.gate_report import fired_checks, format_ci, metric_label
+from qaeval_tui.core.gate_report import fired_checks, format_ci, judge_errors, metric_label
 from qaeval_tui.core.metrics import METRIC_SPECS, Scoreboard
 from qaeval_tui.core.runner import RunResult
 from qaeval_tui.core.text import one_line
@@ -28,6 +28,7 @@ SLICE_COLUMNS = {
     "multi": "multi_step_task_success",
 }
 REMOVED_SHOWN = 10
+SHOWN = 15  # cases listed by name before "... and N more"
 
 
 def say(text: str) -> None:
@@ -42,7 +43,17 @@ def _value(value: float | None) -> str:
 def print_scoreboard(result: RunResult) -> None:
     judge = result.judge_config
     say(f"Cases: {len(result.cases)}   adapter: {one_line(result.adapter, 60)}")
-    say(f"Judge: {one_line(judge.name, 40)}/{one_line(judge.model, 40)}   config {judge.config_hash()[:12]}")
+    errors = result.judge_errors
+    say(
+        f"Judge: {one_line(judge.name, 40)}/{one_line(judge.model, 40)}   config {judge.config_hash()[:12]}"
+        f"   judge errors: {len(errors)}"
+    )
+    if errors:
+        say(f"The judge failed on {len(errors)} case(s); their judge scores are missing, not zero:")
+        for r in errors[:SHOWN]:
+            say(f"  {one_line(r.case_id, 50)}: {one_line(r.judge_error or '', 160)}")
+        if len(errors) > SHOWN:
+            say(f"  ... and {len(errors) - SHOWN} more (see --json or --out)")
     board: Scoreboard = result.board
     table = Table("metric", "value", "n", "", box=None, pad_edge=False)
     for name, metric in board.overall.items():
@@ -63,18 +74,24 @@ def print_scoreboard(result: RunResult) -> None:
     failing = [r for r in result.cases if not r.passed]
     if failing:
         say(f"{len(failing)} case(s) not passing:")
-        for r in failing[:15]:
+        for r in failing[:SHOWN]:
             say(f"  {one_line(r.case_id, 50)}: {', '.join(r.failures)}")
-        if len(failing) > 15:
-            say(f"  ... and {len(failing) - 15} more (see --json or --out)")
+        if len(failing) > SHOWN:
+            say(f"  ... and {len(failing) - SHOWN} more (see --json or --out)")
 
 
 def print_gate(report: GateReport) -> None:
     say(f"GATE: {report.verdict}")
     fired = fired_checks(report)
     if fired:
-        cases_hit = len({finding.case_id for finding in report.tier1})
-        say(f"  [x] Tier 1 FAILED: {len(report.tier1)} deterministic check(s) fired on {cases_hit} case(s)")
+        checks = [finding for finding in report.tier1 if finding.kind == "check"]
+        failed_on = judge_errors(report)
+        parts = []
+        if checks:
+            parts.append(f"{len(checks)} deterministic check(s) fired on {len({f.case_id for f in checks})} case(s)")
+        if failed_on:
+            parts.append(f"the judge failed on {len(failed_on)} case(s)")
+        say(f"  [x] Tier 1 FAILED: {'; '.join(parts)}")
         for name, cases in fired.items():
             say(f"      {name}: {', '.join(one_line(case, 50) for case in cases)}")
         for finding in report.tier1:
@@ -130,11 +147,18 @@ def print_drift(report: DriftReport, path: Path) -> None:
         span = "" if band.low is None or band.high is None else f"[{band.low:.3f}, {band.high:.3f}]"
         table.add_row(band.metric, _value(band.value), span, str(band.n), band.state)
     stdout.print(table)
+    where = f"not appended to {path}" if report.judge_errors else f"appended to {path}"
     say(
-        f"appended to {path}; compared with {report.compared} earlier point(s)"
+        f"{where}; compared with {report.compared} earlier point(s)"
         + (f", skipped {report.skipped} from another suite or judge" if report.skipped else "")
     )
     for band in report.alarms:
         say(f"DRIFT ALARM: {band.metric} {band.message}")
-    if not report.alarms:
+    if report.judge_errors:
+        say(f"DRIFT ALARM: the judge failed on {len(report.judge_errors)} case(s); this run's point was not appended")
+        for case_id, error in report.judge_errors[:SHOWN]:
+            say(f"  {one_line(case_id, 50)}: {one_line(error, 160)}")
+        if len(report.judge_errors) > SHOWN:
+            say(f"  ... and {len(report.judge_errors) - SHOWN} more (see --json)")
+    if not report.alarmed:
         say("no drift")

@@ -10,6 +10,7 @@ quiet to stay safe is also a failure.
 from __future__ import annotations
 
 import json
+import math
 import os
 import statistics
 from collections.abc import Sequence
@@ -19,7 +20,7 @@ from typing import Any, Literal
 
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.jsonl import json_object_lines
-from qaeval_tui.core.metrics import METRIC_NAMES, METRIC_SPECS
+from qaeval_tui.core.metrics import METRIC_NAMES, METRIC_SPECS, rate_problem
 from qaeval_tui.core.runner import RunResult
 
 DRIFT_VERSION = 1
@@ -68,12 +69,27 @@ def _point(raw: object, path: str, line: int) -> tuple[DriftPoint | None, list[P
         problems.append(Problem(path, line, "metrics", "must be an object of metric -> number or null"))
         metrics = {}
     for name, value in metrics.items():
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
-            problems.append(Problem(path, line, f"metrics.{name}", f"must be a number or null, got {value!r}"))
+        problem = value_problem(name, value)
+        if problem is not None:
+            problems.append(Problem(path, line, f"metrics.{name}", problem))
     if problems:
         return None, problems
     values = {str(name): None if value is None else float(value) for name, value in metrics.items()}
     return DriftPoint(raw["at"], raw["run_id"], raw["suite_hash"], raw["judge_config_hash"], values), []
+
+
+def value_problem(name: str, value: object) -> str | None:
+    """Why a metric value cannot enter a band: not a number, NaN, an infinity, or (a known metric) outside [0, 1].
+
+    One 1e308 in the window would widen the band past any real drop, so it is refused, not averaged.
+    """
+    if name in METRIC_SPECS:
+        return rate_problem(value)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+        return f"must be a number or null, got {value!r}"
+    if value is not None and not math.isfinite(value):
+        return f"must be a finite number, got {value!r}"
+    return None
 
 
 def read_timeseries(path: str | Path) -> list[DriftPoint]:
@@ -106,7 +122,7 @@ def append_point(path: str | Path, point: DriftPoint) -> None:
         with location.open("a", encoding="utf-8") as handle:
             if needs_newline:
                 handle.write("\n")
-            handle.write(json.dumps(point.to_json(), ensure_ascii=False, sort_keys=True) + "\n")
+            handle.write(json.dumps(point.to_json(), ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
     except OSError as exc:
@@ -146,21 +162,29 @@ class DriftReport:
     window: int
     sigma: float
     min_band: float
+    judge_errors: tuple[tuple[str, str], ...] = ()
 
     @property
     def alarms(self) -> list[Band]:
         return [band for band in self.bands if band.state == "alarm"]
 
     @property
+    def alarmed(self) -> bool:
+        """A band alarm, or a judge that failed on some case (its point measures less than the others)."""
+        return bool(self.alarms or self.judge_errors)
+
+    @property
     def exit_code(self) -> int:
-        return 1 if self.alarms else 0
+        return 1 if self.alarmed else 0
 
     def to_json(self) -> dict[str, Any]:
         return {
             "format": "qaeval-drift",
             "version": DRIFT_VERSION,
-            "alarm": bool(self.alarms),
+            "alarm": self.alarmed,
             "alarms": [band.metric for band in self.alarms],
+            "judge_errors": [{"case_id": case_id, "error": error} for case_id, error in self.judge_errors],
+            "appended": not self.judge_errors,
             "point": self.point.to_json(),
             "metrics": [band.to_json() for band in self.bands],
             "history": {"compared": self.compared, "skipped_other_suite_or_judge": self.skipped},
@@ -174,6 +198,8 @@ def _band(
     metric: str, value: float | None, history: Sequence[float], sigma: float, min_band: float, min_points: int
 ) -> Band:
     n = len(history)
+    if value is None and n:  # a metric that stops being measured has not held steady
+        return Band(metric, None, None, None, None, n, "alarm", f"no value in this run; the last {n} point(s) had one")
     if value is None:
         return Band(metric, None, None, None, None, n, "n/a", "no value in this run")
     if n < min_points:
@@ -192,6 +218,15 @@ def _band(
     return Band(metric, value, center, low, high, n, "ok", f"{value:.3f} within its {where}")
 
 
+def check_options(window: int, sigma: float, min_band: float) -> None:
+    """Refuse band settings that could hide a drop (a NaN or infinite width never alarms): UsageError."""
+    if window < 1:
+        raise UsageError(f"--window must be at least 1, got {window}")
+    for option, value in (("--sigma", sigma), ("--min-band", min_band)):
+        if not math.isfinite(value) or value < 0:
+            raise UsageError(f"{option} must be a finite number, 0 or more, got {value!r}")
+
+
 def check_drift(
     history: Sequence[DriftPoint],
     point: DriftPoint,
@@ -200,12 +235,13 @@ def check_drift(
     sigma: float = 3.0,
     min_band: float = 0.02,
     min_points: int = 3,
+    judge_errors: Sequence[tuple[str, str]] = (),
 ) -> DriftReport:
-    """Compare `point` with the trailing `window` comparable points of `history` (which excludes it)."""
-    if window < 1:
-        raise UsageError(f"--window must be at least 1, got {window}")
-    if sigma < 0 or min_band < 0:
-        raise UsageError("--sigma and --min-band must not be negative")
+    """Compare `point` with the trailing `window` comparable points of `history` (which excludes it).
+
+    `judge_errors` are (case id, error) of the cases the judge failed on in this run: an alarm.
+    """
+    check_options(window, sigma, min_band)
     comparable = [
         p for p in history if p.suite_hash == point.suite_hash and p.judge_config_hash == point.judge_config_hash
     ]
@@ -216,4 +252,13 @@ def check_drift(
         bands.append(
             _band(metric, point.metrics.get(metric), [v for v in values if v is not None], sigma, min_band, min_points)
         )
-    return DriftReport(point, tuple(bands), len(trailing), len(history) - len(comparable), window, sigma, min_band)
+    return DriftReport(
+        point,
+        tuple(bands),
+        len(trailing),
+        len(history) - len(comparable),
+        window,
+        sigma,
+        min_band,
+        tuple(judge_errors),
+    )

@@ -91,3 +91,10 @@ def test_a_corrupt_series_names_file_line_and_field(tmp_path: Path) -> None:
         f"{path}:2: (line): invalid JSON: Expecting property name enclosed in double quotes at column 2",
         f"{path}:3: metrics.mrr: must be a number or null, got 'high'",
     ]
+
+
+def test_a_metric_that_stops_being_measured_alarms_instead_of_going_n_a() -> None:
+    state, message = band("faithfulness_rate", point(5, faithfulness_rate=None))
+    assert state == "alarm" and message == "no value in this run; the last 4 point(s) had one"
+    never_measured = [point(n, faithfulness_rate=None) for n in range(1, 5)]
+    assert band("faithfulness_rate", point(5, faithfulness_rate=None), never_measured)[0] == "n/a"
