@@ -1,0 +1,116 @@
+"""Judges and adapters that fail in the ways a real one does, for `--judge` / `--adapter` in CLI tests.
+
+Each judge keeps the mechanical judge's config, so a baseline made with the mechanical judge
+stays comparable and only the failure differs.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from qaeval_tui.core.hub import ReferenceHub
+from qaeval_tui.core.judge import JudgeResult, MechanicalJudge
+from qaeval_tui.core.models import CaseView, GoldenCase, Rubric, SUTOutput
+
+
+class OutageJudge(MechanicalJudge):
+    """Every call fails, as a judge API does during an outage."""
+
+    def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
+        raise RuntimeError("judge API unavailable (HTTP 503)")
+
+
+class FlakyJudge(MechanicalJudge):
+    """Fails on one case only."""
+
+    def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
+        if case.id == "warranty-02":
+            raise TimeoutError("judge timed out after 60 s")
+        return super().score(case, output, rubric)
+
+
+class ExitingJudge(MechanicalJudge):
+    def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
+        sys.exit(0)
+
+
+class EmptyScoresJudge(MechanicalJudge):
+    def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
+        return JudgeResult({}, {})
+
+
+class ListEvidenceJudge(MechanicalJudge):
+    """Right scores, but evidence of the wrong shape (lists of spans instead of one quoted span)."""
+
+    def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
+        result = super().score(case, output, rubric)
+        evidence: Any = {axis: [span] for axis, span in result.evidence.items()}
+        return JudgeResult(result.scores, evidence)
+
+
+class CannotJudgeJudge(MechanicalJudge):
+    """Says "can't judge" on every axis of every case: no error, and no score either."""
+
+    def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
+        return JudgeResult(dict.fromkeys(rubric.axis_names))
+
+
+class ExitingHub(ReferenceHub):
+    """The reference hub, except that it calls sys.exit(0) on one question."""
+
+    name = "exiting-hub"
+
+    def answer(self, view: CaseView) -> SUTOutput:
+        if "warranty term" in view.question:
+            sys.exit(0)
+        return super().answer(view)
+
+
+class NaNHub(ReferenceHub):
+    """The reference hub, except that it computes NaN for a checkpoint value on the multi-hop question."""
+
+    name = "nan-hub"
+
+    def answer(self, view: CaseView) -> SUTOutput:
+        output = super().answer(view)
+        if "E517" in view.question:
+            return output.model_copy(update={"computed": {"part_price": float("nan")}})
+        return output
+
+
+def make_outage_judge() -> OutageJudge:
+    return OutageJudge()
+
+
+def make_flaky_judge() -> FlakyJudge:
+    return FlakyJudge()
+
+
+def make_exiting_judge() -> ExitingJudge:
+    return ExitingJudge()
+
+
+def make_empty_scores_judge() -> EmptyScoresJudge:
+    return EmptyScoresJudge()
+
+
+def make_list_evidence_judge() -> ListEvidenceJudge:
+    return ListEvidenceJudge()
+
+
+def make_cannot_judge_judge() -> CannotJudgeJudge:
+    return CannotJudgeJudge()
+
+
+def make_exiting_hub() -> ExitingHub:
+    return ExitingHub()
+
+
+def make_nan_hub() -> NaNHub:
+    return NaNHub()
+
+
+def make_nothing_but_exit() -> ReferenceHub:
+    """A factory that exits instead of returning an adapter."""
+    sys.exit(0)
