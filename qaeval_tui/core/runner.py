@@ -30,7 +30,7 @@ from qaeval_tui.core.golden import case_to_json_dict
 from qaeval_tui.core.hashing import content_hash, item_id_for, suite_hash
 from qaeval_tui.core.judge import JudgeClient, effective_config, judge_descriptor, judge_verdict
 from qaeval_tui.core.metrics import Scoreboard, case_values, scoreboard
-from qaeval_tui.core.models import CaseView, JudgeConfig, LoadedCase, Rubric, SUTOutput
+from qaeval_tui.core.models import CaseView, Citation, JudgeConfig, LoadedCase, Rubric, SUTOutput
 from qaeval_tui.core.store import Store, utc_now
 from qaeval_tui.core.trajectory import TrajectoryResult, score_trajectory
 
@@ -173,13 +173,35 @@ def call_adapter(adapter: SystemAdapter, view: CaseView) -> SUTOutput:
 
 def _as_output(raw: object) -> SUTOutput:
     if isinstance(raw, SUTOutput):
-        return raw
+        if _well_formed(raw):
+            return raw
+        # Built with model_copy(update=...) or model_construct, which skip validation: validate it now.
+        raw = raw.model_dump(warnings=False)
     if isinstance(raw, dict):
         try:
             return SUTOutput.model_validate(raw)
         except ValidationError as exc:
-            return SUTOutput(error=f"the adapter returned an invalid output: {exc.errors(include_url=False)[0]['msg']}")
+            error = exc.errors(include_url=False)[0]
+            where = ".".join(str(part) for part in error["loc"])
+            return SUTOutput(error=f"the adapter returned an invalid output: {where}: {error['msg']}")
     return SUTOutput(error=f"the adapter returned {type(raw).__name__}, not a SUTOutput")
+
+
+def _well_formed(output: SUTOutput) -> bool:
+    """Every field of the type the checks read (a few isinstance calls: the common case stays cheap)."""
+    return (
+        isinstance(output.answer, str)
+        and isinstance(output.prompt, str)
+        and isinstance(output.abstained, bool)
+        and isinstance(output.model_was_called, bool)
+        and (output.error is None or isinstance(output.error, str))
+        and isinstance(output.citations, tuple)
+        and all(isinstance(citation, Citation) for citation in output.citations)
+        and isinstance(output.retrieved_ids, tuple)
+        and all(isinstance(source_id, str) for source_id in output.retrieved_ids)
+        and isinstance(output.computed, dict)
+        and all(isinstance(key, str) and isinstance(value, str | int | float) for key, value in output.computed.items())
+    )
 
 
 def _number_problem(output: SUTOutput) -> str | None:

@@ -160,6 +160,21 @@ def test_a_malformed_adapter_return_is_a_failed_case() -> None:
     assert as_dict.cases[0].output.abstained and as_dict.cases[0].output.error is None
 
 
+def test_an_output_built_without_validation_is_validated_before_any_check_reads_it() -> None:
+    def dict_citations(view: CaseView) -> SUTOutput:  # model_copy(update=...) skips validation
+        output = ReferenceHub().answer(view)
+        cited = [{"source_id": c.source_id, "quote": c.quote} for c in output.citations]
+        return output.model_copy(update={"citations": cited, "retrieved_ids": list(output.retrieved_ids)})
+
+    coerced = run(suite(3), ScriptedAdapter(dict_citations))
+    assert [r.failures for r in coerced.cases] == [r.failures for r in run(suite(3), ReferenceHub()).cases]
+    unchecked = run(suite(1), ScriptedAdapter(lambda view: SUTOutput.model_construct(answer=None)))
+    assert (
+        unchecked.cases[0].output.error
+        == "the adapter returned an invalid output: answer: Input should be a valid string"
+    )
+
+
 def test_progress_reports_every_case_in_order() -> None:
     seen: list[tuple[int, int]] = []
     run(suite(5), ReferenceHub(), workers=2, progress=lambda done, total: seen.append((done, total)))
