@@ -43,8 +43,9 @@ def _emit(text: str, target: Path | None, what: str) -> None:
     if str(target) == "-":
         stdout.file.write(text)
         return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
+    from qaeval_tui.core.atomic_file import write_output
+
+    write_output(target, text)
     stderr.print(f"{what} written to {target}")
 
 

@@ -1,8 +1,11 @@
-"""Replacing a text file so that a reader (or a crash) sees the old content or the new, never half.
+"""The one way qaeval writes a file: a reader (or a crash) sees the old content or the new, never half.
 
-The new content goes to a temporary file in the same folder, is flushed to disk, and then
-renamed over the original (`os.replace` is atomic on one file system); the folder is synced so
-the rename itself survives a power cut.
+`write_output` writes what a command was asked to write (reports, artifacts, label exports);
+`replace_file` and `append_line_atomically` keep the golden set. The new content goes to a
+temporary file in the same folder, `.NAME.XXXXXXXX.tmp` (unique per writer, and never a `.jsonl`
+that a loader could take for data), is flushed to disk, and is renamed over the original
+(`os.replace` is atomic on one file system); the folder is synced so the rename itself survives a
+power cut.
 """
 
 from __future__ import annotations
@@ -13,13 +16,14 @@ import stat
 import tempfile
 from pathlib import Path
 
+from qaeval_tui.core.errors import UsageError
+
 NEW_FILE_MODE = 0o644
 
 
 def replace_file(path: Path, data: bytes) -> None:
     """Atomically make `data` the whole content of `path`, keeping its permissions."""
     mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else NEW_FILE_MODE
-    # The suffix is not .jsonl, so a leftover after a crash is never loaded as a golden split.
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     tmp = Path(tmp_name)
     try:
@@ -34,6 +38,43 @@ def replace_file(path: Path, data: bytes) -> None:
             tmp.unlink()
         raise
     _sync_folder(path.parent)
+
+
+def write_output(path: Path, text: str) -> None:
+    """Make `text` the whole content of a file a command was asked to write, or fail changing nothing.
+
+    Any failure is one `UsageError` "PATH: cannot write: reason" (exit 2): a folder, a parent that
+    is a file, no permission, a read-only or full disk. An existing file keeps its permissions; a
+    link keeps pointing where it did and its file gets the text; a pipe or a terminal
+    (`/dev/stdout`) is written straight through, as there is nothing to replace.
+    """
+    try:
+        try:
+            info: os.stat_result | None = path.stat()
+        except FileNotFoundError:
+            info = None
+        if info is not None and stat.S_ISDIR(info.st_mode):
+            raise UsageError(f"{path}: cannot write: it is a folder")
+        data = text.encode("utf-8")
+        if info is not None and not stat.S_ISREG(info.st_mode):
+            with path.open("wb") as stream:
+                stream.write(data)
+            return
+        real = Path(os.path.realpath(path))
+        real.parent.mkdir(parents=True, exist_ok=True)
+        replace_file(real, data)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot write: {why_not_written(path, exc)}") from exc
+
+
+def why_not_written(path: Path, exc: OSError) -> str:
+    """The reason in words: a file standing where a folder must be, else what the system said."""
+    for folder in path.parents:
+        if folder.exists():
+            if not folder.is_dir():
+                return f"{folder} is a file, not a folder"
+            break
+    return exc.strerror or str(exc)
 
 
 def append_line_atomically(path: Path, line: str) -> bytes | None:
