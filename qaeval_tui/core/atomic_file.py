@@ -5,18 +5,22 @@
 temporary file in the same folder, `.NAME.XXXXXXXX.tmp` (unique per writer, and never a `.jsonl`
 that a loader could take for data), is flushed to disk, and is renamed over the original
 (`os.replace` is atomic on one file system); the folder is synced so the rename itself survives a
-power cut.
+power cut. JSON never holds NaN or Infinity: strict parsers reject them.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
+import math
 import os
 import stat
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.errors import QaevalError, UsageError
 
 NEW_FILE_MODE = 0o644
 
@@ -97,6 +101,39 @@ def restore_file(path: Path, before: bytes | None) -> None:
         _sync_folder(path.parent)
     else:
         replace_file(path, before)
+
+
+def non_finite_number(data: Any, where: str = "") -> tuple[str, float] | None:
+    """Where `data` holds a NaN or an infinity (`metrics.mrr`, `cases[3].score`) and that number, or None."""
+    if isinstance(data, float):
+        return None if math.isfinite(data) else (where or "(the value)", data)
+    children: Any = ()
+    if isinstance(data, Mapping):
+        children = ((f"{where}.{key}" if where else str(key), value) for key, value in data.items())
+    elif isinstance(data, list | tuple):
+        children = ((f"{where}[{index}]", value) for index, value in enumerate(data))
+    for place, value in children:
+        found = non_finite_number(value, place)
+        if found is not None:
+            return found
+    return None
+
+
+def require_finite(data: Any, destination: str) -> None:
+    """QaevalError (exit 2) naming the field when `data` holds a number JSON cannot: nothing is written."""
+    found = non_finite_number(data)
+    if found is not None:
+        where, value = found
+        raise QaevalError(
+            f"{destination}: cannot write {where} = {value}: JSON has no NaN or Infinity "
+            "(strict parsers reject them); nothing was written"
+        )
+
+
+def strict_json(data: Any, destination: str, **options: Any) -> str:
+    """`json.dumps` that refuses NaN and Infinity with a message naming `destination` and the field."""
+    require_finite(data, destination)
+    return json.dumps(data, allow_nan=False, **options)
 
 
 def _sync_folder(folder: Path) -> None:

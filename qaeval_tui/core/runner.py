@@ -403,7 +403,8 @@ def dumps_document(document: dict[str, Any]) -> str:
 
 
 def write_json(path: str | Path, document: dict[str, Any]) -> None:
-    """Write a JSON document through the one output writer: whole or not at all (UsageError when it cannot be)."""
-    from qaeval_tui.core.atomic_file import write_output
+    """Write a JSON document through the one output writer: whole or not at all, never NaN (UsageError)."""
+    from qaeval_tui.core.atomic_file import require_finite, write_output
 
+    require_finite(document, str(path))
     write_output(Path(path), dumps_document(document))

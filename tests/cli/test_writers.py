@@ -16,7 +16,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
+from qaeval_tui.cli.common import print_json
 from qaeval_tui.cli.main import app
+from qaeval_tui.core.errors import QaevalError
+from qaeval_tui.core.runner import write_json
 from tests.conftest import REPO, write_jsonl
 from tests.core.run_fixtures import abstain_case, case
 
@@ -146,3 +149,22 @@ def test_a_write_that_fails_midway_leaves_the_old_report_whole(tmp_path: Path) -
     assert result.stderr.strip().splitlines()[-1].startswith(f"error: {report}: cannot write: File too large")
     assert report.read_text() == "<p>last week's report</p>\n"
     assert [p.name for p in tmp_path.iterdir() if p.name != "qaeval.toml"] == ["agreement.html"]
+
+
+# -- strict JSON: no NaN, no Infinity -------------------------------------------------------------------------
+
+
+def test_printed_json_refuses_a_non_finite_number_naming_the_field(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(QaevalError, match=r"stdout: cannot write axes\.faithfulness\.ci\[1\] = nan"):
+        print_json({"axes": {"faithfulness": {"alpha": 0.5, "ci": [0.1, float("nan")]}}})
+    assert capsys.readouterr().out == ""
+    print_json({"x": 1.5})
+    assert json.loads(capsys.readouterr().out) == {"x": 1.5}
+
+
+def test_a_json_file_with_infinity_is_not_written(tmp_path: Path) -> None:
+    target = tmp_path / "run.json"
+    target.write_text('{"old": true}\n')
+    with pytest.raises(QaevalError, match=r"run\.json: cannot write metrics\.mrr = inf: JSON has no NaN or Infinity"):
+        write_json(target, {"format": 1, "metrics": {"mrr": float("inf")}})
+    assert json.loads(target.read_text()) == {"old": True}
