@@ -14,15 +14,19 @@ import contextlib
 import json
 import math
 import os
+import re
 import stat
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from qaeval_tui.core.errors import QaevalError, UsageError
 
 NEW_FILE_MODE = 0o644
+LOCK_TIMEOUT_S = 30.0
+# mkstemp's random part is 8 characters of [a-z0-9_].
+_TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp$")
 
 
 def replace_file(path: Path, data: bytes) -> None:
@@ -101,6 +105,52 @@ def restore_file(path: Path, before: bytes | None) -> None:
         _sync_folder(path.parent)
     else:
         replace_file(path, before)
+
+
+def remove_leftover_temps(folder: Path, belongs: Callable[[str], bool]) -> list[Path]:
+    """Delete the temporary files a killed writer left in `folder`, for target names `belongs` accepts.
+
+    Call it only while holding the lock every writer of those files takes: then no temporary file
+    there is still being written.
+    """
+    removed = []
+    for candidate in sorted(folder.glob(".*.tmp")):
+        match = _TEMP_NAME.match(candidate.name)
+        if match and belongs(match["name"]) and candidate.is_file() and not candidate.is_symlink():
+            try:
+                candidate.unlink(missing_ok=True)
+            except OSError:
+                continue  # housekeeping only: a leftover that cannot go stays, harmless, and is not reported
+            removed.append(candidate)
+    return removed
+
+
+@contextlib.contextmanager
+def held_lock(lock_file: Path, *, timeout: float = LOCK_TIMEOUT_S, optional: bool = False) -> Iterator[bool]:
+    """Hold an exclusive lock on `lock_file` (created if missing) against every other process, on any OS.
+
+    UsageError when another process holds it past `timeout`, or when it cannot be created, unless
+    `optional`: then the body runs unlocked (a folder no one can write holds no writer to wait for).
+    Yields whether the lock is held.
+    """
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(lock_file, timeout=timeout)
+    held = True
+    try:
+        lock_file.parent.mkdir(parents=True, exist_ok=True)
+        lock.acquire()
+    except Timeout as exc:  # before OSError: filelock's Timeout is a TimeoutError
+        raise UsageError(f"{lock_file}: another qaeval held this lock for {timeout:.0f} s; try again") from exc
+    except OSError as exc:
+        if not optional:
+            raise UsageError(f"{lock_file}: cannot lock: {why_not_written(lock_file, exc)}") from exc
+        held = False
+    try:
+        yield held
+    finally:
+        if held:
+            lock.release()
 
 
 def non_finite_number(data: Any, where: str = "") -> tuple[str, float] | None:
