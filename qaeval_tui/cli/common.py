@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import sys
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
@@ -11,6 +10,7 @@ from typing import Any, ParamSpec, TypeVar
 import typer
 from rich.console import Console
 
+from qaeval_tui.core.atomic_file import strict_json
 from qaeval_tui.core.config import Config, load_config
 from qaeval_tui.core.errors import InputError, QaevalError
 
@@ -53,5 +53,5 @@ def guarded(func: Callable[P, R]) -> Callable[P, R]:
 
 
 def print_json(data: Any) -> None:
-    """Machine-readable output to stdout, nothing else on that stream."""
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n")
+    """Machine-readable output to stdout, nothing else on that stream; strict JSON (no NaN, no Infinity)."""
+    sys.stdout.write(strict_json(data, "stdout", indent=2, ensure_ascii=False, sort_keys=False) + "\n")

@@ -43,8 +43,9 @@ def _emit(text: str, target: Path | None, what: str) -> None:
     if str(target) == "-":
         stdout.file.write(text)
         return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
+    from qaeval_tui.core.atomic_file import write_output
+
+    write_output(target, text)
     stderr.print(f"{what} written to {target}")
 
 
@@ -78,26 +79,37 @@ def labels_export(
 ) -> None:
     """Write every label revision (history included) to one JSONL file per reviewer (DESIGN §8.2).
 
-    Exit 0, or 2 on a usage error.
+    Never into the golden folder; a reviewer whose file name is unsafe or clashes with a golden
+    split or the verdict export is refused before anything is written. Exit 0, or 2 on a usage error.
     """
-    from qaeval_tui.core.labels_io import export_labels, export_verdicts
+    from qaeval_tui.core.label_export import VERDICTS_FILENAME, export_folder
 
     config = config_from(ctx)
     folder = out or config.path(config.paths.labels)
     with open_store(config, db, must_exist=True) as store:
-        written = export_labels(store, folder, reviewer)
-        verdict_count = None
+        chosen = None
         if verdicts:
             run = store.latest_run()
             chosen = judge_config_hash or (run or {}).get("judge_config_hash")
-            verdict_count = export_verdicts(store, folder / "judge-verdicts.jsonl", config_hash=chosen)
+        report = export_folder(
+            store,
+            folder,
+            reviewers=reviewer,
+            golden=(config.path(config.paths.golden), config.path(config.paths.living)),
+            inputs=(config.path(config.paths.inbox),),
+            verdicts=verdicts,
+            config_hash=chosen,
+        )
+    for leftover in report.removed:
+        stderr.print(f"removed {leftover}, left by an export that was cut short", soft_wrap=True)
+    written, verdict_count = report.labels, report.verdicts
     if as_json:
         print_json({"folder": str(folder), "labels": written, "verdicts": verdict_count})
         return
     for name, count in written.items():
         stdout.print(f"{folder / (name + '.jsonl')}: {count} revision(s)")
     if verdict_count is not None:
-        stdout.print(f"{folder / 'judge-verdicts.jsonl'}: {verdict_count} verdict(s)")
+        stdout.print(f"{folder / VERDICTS_FILENAME}: {verdict_count} verdict(s)")
     if not written:
         stderr.print("no labels in the store yet: nothing exported")
 

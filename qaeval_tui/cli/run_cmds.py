@@ -17,7 +17,7 @@ import typer
 
 from qaeval_tui.cli.common import config_from, guarded, print_json, stderr
 from qaeval_tui.core.batch import with_collector_paused
-from qaeval_tui.core.errors import InputError, UsageError
+from qaeval_tui.core.errors import InputError
 
 if TYPE_CHECKING:
     from qaeval_tui.core.baseline import Baseline
@@ -235,13 +235,10 @@ def gate(
 
 
 def _write_text(path: Path | None, text: str) -> None:
-    if path is None:
-        return
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot write: {exc.strerror}") from exc
+    from qaeval_tui.core.atomic_file import write_output
+
+    if path is not None:
+        write_output(path, text)
 
 
 @guarded

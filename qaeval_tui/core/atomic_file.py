@@ -1,25 +1,37 @@
-"""Replacing a text file so that a reader (or a crash) sees the old content or the new, never half.
+"""The one way qaeval writes a file: a reader (or a crash) sees the old content or the new, never half.
 
-The new content goes to a temporary file in the same folder, is flushed to disk, and then
-renamed over the original (`os.replace` is atomic on one file system); the folder is synced so
-the rename itself survives a power cut.
+`write_output` writes what a command was asked to write (reports, artifacts, label exports);
+`replace_file` and `append_line_atomically` keep the golden set. The new content goes to a
+temporary file in the same folder, `.NAME.XXXXXXXX.tmp` (unique per writer, and never a `.jsonl`
+that a loader could take for data), is flushed to disk, and is renamed over the original
+(`os.replace` is atomic on one file system); the folder is synced so the rename itself survives a
+power cut. JSON never holds NaN or Infinity: strict parsers reject them.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
+import math
 import os
+import re
 import stat
 import tempfile
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
+
+from qaeval_tui.core.errors import QaevalError, UsageError
 
 NEW_FILE_MODE = 0o644
+LOCK_TIMEOUT_S = 30.0
+# mkstemp's random part is 8 characters of [a-z0-9_].
+_TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp$")
 
 
 def replace_file(path: Path, data: bytes) -> None:
     """Atomically make `data` the whole content of `path`, keeping its permissions."""
     mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else NEW_FILE_MODE
-    # The suffix is not .jsonl, so a leftover after a crash is never loaded as a golden split.
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     tmp = Path(tmp_name)
     try:
@@ -34,6 +46,43 @@ def replace_file(path: Path, data: bytes) -> None:
             tmp.unlink()
         raise
     _sync_folder(path.parent)
+
+
+def write_output(path: Path, text: str) -> None:
+    """Make `text` the whole content of a file a command was asked to write, or fail changing nothing.
+
+    Any failure is one `UsageError` "PATH: cannot write: reason" (exit 2): a folder, a parent that
+    is a file, no permission, a read-only or full disk. An existing file keeps its permissions; a
+    link keeps pointing where it did and its file gets the text; a pipe or a terminal
+    (`/dev/stdout`) is written straight through, as there is nothing to replace.
+    """
+    try:
+        try:
+            info: os.stat_result | None = path.stat()
+        except FileNotFoundError:
+            info = None
+        if info is not None and stat.S_ISDIR(info.st_mode):
+            raise UsageError(f"{path}: cannot write: it is a folder")
+        data = text.encode("utf-8")
+        if info is not None and not stat.S_ISREG(info.st_mode):
+            with path.open("wb") as stream:
+                stream.write(data)
+            return
+        real = Path(os.path.realpath(path))
+        real.parent.mkdir(parents=True, exist_ok=True)
+        replace_file(real, data)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot write: {why_not_written(path, exc)}") from exc
+
+
+def why_not_written(path: Path, exc: OSError) -> str:
+    """The reason in words: a file standing where a folder must be, else what the system said."""
+    for folder in path.parents:
+        if folder.exists():
+            if not folder.is_dir():
+                return f"{folder} is a file, not a folder"
+            break
+    return exc.strerror or str(exc)
 
 
 def append_line_atomically(path: Path, line: str) -> bytes | None:
@@ -56,6 +105,85 @@ def restore_file(path: Path, before: bytes | None) -> None:
         _sync_folder(path.parent)
     else:
         replace_file(path, before)
+
+
+def remove_leftover_temps(folder: Path, belongs: Callable[[str], bool]) -> list[Path]:
+    """Delete the temporary files a killed writer left in `folder`, for target names `belongs` accepts.
+
+    Call it only while holding the lock every writer of those files takes: then no temporary file
+    there is still being written.
+    """
+    removed = []
+    for candidate in sorted(folder.glob(".*.tmp")):
+        match = _TEMP_NAME.match(candidate.name)
+        if match and belongs(match["name"]) and candidate.is_file() and not candidate.is_symlink():
+            try:
+                candidate.unlink(missing_ok=True)
+            except OSError:
+                continue  # housekeeping only: a leftover that cannot go stays, harmless, and is not reported
+            removed.append(candidate)
+    return removed
+
+
+@contextlib.contextmanager
+def held_lock(lock_file: Path, *, timeout: float = LOCK_TIMEOUT_S, optional: bool = False) -> Iterator[bool]:
+    """Hold an exclusive lock on `lock_file` (created if missing) against every other process, on any OS.
+
+    UsageError when another process holds it past `timeout`, or when it cannot be created, unless
+    `optional`: then the body runs unlocked (a folder no one can write holds no writer to wait for).
+    Yields whether the lock is held.
+    """
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(lock_file, timeout=timeout)
+    held = True
+    try:
+        lock_file.parent.mkdir(parents=True, exist_ok=True)
+        lock.acquire()
+    except Timeout as exc:  # before OSError: filelock's Timeout is a TimeoutError
+        raise UsageError(f"{lock_file}: another qaeval held this lock for {timeout:.0f} s; try again") from exc
+    except OSError as exc:
+        if not optional:
+            raise UsageError(f"{lock_file}: cannot lock: {why_not_written(lock_file, exc)}") from exc
+        held = False
+    try:
+        yield held
+    finally:
+        if held:
+            lock.release()
+
+
+def non_finite_number(data: Any, where: str = "") -> tuple[str, float] | None:
+    """Where `data` holds a NaN or an infinity (`metrics.mrr`, `cases[3].score`) and that number, or None."""
+    if isinstance(data, float):
+        return None if math.isfinite(data) else (where or "(the value)", data)
+    children: Any = ()
+    if isinstance(data, Mapping):
+        children = ((f"{where}.{key}" if where else str(key), value) for key, value in data.items())
+    elif isinstance(data, list | tuple):
+        children = ((f"{where}[{index}]", value) for index, value in enumerate(data))
+    for place, value in children:
+        found = non_finite_number(value, place)
+        if found is not None:
+            return found
+    return None
+
+
+def require_finite(data: Any, destination: str) -> None:
+    """QaevalError (exit 2) naming the field when `data` holds a number JSON cannot: nothing is written."""
+    found = non_finite_number(data)
+    if found is not None:
+        where, value = found
+        raise QaevalError(
+            f"{destination}: cannot write {where} = {value}: JSON has no NaN or Infinity "
+            "(strict parsers reject them); nothing was written"
+        )
+
+
+def strict_json(data: Any, destination: str, **options: Any) -> str:
+    """`json.dumps` that refuses NaN and Infinity with a message naming `destination` and the field."""
+    require_finite(data, destination)
+    return json.dumps(data, allow_nan=False, **options)
 
 
 def _sync_folder(folder: Path) -> None:

@@ -7,19 +7,22 @@ rules, run through `parse_case_line`) plus what only curation knows: the id must
 whole golden set, gold sources come from the miss's sources, and a miss is decided once.
 
 `promote` appends one line to the living file and records the decision under one store write
-lock: the file is replaced atomically, the whole golden set is re-loaded to prove it still
+lock, inside a lock on the living file that promotions through other stores take too: the file is
+replaced atomically, the whole golden set is re-loaded to prove it still
 validates, and any failure restores the file and rolls the decision back. A failed promotion
 writes nothing.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from qaeval_tui.core.atomic_file import append_line_atomically, restore_file
+from qaeval_tui.core.atomic_file import append_line_atomically, held_lock, remove_leftover_temps, restore_file
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import QaevalError, UsageError
 from qaeval_tui.core.golden import LIVING_SPLIT, GoldenSet, case_content_hash, expand_paths, load_golden
@@ -312,6 +315,21 @@ class _GoneMeanwhile(Exception):
     """The case seen in the golden set was no longer there under the write lock."""
 
 
+@contextmanager
+def living_file_lock(target: GoldenTarget, *, optional: bool = False) -> Iterator[None]:
+    """Held by every promotion into `target.living`, from reading the file to recording the decision.
+
+    The store's write lock serializes the promotions of one store only; two stores (two curators'
+    databases) on one golden folder take turns on `.living.jsonl.lock` beside the file, so neither
+    can drop the other's line. Under it, temporary files of a promotion killed midway are removed.
+    """
+    living = target.living.resolve()
+    with held_lock(living.parent / f".{living.name}.lock", optional=optional) as held:
+        if held:
+            remove_leftover_temps(living.parent, lambda name: name == living.name)
+        yield
+
+
 def promotion_context(store: Store, target: GoldenTarget, trace_id: str) -> PromotionContext:
     """Load the miss and the current golden set (UsageError: unknown trace id; InputError: invalid set)."""
     return PromotionContext(inbox_entry(store, trace_id), GoldenSnapshot.load(target))
@@ -332,6 +350,18 @@ def promote(
     """
     snapshot = snapshot or GoldenSnapshot.load(target)
     entry = inbox_entry(store, draft.trace_id)
+    with living_file_lock(target):
+        return _promote_locked(store, draft, target, snapshot, entry, now)
+
+
+def _promote_locked(
+    store: Store,
+    draft: PromotionDraft,
+    target: GoldenTarget,
+    snapshot: GoldenSnapshot,
+    entry: InboxEntry,
+    now: str | None,
+) -> PromotionResult:
     complete_interrupted_promotion(store, entry, snapshot, target, "promotion")
     context = PromotionContext(entry, snapshot)
     promoted_at = now or utc_now()
@@ -417,7 +447,9 @@ def reject(
         except QaevalError:
             snapshot = None
         if snapshot is not None:
-            complete_interrupted_promotion(store, entry, snapshot, target, "rejection")
+            # A golden folder no one can write holds no promotion to wait for: look unlocked.
+            with living_file_lock(target, optional=True):
+                complete_interrupted_promotion(store, entry, snapshot, target, "rejection")
     errors = validate_rejection(entry, reason, curator)
     if errors:
         raise CurationError(trace_id, errors, action="rejection")

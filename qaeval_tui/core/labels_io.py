@@ -1,4 +1,4 @@
-"""Label and judge-verdict files (DESIGN §8.2, §8.3): strict reading, export, idempotent import.
+"""Label and judge-verdict files (DESIGN §8.2, §8.3): strict reading and idempotent import (export: label_export).
 
 Reading is all-or-nothing: every problem is reported as `path:line: field: message` and nothing
 is imported when any exists. Import is idempotent: a native line whose (item, reviewer, revision)
@@ -8,10 +8,7 @@ is matched on its content, so importing the same file twice adds nothing the sec
 
 from __future__ import annotations
 
-import json
-import os
 import sqlite3
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,9 +19,10 @@ from pydantic import ValidationError
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.hashing import canonical_json
 from qaeval_tui.core.jsonl import json_object_lines
+from qaeval_tui.core.label_export import LABEL_FIELDS, VERDICTS_FILENAME, export_labels, export_verdicts, label_record
 from qaeval_tui.core.labels_foreign import FieldMapping, read_foreign_file
 from qaeval_tui.core.models import CASE_ID_PATTERN, JudgeVerdict, Label, Rubric
-from qaeval_tui.core.review import label_from_row, score_problems
+from qaeval_tui.core.review import score_problems
 from qaeval_tui.core.store import Store, utc_now
 
 __all__ = [
@@ -42,57 +40,7 @@ __all__ = [
     "read_verdicts",
 ]
 
-VERDICTS_FILENAME = "judge-verdicts.jsonl"
-LABEL_FIELDS = (
-    "item_id", "case_id", "reviewer", "scores", "note", "flagged", "skipped",
-    "rubric_version", "revealed", "revision", "created_at", "seconds_spent",
-)  # fmt: skip
 Format = Literal["jsonl", "csv"]
-
-
-def label_record(label: Label) -> dict[str, Any]:
-    """One §8.2 export line, keys in the documented order."""
-    data = label.model_dump(mode="json")
-    return {key: data[key] for key in LABEL_FIELDS}
-
-
-def _write_atomically(path: Path, lines: Iterable[str]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            for line in lines:
-                out.write(line + "\n")
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def export_labels(store: Store, folder: Path, reviewers: Sequence[str] | None = None) -> dict[str, int]:
-    """Write `folder/<reviewer>.jsonl` with every revision (history included), oldest first.
-
-    Returns lines written per reviewer. Each file is replaced atomically.
-    """
-    names = list(reviewers) if reviewers else store.label_reviewers()
-    written: dict[str, int] = {}
-    for name in names:
-        if not CASE_ID_PATTERN.match(name) or f"{name}.jsonl" == VERDICTS_FILENAME:
-            raise UsageError(f"reviewer {name!r} cannot be a file name in {folder}")
-        rows = store.labels(reviewer=name)
-        _write_atomically(
-            folder / f"{name}.jsonl",
-            (json.dumps(label_record(label_from_row(row)), ensure_ascii=False) for row in rows),
-        )
-        written[name] = len(rows)
-    return written
-
-
-def export_verdicts(store: Store, path: Path, *, run_id: str | None = None, config_hash: str | None = None) -> int:
-    """Write stored judge verdicts (§8.3), one a line; returns how many."""
-    verdicts = store.verdicts(run_id=run_id, config_hash=config_hash)
-    _write_atomically(path, (json.dumps(v, ensure_ascii=False) for v in verdicts))
-    return len(verdicts)
 
 
 def expand_label_paths(paths: Iterable[str | Path]) -> list[Path]:

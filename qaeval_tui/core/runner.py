@@ -471,12 +471,8 @@ def dumps_document(document: dict[str, Any]) -> str:
 
 
 def write_json(path: str | Path, document: dict[str, Any]) -> None:
-    """Write a JSON document atomically (a temp file renamed over the target)."""
-    target = Path(path)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(f".{target.name}.tmp")
-        temporary.write_text(dumps_document(document), encoding="utf-8")
-        temporary.replace(target)
-    except OSError as exc:
-        raise UsageError(f"{target}: cannot write: {exc.strerror}") from exc
+    """Write a JSON document through the one output writer: whole or not at all, never NaN (UsageError)."""
+    from qaeval_tui.core.atomic_file import require_finite, write_output
+
+    require_finite(document, str(path))
+    write_output(Path(path), dumps_document(document))

@@ -90,6 +90,23 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
 SCHEMA_VERSION = len(_MIGRATIONS)
 
 
+def _store_error(path: str, exc: OSError | sqlite3.Error) -> UsageError | None:
+    """The one-line error for a store that cannot be opened or written, or None for any other failure."""
+    if isinstance(exc, OSError):
+        from qaeval_tui.core.atomic_file import why_not_written
+
+        return UsageError(f"{path}: cannot open the store: {why_not_written(Path(path), exc)}")
+    reason = {
+        sqlite3.SQLITE_READONLY: "the store is read-only (the file, its folder or its disk); qaeval writes it "
+        "and the -wal and -shm files beside it",
+        sqlite3.SQLITE_CANTOPEN: "cannot open the store (is it a folder, or in a folder qaeval may not write?)",
+        sqlite3.SQLITE_PERM: "no permission to write the store",
+        sqlite3.SQLITE_FULL: "the disk is full: the store could not be written",
+        sqlite3.SQLITE_IOERR: f"the store could not be written to disk ({exc})",
+    }.get(getattr(exc, "sqlite_errorcode", 0) & 0xFF)  # the primary code of an extended one
+    return None if reason is None else UsageError(f"{path}: {reason}; nothing was changed")
+
+
 def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -112,9 +129,10 @@ class Store:
     def open(cls, path: str | Path) -> Store:
         """Open (creating and migrating as needed) the store at `path`; ':memory:' works too."""
         text = str(path)
-        if text != ":memory:":
-            Path(text).parent.mkdir(parents=True, exist_ok=True)
+        connection = None
         try:
+            if text != ":memory:":
+                Path(text).parent.mkdir(parents=True, exist_ok=True)
             # Autocommit mode: transactions are explicit (BEGIN IMMEDIATE) in `transaction()`.
             connection = sqlite3.connect(
                 text, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
@@ -123,10 +141,12 @@ class Store:
             connection.execute("PRAGMA journal_mode = WAL")
             connection.execute("PRAGMA synchronous = FULL")
             connection.execute("PRAGMA foreign_keys = ON")
-        except sqlite3.DatabaseError as exc:
-            raise UsageError(f"{text}: not a usable SQLite database ({exc})") from exc
-        store = cls(connection, text)
-        store.migrate()
+            store = cls(connection, text)
+            store.migrate()
+        except (OSError, sqlite3.Error) as exc:
+            if connection is not None:
+                connection.close()
+            raise _store_error(text, exc) or UsageError(f"{text}: not a usable SQLite database ({exc})") from exc
         return store
 
     def close(self) -> None:
@@ -140,14 +160,24 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction, taken up front so concurrent writers queue instead of deadlocking."""
-        self.conn.execute("BEGIN IMMEDIATE")
+        """One write transaction, taken up front so concurrent writers queue instead of deadlocking.
+
+        A store that cannot be written (read-only, disk full or failing) is a UsageError naming it.
+        """
         try:
-            yield self.conn
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+                self.conn.execute("COMMIT")
+            except BaseException:
+                if self.conn.in_transaction:  # SQLite may have rolled back already
+                    self.conn.execute("ROLLBACK")
+                raise
+        except sqlite3.OperationalError as exc:
+            error = _store_error(self.path, exc)
+            if error is None:
+                raise
+            raise error from exc
 
     # -- schema -------------------------------------------------------------------------------
 

@@ -13,7 +13,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from qaeval_tui.core.atomic_file import why_not_written, write_output
 from qaeval_tui.core.config import Config, load_config
+from qaeval_tui.core.errors import QaevalError, UsageError
 from qaeval_tui.tui import oversight_scenes
 from qaeval_tui.tui.oversight_host import build_labeled_store
 from qaeval_tui.tui.scenes import SCENES, Scene, build_demo_store, scene_app
@@ -27,7 +29,7 @@ async def _shoot(scene: Scene, template: Path, workdir: Path, golden: Path, conf
         app.clear_notifications()
         await pilot.pause()
         target = out / f"{scene.name}.svg"
-        target.write_text(app.export_screenshot(title=f"qaeval review: {scene.title}", simplify=True), encoding="utf-8")
+        write_output(target, app.export_screenshot(title=f"qaeval review: {scene.title}", simplify=True))
     return target
 
 
@@ -43,7 +45,7 @@ async def _shoot_oversight(
             await pilot.pause()
             svg = app.export_screenshot(title=f"qaeval: {scene.title}", simplify=True)
     target = out / f"oversight-{scene.name}.svg"
-    target.write_text(svg, encoding="utf-8")
+    write_output(target, svg)
     return target
 
 
@@ -51,8 +53,19 @@ def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: python -m qaeval_tui.tui.screenshots FOLDER", file=sys.stderr)
         return 2
-    out = Path(argv[0]).resolve()
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        _shoot_all(Path(argv[0]).resolve())
+    except QaevalError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _shoot_all(out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"{out}: cannot write: {why_not_written(out, exc)}") from exc
     config = load_config()
     golden = config.path(config.paths.golden)
     with tempfile.TemporaryDirectory(prefix="qaeval-shots-") as tmp:
@@ -64,7 +77,6 @@ def main(argv: list[str]) -> int:
         labeled = build_labeled_store(workdir / "labeled.db", golden, config.path(config.paths.labels))
         for oversight_scene in oversight_scenes.SCENES:
             print(asyncio.run(_shoot_oversight(oversight_scene, labeled, workdir, golden, out)))
-    return 0
 
 
 if __name__ == "__main__":
