@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import typer
 
@@ -137,13 +137,14 @@ def run(
     Exit 0 ran, 2 usage or input error.
     """
     from qaeval_tui.cli.run_views import print_scoreboard
-    from qaeval_tui.core.runner import dumps_document, write_json
+    from qaeval_tui.core.runner import write_json
 
+    _check_targets(out)
     result = execute(ctx, data, adapter, judge, workers, db)
     if out is not None:
         write_json(out, result.artifact())
     if as_json:
-        sys.stdout.write(dumps_document(result.artifact()))
+        _print_document(result.artifact())
         return
     print_scoreboard(result)
     stderr.print(f"stored run {result.run_id}" + (f"; artifact written to {out}" if out else ""))
@@ -167,13 +168,14 @@ def baseline(
     """Run the suite and write the scores as the baseline the gate compares against. Exit 0, or 2."""
     from qaeval_tui.cli.run_views import print_scoreboard
     from qaeval_tui.core.baseline import baseline_document
-    from qaeval_tui.core.runner import dumps_document, write_json
+    from qaeval_tui.core.runner import write_json
 
+    _check_targets(out)
     result = execute(ctx, data, adapter, judge, workers, db)
     document = baseline_document(result)
     write_json(out, document)
     if as_json:
-        sys.stdout.write(dumps_document(document))
+        _print_document(document)
         return
     print_scoreboard(result)
     stderr.print(f"baseline written to {out} (suite {result.suite_hash[:12]}, {len(result.cases)} cases)")
@@ -211,6 +213,7 @@ def gate(
 
     config = config_from(ctx)
     reference = load_baseline(baseline_path)  # before the run: a bad baseline costs nothing
+    _check_targets(out, junit, markdown)
     result = execute(ctx, data, adapter, judge, workers, db, against=reference)
     with Store.open(db or config.path(config.paths.store)) as store:
         trust = stored_axis_trust(store, config, result.judge_config.config_hash())
@@ -232,6 +235,24 @@ def gate(
         print_scoreboard(result)
         print_gate(report)
     raise typer.Exit(report.exit_code)
+
+
+def _check_targets(*paths: Path | None) -> None:
+    """Refuse an output path that can never be written before the suite runs, not after."""
+    from qaeval_tui.core.atomic_file import check_output_target
+
+    for path in paths:
+        if path is not None:
+            check_output_target(path)
+
+
+def _print_document(document: dict[str, Any]) -> None:
+    """A run or baseline document on stdout: refused whole, naming the field, if it holds NaN."""
+    from qaeval_tui.core.atomic_file import require_finite
+    from qaeval_tui.core.runner import dumps_document
+
+    require_finite(document, "stdout")
+    sys.stdout.write(dumps_document(document))
 
 
 def _write_text(path: Path | None, text: str) -> None:

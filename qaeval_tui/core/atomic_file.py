@@ -75,6 +75,21 @@ def write_output(path: Path, text: str) -> None:
         raise UsageError(f"{path}: cannot write: {why_not_written(path, exc)}") from exc
 
 
+def check_output_target(path: Path) -> None:
+    """UsageError now when `path` can clearly never be written (a folder, or under a file).
+
+    Commands that run a suite call it for every output path first, so a typo in `--junit` costs
+    a second, not a whole run; `write_output` still catches whatever only the write itself finds.
+    """
+    if path.is_dir():
+        raise UsageError(f"{path}: cannot write: it is a folder")
+    for folder in path.parents:
+        if folder.exists():
+            if not folder.is_dir():
+                raise UsageError(f"{path}: cannot write: {folder} is a file, not a folder")
+            return
+
+
 def why_not_written(path: Path, exc: OSError) -> str:
     """The reason in words: a file standing where a folder must be, else what the system said."""
     for folder in path.parents:

@@ -90,6 +90,24 @@ def test_a_target_under_a_regular_file_is_one_line_and_exit_2(tmp_path: Path, su
     assert (tmp_path / "notes").read_text() == "a file, not a folder"
 
 
+def test_a_target_that_can_never_be_written_is_refused_before_the_suite_runs(
+    tmp_path: Path, suite: Path, baseline: Path
+) -> None:
+    # A typo in --junit must cost a second, not a whole run that is then stored for nothing.
+    import sqlite3
+
+    (tmp_path / "notes").write_text("a file, not a folder")
+    for target in (tmp_path, tmp_path / "notes" / "report.out"):
+        for args in writing_commands(target, suite, baseline):
+            if args[0] not in ("run", "baseline", "gate"):
+                continue
+            before = sqlite3.connect(tmp_path / "runs.db").execute("select count(*) from runs").fetchone()
+            result = runner.invoke(app, args)
+            assert result.exit_code == 2, (args, result.output)
+            after = sqlite3.connect(tmp_path / "runs.db").execute("select count(*) from runs").fetchone()
+            assert after == before, f"{args}: a run was stored although its output could never be written"
+
+
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux /proc")
 def test_a_target_no_one_may_write_is_one_line_and_exit_2(tmp_path: Path, suite: Path, baseline: Path) -> None:
     # /proc refuses new files even to root, where chmod would not stop a write.
