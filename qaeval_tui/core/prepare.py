@@ -71,7 +71,12 @@ def reviewer_name_problem(name: str) -> str | None:
         return "a reviewer name is required"
     if not CASE_ID_PATTERN.match(name):
         return "use letters, digits, '.', '_' and '-' only"
-    return None
+    # Refused at the door, not only at export: a reviewer named `frozen` could label for a week
+    # and then find that their labels can never be exported (their file would pass for a split).
+    from qaeval_tui.core.label_export import reviewer_file_problem
+
+    problem = reviewer_file_problem(name)
+    return None if problem is None else f"{problem}; choose another name"
 
 
 def pace(progress: Progress) -> float | None:

@@ -75,3 +75,6 @@ def test_pace_and_reviewer_names() -> None:
     assert pace(Progress(done=4, assigned=5, skipped=1, flagged=0, seconds_spent=100)) == 25
     assert reviewer_name_problem("ana.b-1_x") is None
     assert reviewer_name_problem("") and reviewer_name_problem("a b") and reviewer_name_problem("[red]x")
+    # Names whose label file would pass for a golden split or the verdict export never get in.
+    for name in ("frozen", "Living", "judge-verdicts", ".hidden", "NUL"):
+        assert reviewer_name_problem(name), name
