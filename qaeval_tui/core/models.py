@@ -38,9 +38,9 @@ IsoTimestamp = Annotated[str, AfterValidator(_iso_timestamp)]
 
 
 class StrictModel(BaseModel):
-    """Base for file formats: unknown fields and type coercion are errors."""
+    """Base for file formats: unknown fields, type coercion and NaN or infinite numbers are errors."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
 
 
 class Source(StrictModel):
