@@ -16,6 +16,7 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.label_table import LabelRevision, LabelTable, Selection, select_labels
 from qaeval_tui.core.labels_io import VERDICTS_FILENAME, read_labels, read_verdicts
 from qaeval_tui.core.models import Rubric
+from qaeval_tui.core.rubric_fit import check_rubric_unchanged
 from qaeval_tui.core.store import Store
 from qaeval_tui.core.verdict_table import VerdictTable
 
@@ -42,8 +43,12 @@ def label_input(
 
 def labels_from_store(store: Store, rubric: Rubric, *, include_post_reveal: bool = False) -> LabelInput:
     # Not re-validated: the store validated every label on the way in, and 100,000 models cost seconds.
+    # Only checked against the rubric, which may have changed since without a version bump.
     revisions = store.label_revisions()
-    return label_input(revisions, rubric, f"store {store.path}", include_post_reveal=include_post_reveal)
+    source = f"store {store.path}"
+    current = (label.scores for label in revisions if label.rubric_version == rubric.version)
+    check_rubric_unchanged(current, rubric, source, "labels")
+    return label_input(revisions, rubric, source, include_post_reveal=include_post_reveal)
 
 
 def labels_from_files(paths: Sequence[str | Path], rubric: Rubric, *, include_post_reveal: bool = False) -> LabelInput:
@@ -74,7 +79,7 @@ def verdicts_from_store(store: Store, rubric: Rubric, config_hash: str | None = 
 
 
 def verdicts_from_files(paths: Sequence[str | Path], rubric: Rubric, config_hash: str | None = None) -> VerdictTable:
-    return VerdictTable.from_verdicts(read_verdicts(paths), rubric, config_hash)
+    return VerdictTable.from_verdicts(read_verdicts(paths, rubric), rubric, config_hash)
 
 
 def agreement_for(

@@ -24,7 +24,8 @@ from qaeval_tui.core.hashing import canonical_json
 from qaeval_tui.core.jsonl import json_object_lines
 from qaeval_tui.core.labels_foreign import FieldMapping, read_foreign_file
 from qaeval_tui.core.models import CASE_ID_PATTERN, JudgeVerdict, Label, Rubric
-from qaeval_tui.core.review import label_from_row, score_problems
+from qaeval_tui.core.review import label_from_row
+from qaeval_tui.core.rubric_fit import score_misfits
 from qaeval_tui.core.store import Store, utc_now
 
 __all__ = [
@@ -145,7 +146,7 @@ def _read_native(paths: Sequence[Path], rubric: Rubric | None) -> list[_Located]
             if not CASE_ID_PATTERN.match(label.reviewer):
                 problems.append(Problem(str(path), line, "reviewer", "use letters, digits, '.', '_' and '-' only"))
             if rubric is not None and label.rubric_version == rubric.version:
-                for name, message in score_problems(rubric, label.scores, require_all=False):
+                for name, message in score_misfits(rubric, label.scores):
                     problems.append(Problem(str(path), line, name, message))
             key = (label.item_id, label.reviewer, label.revision)
             earlier = seen.get(key)
@@ -169,8 +170,9 @@ def read_labels(paths: Iterable[str | Path], rubric: Rubric | None = None) -> li
     return [located.label for located in _read_native(expand_label_paths(paths), rubric)]
 
 
-def read_verdicts(paths: Iterable[str | Path]) -> list[JudgeVerdict]:
-    """Strictly read §8.3 judge-verdict files (a folder means its `judge-verdicts.jsonl`)."""
+def read_verdicts(paths: Iterable[str | Path], rubric: Rubric | None = None) -> list[JudgeVerdict]:
+    """Strictly read §8.3 judge-verdict files (a folder means its `judge-verdicts.jsonl`); scores are
+    checked against `rubric` when the verdict's rubric version (none given: the current one) is its version."""
     problems: list[Problem] = []
     verdicts: list[JudgeVerdict] = []
     for raw in paths:
@@ -181,19 +183,29 @@ def read_verdicts(paths: Iterable[str | Path]) -> list[JudgeVerdict]:
             raise UsageError(f"{path}: no such verdict file")
         for line, data in _json_lines(path, problems):
             try:
-                verdict = JudgeVerdict.model_validate(data)
+                verdict = JudgeVerdict.model_validate(data, strict=True)
             except ValidationError as exc:
                 problems.extend(_validation_problems(path, line, exc))
                 continue
-            if "config_hash" not in verdict.judge:
-                problems.append(
-                    Problem(str(path), line, "judge.config_hash", "required: binds the verdict to one judge")
-                )
-                continue
-            verdicts.append(verdict)
+            found = _verdict_problems(verdict, rubric)
+            problems.extend(Problem(str(path), line, name, message) for name, message in found)
+            if not found:
+                verdicts.append(verdict)
     if problems:
         raise InputError(problems, "verdict files")
     return verdicts
+
+
+def _verdict_problems(verdict: JudgeVerdict, rubric: Rubric | None) -> list[tuple[str, str]]:
+    judge = verdict.judge
+    if "config_hash" not in judge:
+        return [("judge.config_hash", "required: binds the verdict to one judge")]
+    for key in ("config_hash", "rubric_version"):
+        if key in judge and not isinstance(judge[key], str):
+            return [(f"judge.{key}", f"must be text, not {judge[key]!r}")]
+    if rubric is None or judge.get("rubric_version", rubric.version) != rubric.version:
+        return []
+    return score_misfits(rubric, verdict.scores)
 
 
 def _fingerprint(label: Label | Mapping[str, Any], *, with_revision: bool = True) -> str:

@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 CASE_ID_PATTERN = re.compile(r"^[A-Za-z0-9._-]+$")
+SQLITE_MAX_INTEGER = 2**63 - 1  # the store's INTEGER columns hold signed 64-bit values
 
 Difficulty = Literal["single_hop", "multi_hop", "aggregation"]
 Behavior = Literal["answer", "abstain"]
@@ -335,6 +336,6 @@ class Label(BaseModel):
     skipped: bool = False
     rubric_version: str
     revealed: bool = False
-    revision: int = Field(ge=1)
+    revision: int = Field(ge=1, le=SQLITE_MAX_INTEGER)
     created_at: str
-    seconds_spent: float = Field(default=0.0, ge=0)
+    seconds_spent: float = Field(default=0.0, ge=0, allow_inf_nan=False)
