@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from qaeval_tui.core.errors import InputError, Problem, UsageError
+from qaeval_tui.core.golden import problems_from_validation
 from qaeval_tui.core.hashing import canonical_json
 from qaeval_tui.core.jsonl import json_object_lines
 from qaeval_tui.core.labels_foreign import FieldMapping, read_foreign_file
@@ -120,10 +121,8 @@ def _json_lines(path: Path, problems: list[Problem]) -> Iterable[tuple[int, dict
 
 
 def _validation_problems(path: Path, line: int, exc: ValidationError) -> list[Problem]:
-    return [
-        Problem(str(path), line, ".".join(str(part) for part in error["loc"]) or "(line)", error["msg"])
-        for error in exc.errors(include_url=False)
-    ]
+    # The golden loader's wording: one problem per field, union members' names left out of the field.
+    return problems_from_validation(exc, str(path), line)
 
 
 @dataclass(frozen=True)
