@@ -254,7 +254,9 @@ class Rubric(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    version: str = Field(default="1", description="Recorded with every label; bump when anchors change.")
+    version: str = Field(
+        default="1", description="Recorded with every label; bump when anchors, a scale or an axis name change."
+    )
     axes: tuple[Axis, ...]
 
     @model_validator(mode="after")
