@@ -162,11 +162,14 @@ _KEY_END = re.compile(rb'"[ \t\r]*:')
 
 
 def _keys_read(case: GoldenCase) -> int:
-    count = len(case.model_fields_set) + len(case.provenance.model_fields_set if case.provenance else ())
+    # The attribute behind `model_fields_set`: half the time, on a path every line takes.
+    count = len(case.__pydantic_fields_set__)
+    if case.provenance is not None:
+        count += len(case.provenance.__pydantic_fields_set__)
     for source in case.sources:
-        count += len(source.model_fields_set)
+        count += len(source.__pydantic_fields_set__)
     for checkpoint in case.checkpoints:
-        count += len(checkpoint.model_fields_set)
+        count += len(checkpoint.__pydantic_fields_set__)
     return count
 
 

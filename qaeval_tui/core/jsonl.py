@@ -105,7 +105,10 @@ def first_refusal(document: str) -> RefusedJSON | None:
                 top[0] += 1
         elif token[0] == '"':
             if isinstance(top, tuple) and _KEY_COLON.match(document, match.end()):
-                key = json.loads(token)
+                try:
+                    key = json.loads(token)
+                except ValueError:  # past the point the parser reached: compare keys as written
+                    key = token
                 keys, current = top
                 current[0] = key
                 if key in keys:
