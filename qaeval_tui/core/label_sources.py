@@ -31,7 +31,13 @@ class LabelInput:
 def label_input(
     labels: Sequence[LabelRevision], rubric: Rubric, source: str, *, include_post_reveal: bool = False
 ) -> LabelInput:
-    """The revisions the statistics read (see `select_labels`) and their table; `source` names where they came from."""
+    """The revisions the statistics read (see `select_labels`) and their table; `source` names where they came from.
+
+    Labels made under the rubric's version must fit the rubric: it may have changed since without a
+    version bump (label files are checked line by line as they are read; the store is not re-read).
+    """
+    current = (label.scores for label in labels if label.rubric_version == rubric.version)
+    check_rubric_unchanged(current, rubric, source, "labels")
     selection = select_labels(labels, rubric.version, include_post_reveal=include_post_reveal)
     if not selection.labels:
         raise UsageError(
@@ -43,12 +49,8 @@ def label_input(
 
 def labels_from_store(store: Store, rubric: Rubric, *, include_post_reveal: bool = False) -> LabelInput:
     # Not re-validated: the store validated every label on the way in, and 100,000 models cost seconds.
-    # Only checked against the rubric, which may have changed since without a version bump.
     revisions = store.label_revisions()
-    source = f"store {store.path}"
-    current = (label.scores for label in revisions if label.rubric_version == rubric.version)
-    check_rubric_unchanged(current, rubric, source, "labels")
-    return label_input(revisions, rubric, source, include_post_reveal=include_post_reveal)
+    return label_input(revisions, rubric, f"store {store.path}", include_post_reveal=include_post_reveal)
 
 
 def labels_from_files(paths: Sequence[str | Path], rubric: Rubric, *, include_post_reveal: bool = False) -> LabelInput:
