@@ -33,7 +33,7 @@ def config_from(ctx: typer.Context) -> Config:
     return config
 
 
-def guarded(func: Callable[P, R]) -> Callable[P, R]:
+def guarded(func: Callable[P, R], *, invalid_input_exit: int | None = None) -> Callable[P, R]:
     """Run a command; a user mistake becomes a clear message on stderr and its exit code."""
 
     @functools.wraps(func)
@@ -44,12 +44,18 @@ def guarded(func: Callable[P, R]) -> Callable[P, R]:
             for problem in exc.problems:
                 stderr.print(str(problem), soft_wrap=True)
             stderr.print(f"error: {len(exc.problems)} problem(s) in {exc.what}; nothing was changed")
-            raise typer.Exit(exc.exit_code) from exc
+            raise typer.Exit(invalid_input_exit or exc.exit_code) from exc
         except QaevalError as exc:
             stderr.print(f"error: {exc}", soft_wrap=True)
             raise typer.Exit(exc.exit_code) from exc
 
     return wrapper
+
+
+def guarded_input_as_usage(func: Callable[P, R]) -> Callable[P, R]:
+    """`guarded` for a command whose documented exit codes have none for invalid input files, which
+    then exit 2 like any usage error (`cases`, `agreement`; `calibrate`, whose 1 means RETUNE)."""
+    return guarded(func, invalid_input_exit=2)
 
 
 def print_json(data: Any) -> None:

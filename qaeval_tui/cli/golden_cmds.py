@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from qaeval_tui.cli.common import config_from, guarded, print_json, stdout
+from qaeval_tui.cli.common import config_from, guarded, guarded_input_as_usage, print_json, stdout
 from qaeval_tui.core.batch import with_collector_paused
 from qaeval_tui.core.golden import GoldenSet, load_golden
 
@@ -48,7 +48,7 @@ def validate(
     stdout.print(f"suite hash {golden.suite_hash}")
 
 
-@guarded
+@guarded_input_as_usage
 @with_collector_paused
 def cases(
     ctx: typer.Context,
@@ -64,7 +64,7 @@ def cases(
     ),
     as_json: bool = typer.Option(False, "--json", help="One JSON array of the matching cases, with split and hash."),
 ) -> None:
-    """List golden cases, filtered. Exit 0, or 2 on a usage error."""
+    """List golden cases, filtered. Exit 0, or 2 on a usage error or an invalid set (problems listed as by validate)."""
     from rich.table import Table
 
     from qaeval_tui.core.selection import CaseFilter, select_cases

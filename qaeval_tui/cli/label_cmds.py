@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from qaeval_tui.cli import queue_cmd
-from qaeval_tui.cli.common import config_from, guarded, print_json, stderr, stdout
+from qaeval_tui.cli.common import config_from, guarded, guarded_input_as_usage, print_json, stderr, stdout
 from qaeval_tui.cli.queue_cmd import DB_HELP, open_store
 from qaeval_tui.core.errors import UsageError
 
@@ -204,7 +204,7 @@ def _existing_store(config: Config, db: Path | None) -> Store | None:
     return Store.open(path) if Path(path).is_file() else None
 
 
-@guarded
+@guarded_input_as_usage
 def agreement(
     ctx: typer.Context,
     labels: list[Path] | None = typer.Option(
@@ -247,7 +247,7 @@ def agreement(
     _emit(agreement_html(report), html, "HTML report")
 
 
-@guarded
+@guarded_input_as_usage
 def calibrate(
     ctx: typer.Context,
     labels: list[Path] | None = typer.Option(

@@ -19,7 +19,7 @@ from pydantic import Field, ValidationError, model_validator
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.golden import iter_lines, problems_from_validation
 from qaeval_tui.core.hashing import canonical_json
-from qaeval_tui.core.jsonl import loads, lone_surrogate_column, lone_surrogate_message
+from qaeval_tui.core.jsonl import json_problem, loads, lone_surrogate_column, lone_surrogate_message
 from qaeval_tui.core.models import IsoTimestamp, Source, StrictModel, parse_timestamp
 from qaeval_tui.core.store import Store
 
@@ -137,7 +137,7 @@ def _parse_line(raw: bytes, path: str, line: int) -> tuple[ProductionMiss | None
     except UnicodeDecodeError as exc:
         return None, [Problem(path, line, "(line)", f"invalid UTF-8 at byte {exc.start}")]
     except json.JSONDecodeError as exc:
-        return None, [Problem(path, line, "(line)", f"invalid JSON: {exc.msg} at column {exc.colno}")]
+        return None, [json_problem(exc, path, line)]
     if not isinstance(obj, dict):
         return None, [Problem(path, line, "(line)", "each line must be a JSON object")]
     column = lone_surrogate_column(text)

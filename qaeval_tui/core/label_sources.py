@@ -16,6 +16,7 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.label_table import LabelRevision, LabelTable, Selection, select_labels
 from qaeval_tui.core.labels_io import VERDICTS_FILENAME, read_labels, read_verdicts
 from qaeval_tui.core.models import Rubric
+from qaeval_tui.core.rubric_fit import check_rubric_unchanged
 from qaeval_tui.core.store import Store
 from qaeval_tui.core.verdict_table import VerdictTable
 
@@ -30,7 +31,13 @@ class LabelInput:
 def label_input(
     labels: Sequence[LabelRevision], rubric: Rubric, source: str, *, include_post_reveal: bool = False
 ) -> LabelInput:
-    """The revisions the statistics read (see `select_labels`) and their table; `source` names where they came from."""
+    """The revisions the statistics read (see `select_labels`) and their table; `source` names where they came from.
+
+    Labels made under the rubric's version must fit the rubric: it may have changed since without a
+    version bump (label files are checked line by line as they are read; the store is not re-read).
+    """
+    current = (label.scores for label in labels if label.rubric_version == rubric.version)
+    check_rubric_unchanged(current, rubric, source, "labels")
     selection = select_labels(labels, rubric.version, include_post_reveal=include_post_reveal)
     if not selection.labels:
         raise UsageError(
@@ -74,7 +81,7 @@ def verdicts_from_store(store: Store, rubric: Rubric, config_hash: str | None = 
 
 
 def verdicts_from_files(paths: Sequence[str | Path], rubric: Rubric, config_hash: str | None = None) -> VerdictTable:
-    return VerdictTable.from_verdicts(read_verdicts(paths), rubric, config_hash)
+    return VerdictTable.from_verdicts(read_verdicts(paths, rubric), rubric, config_hash)
 
 
 def agreement_for(

@@ -117,17 +117,39 @@ def _records(
         problems.append(Problem(str(path), 0, "(file)", f"cannot read: {exc}"))
         return None, []
     if fmt == "csv":
-        reader = csv.DictReader(io.StringIO(text, newline=""))
-        header = list(reader.fieldnames or [])
-        rows: list[tuple[int, dict[str, Any]]] = []
-        try:
-            for row in reader:
-                rows.append((reader.line_num, {k: v for k, v in row.items() if k is not None}))
-        except csv.Error as exc:
-            problems.append(Problem(str(path), reader.line_num, "(line)", f"invalid CSV: {exc}"))
-        return header, rows
+        return _csv_records(text, str(path), problems)
     records = list(json_object_lines(text, path, problems))
     return None, records
+
+
+def _csv_records(text: str, path: str, problems: list[Problem]) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
+    """The header and each row as {column: cell}. A row with more or fewer cells than the header is
+    a problem: its cells no longer line up with their columns (a missing score cell would read as
+    "not scored"), and a column named twice would keep only one of its cells."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header: list[str] = []
+    rows: list[tuple[int, dict[str, Any]]] = []
+    try:
+        header = next(reader, [])
+        for column in sorted({name for name in header if header.count(name) > 1}):
+            problems.append(Problem(path, 1, "(header)", f"column {column!r} appears more than once"))
+        for cells in reader:
+            if not cells:
+                continue  # a blank line
+            if len(cells) != len(header):
+                what = "missing" if len(cells) < len(header) else "extra"
+                problems.append(
+                    Problem(
+                        path, reader.line_num, "(line)",
+                        f"{len(cells)} cells, but the header has {len(header)} columns ({what} cells, or a "
+                        "separator in an unquoted cell)",
+                    )
+                )  # fmt: skip
+                continue
+            rows.append((reader.line_num, dict(zip(header, cells, strict=True))))
+    except csv.Error as exc:
+        problems.append(Problem(path, reader.line_num, "(line)", f"invalid CSV: {exc}"))
+    return header, rows
 
 
 def read_foreign_file(
@@ -173,6 +195,8 @@ def read_foreign_file(
             data[name] = bool(flag)
         found, seconds = get("seconds_spent")
         try:
+            if isinstance(seconds, bool):
+                raise TypeError(seconds)
             data["seconds_spent"] = float(seconds) if found and seconds not in (None, "") else 0.0
         except (TypeError, ValueError):
             problem("seconds_spent", f"{seconds!r} is not a number")

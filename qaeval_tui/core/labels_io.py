@@ -17,12 +17,13 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from qaeval_tui.core.errors import InputError, Problem, UsageError
+from qaeval_tui.core.golden import problems_from_validation
 from qaeval_tui.core.hashing import canonical_json
 from qaeval_tui.core.jsonl import json_object_lines
 from qaeval_tui.core.label_export import LABEL_FIELDS, VERDICTS_FILENAME, export_labels, export_verdicts, label_record
 from qaeval_tui.core.labels_foreign import FieldMapping, read_foreign_file
 from qaeval_tui.core.models import CASE_ID_PATTERN, JudgeVerdict, Label, Rubric
-from qaeval_tui.core.review import score_problems
+from qaeval_tui.core.rubric_fit import score_misfits
 from qaeval_tui.core.store import Store, utc_now
 
 __all__ = [
@@ -67,10 +68,8 @@ def _json_lines(path: Path, problems: list[Problem]) -> Iterable[tuple[int, dict
 
 
 def _validation_problems(path: Path, line: int, exc: ValidationError) -> list[Problem]:
-    return [
-        Problem(str(path), line, ".".join(str(part) for part in error["loc"]) or "(line)", error["msg"])
-        for error in exc.errors(include_url=False)
-    ]
+    # The golden loader's wording: one problem per field, union members' names left out of the field.
+    return problems_from_validation(exc, str(path), line)
 
 
 @dataclass(frozen=True)
@@ -93,7 +92,7 @@ def _read_native(paths: Sequence[Path], rubric: Rubric | None) -> list[_Located]
             if not CASE_ID_PATTERN.match(label.reviewer):
                 problems.append(Problem(str(path), line, "reviewer", "use letters, digits, '.', '_' and '-' only"))
             if rubric is not None and label.rubric_version == rubric.version:
-                for name, message in score_problems(rubric, label.scores, require_all=False):
+                for name, message in score_misfits(rubric, label.scores):
                     problems.append(Problem(str(path), line, name, message))
             key = (label.item_id, label.reviewer, label.revision)
             earlier = seen.get(key)
@@ -117,8 +116,9 @@ def read_labels(paths: Iterable[str | Path], rubric: Rubric | None = None) -> li
     return [located.label for located in _read_native(expand_label_paths(paths), rubric)]
 
 
-def read_verdicts(paths: Iterable[str | Path]) -> list[JudgeVerdict]:
-    """Strictly read §8.3 judge-verdict files (a folder means its `judge-verdicts.jsonl`)."""
+def read_verdicts(paths: Iterable[str | Path], rubric: Rubric | None = None) -> list[JudgeVerdict]:
+    """Strictly read §8.3 judge-verdict files (a folder means its `judge-verdicts.jsonl`); scores are
+    checked against `rubric` when the verdict's rubric version (none given: the current one) is its version."""
     problems: list[Problem] = []
     verdicts: list[JudgeVerdict] = []
     for raw in paths:
@@ -129,19 +129,29 @@ def read_verdicts(paths: Iterable[str | Path]) -> list[JudgeVerdict]:
             raise UsageError(f"{path}: no such verdict file")
         for line, data in _json_lines(path, problems):
             try:
-                verdict = JudgeVerdict.model_validate(data)
+                verdict = JudgeVerdict.model_validate(data, strict=True)
             except ValidationError as exc:
                 problems.extend(_validation_problems(path, line, exc))
                 continue
-            if "config_hash" not in verdict.judge:
-                problems.append(
-                    Problem(str(path), line, "judge.config_hash", "required: binds the verdict to one judge")
-                )
-                continue
-            verdicts.append(verdict)
+            found = _verdict_problems(verdict, rubric)
+            problems.extend(Problem(str(path), line, name, message) for name, message in found)
+            if not found:
+                verdicts.append(verdict)
     if problems:
         raise InputError(problems, "verdict files")
     return verdicts
+
+
+def _verdict_problems(verdict: JudgeVerdict, rubric: Rubric | None) -> list[tuple[str, str]]:
+    judge = verdict.judge
+    if "config_hash" not in judge:
+        return [("judge.config_hash", "required: binds the verdict to one judge")]
+    for key in ("config_hash", "rubric_version"):
+        if key in judge and not isinstance(judge[key], str):
+            return [(f"judge.{key}", f"must be text, not {judge[key]!r}")]
+    if rubric is None or judge.get("rubric_version", rubric.version) != rubric.version:
+        return []
+    return score_misfits(rubric, verdict.scores)
 
 
 def _fingerprint(label: Label | Mapping[str, Any], *, with_revision: bool = True) -> str:

@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 CASE_ID_PATTERN = re.compile(r"^[A-Za-z0-9._-]+$")
+SQLITE_MAX_INTEGER = 2**63 - 1  # the store's INTEGER columns hold signed 64-bit values
 
 Difficulty = Literal["single_hop", "multi_hop", "aggregation"]
 Behavior = Literal["answer", "abstain"]
@@ -38,9 +39,9 @@ IsoTimestamp = Annotated[str, AfterValidator(_iso_timestamp)]
 
 
 class StrictModel(BaseModel):
-    """Base for file formats: unknown fields and type coercion are errors."""
+    """Base for file formats: unknown fields, type coercion and NaN or infinite numbers are errors."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
 
 
 class Source(StrictModel):
@@ -253,7 +254,9 @@ class Rubric(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    version: str = Field(default="1", description="Recorded with every label; bump when anchors change.")
+    version: str = Field(
+        default="1", description="Recorded with every label; bump when anchors, a scale or an axis name change."
+    )
     axes: tuple[Axis, ...]
 
     @model_validator(mode="after")
@@ -335,6 +338,6 @@ class Label(BaseModel):
     skipped: bool = False
     rubric_version: str
     revealed: bool = False
-    revision: int = Field(ge=1)
+    revision: int = Field(ge=1, le=SQLITE_MAX_INTEGER)
     created_at: str
-    seconds_spent: float = Field(default=0.0, ge=0)
+    seconds_spent: float = Field(default=0.0, ge=0, allow_inf_nan=False)

@@ -11,6 +11,7 @@ import numpy as np
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.label_table import BoolArray, FloatArray, IntArray, axis_values
 from qaeval_tui.core.models import Rubric
+from qaeval_tui.core.rubric_fit import check_rubric_unchanged
 
 
 class ScoredVerdict(Protocol):
@@ -93,6 +94,7 @@ class VerdictTable:
                 f"judge config {config_hash} scored under rubric version(s) {sorted(versions)}, "
                 f"but the rubric is version {rubric.version}: a calibration binds one judge to one rubric"
             )
+        check_rubric_unchanged((v.scores for v in usable), rubric, f"judge config {config_hash}", "verdicts")
         latest = {v.item_id: v for v in usable}
         items = tuple(sorted(latest))
         axes = rubric.axis_names

@@ -76,3 +76,13 @@ def test_cases_prints_data_literally(tmp_path: Path) -> None:
     result = runner.invoke(app, ["cases", str(path)])
     assert "[bold red]x[/] \\x1b[2J why?" in result.stdout
     assert "\x1b" not in result.stdout
+
+
+def test_cases_on_an_invalid_set_lists_the_problems_and_exits_2(tmp_path: Path) -> None:
+    # `cases` documents 0 and 2 only; an invalid set used to exit 1, a code it does not have.
+    path = write_jsonl(tmp_path / "frozen.jsonl", [make_case("a"), make_case("b", gold_source_ids=["x"])])
+    result = runner.invoke(app, ["cases", str(path)])
+    assert result.exit_code == 2
+    assert f"{path}:2: gold_source_ids[0]: 'x' is not a source id of this case" in result.stderr
+    assert result.stdout == ""  # no partial listing
+    assert runner.invoke(app, ["validate", str(path)]).exit_code == 1  # validate keeps its own 1

@@ -297,3 +297,108 @@ needs_gold = true
     assert result.exit_code == 1 and data["rubric_version"] == "5pt"  # the judge says "correct" everywhere: RETUNE
     assert (data["axes"]["quality"]["verdict"], data["axes"]["correct"]["verdict"]) == ("TRUSTED", "RETUNE")
     assert len(data["axes"]["quality"]["confusion"]["counts"]) == 5 and data["axes"]["correct"]["mae"] is None
+
+
+# -- invalid input is exit 2 where 1 means something else; a rubric changed without a version bump --------
+
+
+def _rubric_toml(faithfulness: str = "faithfulness", scale: str = "[0, 1, 2]", version: str = "1") -> str:
+    anchors = ", ".join(f'"a{k}"' for k in range(len(json.loads(scale))))
+    axes = [(faithfulness, scale, anchors, "false"), ("citation_correctness", "[0, 1, 2]", '"a", "b", "c"', "false")]
+    axes.append(("answer_correctness", "[0, 1, 2]", '"a", "b", "c"', "true"))
+    return f'[rubric]\nversion = "{version}"\n' + "".join(
+        f'[[rubric.axes]]\nname = "{name}"\nscale = {points}\nanchors = [{words}]\nneeds_gold = {gold}\n'
+        for name, points, words, gold in axes
+    )
+
+
+def labeled_store(tmp_path: Path, faithfulness: int = 2, judge_scores: int = 2) -> None:
+    """q.db: two reviewers labelled every item of a run under rubric version 1 (faithfulness as given)."""
+    store, items = store_with_run(tmp_path / "q.db", n_items=6, judge_scores=judge_scores)
+    store.close()
+    assert runner.invoke(app, ["queue", "--db", "q.db", "--reviewers", "ana,ben", "--overlap", "2"]).exit_code == 0
+    with Store.open(tmp_path / "q.db") as store:
+        for reviewer in ("ana", "ben"):
+            session = ReviewSession(store, Config(), reviewer)
+            for item in items:
+                session.submit(item, {**FULL, "faithfulness": faithfulness}, "", False, 1.0)
+
+
+@pytest.mark.parametrize("command", ["agreement", "calibrate"])
+def test_bad_label_files_exit_2_not_1_which_calibrate_gives_retune(tmp_path: Path, command: str) -> None:
+    folder = labeled_folder(tmp_path / "labels", dict.fromkeys(AXES, 2))
+    with (folder / "ana.jsonl").open("a") as handle:
+        handle.write('{"item_id": "i999", "reviewer": "ana", "reviewer": "zed"}\n')
+    result = runner.invoke(app, [command, "--labels", "labels"])
+    assert result.exit_code == 2, result.output
+    assert f"{Path('labels') / 'ana.jsonl'}:25: reviewer: invalid JSON: duplicate key 'reviewer'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("bad", "field", "message"),
+    [
+        (7, "scores.faithfulness", "7 is not on the faithfulness scale [0, 1, 2] of rubric version '1'"),
+        ("2", "scores.faithfulness", "Input should be a valid integer"),
+        (True, "scores.faithfulness", "Input should be a valid integer"),
+        (2.0, "scores.faithfulness", "Input should be a valid integer"),
+    ],
+    ids=["off-scale", "text", "boolean", "float"],
+)
+def test_a_bad_verdict_score_is_a_located_error_exit_2(tmp_path: Path, bad: object, field: str, message: str) -> None:
+    folder = labeled_folder(tmp_path / "labels", dict.fromkeys(AXES, 2))
+    path = folder / "judge-verdicts.jsonl"
+    lines = path.read_text().splitlines()
+    first = json.loads(lines[0])
+    first["scores"]["faithfulness"] = bad
+    path.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    result = runner.invoke(app, ["calibrate", "--labels", "labels"])
+    assert result.exit_code == 2, result.output
+    assert f"{path.relative_to(tmp_path)}:1: {field}: {message}" in result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit)  # no traceback
+
+
+@pytest.mark.parametrize("command", ["agreement", "calibrate"])
+@pytest.mark.parametrize(
+    ("toml", "axis"),
+    [
+        (_rubric_toml(scale="[0, 1]"), "faithfulness 2, off its faithfulness scale [0, 1]"),
+        (_rubric_toml("grounded"), "'faithfulness'"),
+    ],
+    ids=["scale-narrowed", "axis-renamed"],
+)
+def test_a_rubric_changed_without_a_version_bump_is_an_error_naming_the_axis(
+    tmp_path: Path, command: str, toml: str, axis: str
+) -> None:
+    labeled_store(tmp_path)
+    (tmp_path / "qaeval.toml").write_text(toml)
+    result = runner.invoke(app, [command, "--db", "q.db"])
+    assert result.exit_code == 2, result.output
+    assert axis in result.stderr and "bump rubric.version" in result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit)  # no traceback
+    (tmp_path / "qaeval.toml").write_text(toml.replace('version = "1"', 'version = "2"'))
+    bumped = runner.invoke(app, [command, "--db", "q.db"])  # bumped: the old labels are history
+    assert (
+        bumped.exit_code == 2
+        and "no usable labels" in bumped.stderr
+        and "under another rubric version" in bumped.stderr
+    )
+
+
+def test_verdicts_that_no_longer_fit_the_rubric_are_an_error_naming_the_axis(tmp_path: Path) -> None:
+    labeled_store(tmp_path, faithfulness=1, judge_scores=2)  # the labels fit [0, 1]; the verdicts do not
+    (tmp_path / "qaeval.toml").write_text(_rubric_toml(scale="[0, 1]"))
+    result = runner.invoke(app, ["calibrate", "--db", "q.db"])
+    assert result.exit_code == 2, result.output
+    assert "verdicts made under rubric version '1' give faithfulness 2" in result.stderr
+    assert "bump rubric.version" in result.stderr
+
+
+def test_importing_labels_that_no_longer_fit_the_rubric_says_to_bump_its_version(tmp_path: Path) -> None:
+    write_labels(tmp_path / "in", {"ana": [("i1", {"faithfulness": 2})]})
+    (tmp_path / "qaeval.toml").write_text(_rubric_toml(scale="[0, 1]"))
+    result = runner.invoke(app, ["labels", "import", "in", "--db", "b.db"])
+    assert result.exit_code == 1
+    assert (
+        f"{Path('in') / 'ana.jsonl'}:1: scores.faithfulness: 2 is not on the faithfulness scale [0, 1]" in result.stderr
+    )
+    assert "bump rubric.version" in result.stderr

@@ -133,6 +133,7 @@ def test_verdicts_per_axis_and_overall_with_exit_codes() -> None:
     assert {name: a.verdict for name, a in report.axes.items()} == {"f": "TRUSTED", "g": "TRUSTED", "h": "RETUNE"}
     assert (report.verdict, report.exit_code) == ("RETUNE", 1)
     assert report.axes["f"].excluded == {"no_judge_verdict": 3, "judge_cant_judge_or_error": 0}
+    judged = [verdict(v.item_id, {a: s for a, s in v.scores.items() if a != "h"}) for v in judged]  # no axis h now
     few = run(labels, judged, rubric(*axes[:2]), CalibrationConfig(min_n=11))
     assert (few.verdict, few.exit_code) == ("INSUFFICIENT", 3)
     good = run(labels, judged, rubric(*axes[:2]))

@@ -162,6 +162,33 @@ def test_hash_changes_with_content_and_suite_hash_ignores_file_order(tmp_path: P
     assert a.by_id()["c1"].content_hash == c.by_id()["c1"].content_hash
 
 
+@pytest.mark.parametrize(
+    ("spacing", "key_text", "field", "bogus"),
+    [
+        ((", ", ": "), '"text": ', "sources[1].text", False),  # a valid line otherwise: pydantic kept the last one
+        ((",", " : "), '"gold_answer" : ', "gold_answer", False),  # a space before the colon
+        ((" ,\t", "\t:\t"), '"id"\t:\t', "id", True),  # an invalid line too: the careful path
+    ],
+)
+def test_a_repeated_key_is_refused_on_both_paths(
+    tmp_path: Path, spacing: tuple[str, str], key_text: str, field: str, bogus: bool
+) -> None:
+    case = make_case("c1", **({"bogus": 1} if bogus else {}))
+    line = json.dumps(case, separators=spacing)
+    first = line.index(key_text, line.index("s2") if field.startswith("sources") else 0)
+    path = write_jsonl(tmp_path / "frozen.jsonl", [line[:first] + key_text + '"again"' + spacing[0] + line[first:]])
+    [(number, reported, message)] = problems_of(path)
+    assert (number, reported) == (1, field)
+    assert message.startswith(f"invalid JSON: duplicate key {field.rsplit('.', 1)[-1].split('[')[0]!r} at column ")
+
+
+def test_escaped_quotes_before_colons_in_text_are_not_repeated_keys(tmp_path: Path) -> None:
+    text = 'The label reads "Warranty": ten years. "Note" : keep the receipt.'
+    case = make_case("c1", sources=[{"id": "s1", "title": 'say "x":', "text": text}])
+    path = write_jsonl(tmp_path / "frozen.jsonl", [case])
+    assert load_golden([path]).cases[0].case.sources[0].text == text
+
+
 def test_demo_set_is_valid_and_meets_its_brief() -> None:
     golden = load_golden([DEMO_GOLDEN])
     summary = golden.summary()

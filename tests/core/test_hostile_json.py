@@ -16,7 +16,7 @@ import pytest
 from qaeval_tui.core.baseline import load_baseline
 from qaeval_tui.core.config import load_config
 from qaeval_tui.core.drift import read_timeseries
-from qaeval_tui.core.errors import ConfigError, InputError, UsageError
+from qaeval_tui.core.errors import ConfigError, InputError, Problem, UsageError
 from qaeval_tui.core.golden import load_golden
 from qaeval_tui.core.inbox import import_misses
 from qaeval_tui.core.jsonl import lone_surrogate_column
@@ -119,3 +119,109 @@ def test_a_huge_integer_in_the_config_is_a_config_error(tmp_path: Path) -> None:
 def test_lone_surrogate_column(line: str, column: int | None) -> None:
     json.loads(line)  # every case is JSON Python accepts
     assert lone_surrogate_column(line) == column
+
+
+# -- JSON Python's parser reads but a user file must not hold ------------------------------------------------
+# A repeated key used to replace the first one silently (a second "reviewer" relabelled a line), and
+# NaN, Infinity and 1e999 were read as numbers: NaN and Infinity checkpoint values even gave one
+# golden case the same content hash. Each is now a located problem naming the key.
+
+LABEL = {
+    "item_id": "i1", "case_id": "c1", "reviewer": "ana", "scores": {"faithfulness": 2}, "note": "",
+    "flagged": False, "skipped": False, "rubric_version": "1", "revealed": False, "revision": 1,
+    "created_at": "2026-01-01T00:00:00Z", "seconds_spent": 1.5,
+}  # fmt: skip
+VERDICT = {
+    "item_id": "i1", "case_id": "c1", "status": "ok", "scores": {"faithfulness": 2}, "evidence": {},
+    "judge": {"name": "mech", "model": "m", "config_hash": "J1", "rubric_version": "1", "temperature": 0.5},
+    "created_at": "2026-01-01T00:00:00Z",
+}  # fmt: skip
+POINT = {
+    "version": 1, "at": "2026-01-01T00:00:00Z", "run_id": "r1", "suite_hash": "s", "judge_config_hash": "j",
+    "metrics": {"faithfulness_rate": 0.5},
+}  # fmt: skip
+
+
+def _miss() -> dict[str, object]:
+    from tests.curation_fixtures import make_miss
+
+    return make_miss("tr-1")
+
+
+def _aggregation_case() -> dict[str, object]:
+    from tests.conftest import make_case
+
+    checkpoints = [{"kind": "retrieve", "source_id": "s1"}, {"kind": "value", "name": "years", "value": 10.5}]
+    return make_case("agg-1", difficulty="aggregation", checkpoints=checkpoints)
+
+
+# reader -> (a valid line, (the key repeated and its field), the number replaced by a non-finite one)
+VALID_LINES: dict[str, tuple[dict[str, object], tuple[str, str], tuple[str, str]]] = {
+    "golden": (_aggregation_case(), ('"question": ', "question"), ('"value": 10.5', "checkpoints[1].value")),
+    "labels": (LABEL, ('"reviewer": ', "reviewer"), ('"seconds_spent": 1.5', "seconds_spent")),
+    "verdicts": (VERDICT, ('"faithfulness": ', "scores.faithfulness"), ('"temperature": 0.5', "judge.temperature")),
+    "inbox": (_miss(), ('"text": ', "sources[0].text"), ('"answer": "Five days."', "answer")),
+    "timeseries": (POINT, ('"run_id": ', "run_id"), ('"faithfulness_rate": 0.5', "metrics.faithfulness_rate")),
+}
+
+
+def _refused(tmp_path: Path, reader: str, line: str) -> tuple[Path, list[Problem]]:
+    name, read = READERS[reader]
+    path = tmp_path / name
+    valid = json.dumps(VALID_LINES[reader][0])
+    path.write_text(valid + "\n" + line + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        read(path)
+    return path, list(caught.value.problems)
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+def test_a_repeated_key_is_a_located_problem_naming_the_key(tmp_path: Path, reader: str) -> None:
+    obj, (key_text, field), _ = VALID_LINES[reader]
+    line = json.dumps(obj)
+    first = line.index(key_text)
+    # The same key again, just before the first one, with its own (valid, string) value.
+    repeated = line[:first] + key_text + '"other", ' + line[first:]
+    path, problems = _refused(tmp_path, reader, repeated)
+    key = field.rsplit(".", 1)[-1].split("[")[0]
+    column = first + len(key_text) + len('"other", ') + 1
+    assert [(p.path, p.line, p.field, p.message) for p in problems] == [
+        (str(path), 2, field, f"invalid JSON: duplicate key {key!r} at column {column}")
+    ]
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999", "-1e999"])
+def test_a_number_that_is_not_finite_is_a_located_problem(tmp_path: Path, reader: str, number: str) -> None:
+    obj, _, (number_text, field) = VALID_LINES[reader]
+    line = json.dumps(obj)
+    key = number_text.split(":")[0]
+    at = line.index(number_text) + len(key) + 2
+    path, problems = _refused(tmp_path, reader, line.replace(number_text, f"{key}: {number}"))
+    [problem] = problems
+    assert (problem.path, problem.line, problem.field) == (str(path), 2, field)
+    assert problem.message.startswith(f"invalid JSON: {number} is ")
+    assert problem.message.endswith(f"write a finite number or null at column {at + 1}")
+
+
+def test_a_repeated_key_in_a_baseline_is_a_usage_error_naming_the_file(tmp_path: Path) -> None:
+    from tests.conftest import REPO
+
+    text = (REPO / "baselines" / "demo.json").read_text(encoding="utf-8")
+    path = tmp_path / "baseline.json"
+    path.write_text(text.replace('"suite_hash": ', '"suite_hash": "0000", "suite_hash": ', 1), encoding="utf-8")
+    load_baseline(REPO / "baselines" / "demo.json")  # the untouched file loads
+    with pytest.raises(
+        UsageError, match=r"baseline\.json: the baseline is not valid JSON \(duplicate key 'suite_hash'"
+    ):
+        load_baseline(path)
+
+
+def test_nan_and_infinity_checkpoint_values_no_longer_load_as_one_case(tmp_path: Path) -> None:
+    line = json.dumps(_aggregation_case())
+    for number in ("NaN", "Infinity"):
+        path = tmp_path / f"{number}.jsonl"
+        path.write_text(line.replace('"value": 10.5', f'"value": {number}') + "\n", encoding="utf-8")
+        with pytest.raises(InputError) as caught:
+            load_golden([path])
+        assert [(p.line, p.field) for p in caught.value.problems] == [(1, "checkpoints[1].value")]

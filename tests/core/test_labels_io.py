@@ -210,6 +210,118 @@ def test_foreign_jsonl_with_nested_scores_and_a_default_reviewer(tmp_path: Path)
     )
 
 
+def _native_line(**overrides: object) -> str:
+    line = {
+        "item_id": "i1", "case_id": "c", "reviewer": "ana", "scores": {"faithfulness": 2}, "note": "",
+        "flagged": False, "skipped": False, "rubric_version": "1", "revealed": False, "revision": 1,
+        "created_at": "2026-01-01T00:00:00Z", "seconds_spent": 1.0,
+    }  # fmt: skip
+    return json.dumps(line | overrides)
+
+
+def test_a_revision_beyond_the_store_integers_is_a_located_problem(tmp_path: Path) -> None:
+    # SQLite holds signed 64-bit integers: 2**63 escaped the import as an OverflowError traceback.
+    largest = 2**63 - 1
+    (tmp_path / "ana.jsonl").write_text(_native_line(revision=largest) + "\n" + _native_line(revision=largest + 1))
+    with Store.open(tmp_path / "q.db") as store:
+        with pytest.raises(InputError) as caught:
+            import_labels(store, [tmp_path / "ana.jsonl"], RUBRIC)
+        assert [(p.line, p.field) for p in caught.value.problems] == [(2, "revision")]
+        assert store.labels() == []
+        (tmp_path / "ana.jsonl").write_text(_native_line(revision=largest) + "\n")
+        assert import_labels(store, [tmp_path / "ana.jsonl"], RUBRIC).added == 1
+        assert [row["revision"] for row in store.labels()] == [largest]
+
+
+@pytest.mark.parametrize("seconds", ["inf", "1e999", "nan", "-inf"])
+def test_time_spent_that_is_not_finite_is_a_located_problem(tmp_path: Path, seconds: str) -> None:
+    store, _ = store_with_run(tmp_path / "q.db", n_items=1)
+    build_review_items(store, "run-1")
+    (tmp_path / "theirs.csv").write_text(f"who,case,faithfulness,secs\nana,readable-case-000,2,{seconds}\n")
+    mapping = FieldMapping({"reviewer": "who", "case_id": "case", "seconds_spent": "secs"})
+    with pytest.raises(InputError) as caught:
+        import_labels(store, [tmp_path / "theirs.csv"], RUBRIC, mapping=mapping)
+    assert [(p.line, p.field) for p in caught.value.problems] == [(2, "seconds_spent")]
+    assert store.labels() == []
+
+
+def test_time_spent_given_as_a_boolean_is_not_one_second(tmp_path: Path) -> None:
+    store, items = store_with_run(tmp_path / "q.db", n_items=1)
+    build_review_items(store, "run-1")
+    line = {"id": items[0], "who": "ana", "scores": {"faithfulness": 2}, "seconds_spent": True}
+    (tmp_path / "theirs.jsonl").write_text(json.dumps(line) + "\n")
+    with pytest.raises(InputError, match=r"theirs.jsonl:1: seconds_spent: True is not a number"):
+        import_labels(
+            store, [tmp_path / "theirs.jsonl"], RUBRIC, mapping=FieldMapping({"item_id": "id", "reviewer": "who"})
+        )
+    assert store.labels() == []
+
+
+@pytest.mark.parametrize(
+    ("rows", "line", "field", "fragment"),
+    [
+        ("ana,readable-case-000,2\n", 2, "(line)", "3 cells, but the header has 4 columns (missing cells"),
+        ("ana,readable-case-000,2,1,0\n", 2, "(line)", "5 cells, but the header has 4 columns (extra cells"),
+        ("ana,readable-case-000,2,1\nben,readable-case-000\n", 3, "(line)", "2 cells, but the header has 4"),
+    ],
+    ids=["truncated", "overlong", "truncated-second"],
+)
+def test_a_csv_row_that_does_not_fit_its_header_is_a_located_problem(
+    tmp_path: Path, rows: str, line: int, field: str, fragment: str
+) -> None:
+    # A short row used to read its missing cells as "can't judge" on every axis they held.
+    store, _ = store_with_run(tmp_path / "q.db", n_items=1)
+    build_review_items(store, "run-1")
+    (tmp_path / "theirs.csv").write_text("who,case,faithfulness,citation_correctness\n" + rows)
+    with pytest.raises(InputError) as caught:
+        import_labels(
+            store, [tmp_path / "theirs.csv"], RUBRIC, mapping=FieldMapping({"reviewer": "who", "case_id": "case"})
+        )
+    assert [(p.line, p.field) for p in caught.value.problems] == [(line, field)]
+    assert fragment in caught.value.problems[0].message
+    assert store.labels() == []
+
+
+def test_a_csv_column_named_twice_is_a_problem(tmp_path: Path) -> None:
+    store, _ = store_with_run(tmp_path / "q.db", n_items=1)
+    build_review_items(store, "run-1")
+    (tmp_path / "theirs.csv").write_text("who,case,faithfulness,faithfulness\nana,readable-case-000,0,2\n")
+    with pytest.raises(InputError, match=r"theirs.csv:1: \(header\): column 'faithfulness' appears more than once"):
+        import_labels(
+            store, [tmp_path / "theirs.csv"], RUBRIC, mapping=FieldMapping({"reviewer": "who", "case_id": "case"})
+        )
+    assert store.labels() == []
+
+
+@pytest.mark.parametrize(
+    ("judge", "field"),
+    [({"rubric_version": 1}, "judge.rubric_version"), ({"config_hash": 7}, "judge.config_hash")],
+)
+def test_a_verdicts_judge_binding_must_be_text(tmp_path: Path, judge: dict[str, object], field: str) -> None:
+    store, _ = store_with_run(tmp_path / "q.db", n_items=1)
+    export_verdicts(store, tmp_path / VERDICTS_FILENAME)
+    line = json.loads((tmp_path / VERDICTS_FILENAME).read_text())
+    line["judge"] |= judge
+    (tmp_path / VERDICTS_FILENAME).write_text(json.dumps(line) + "\n")
+    with pytest.raises(InputError) as caught:
+        read_verdicts([tmp_path])
+    assert [(p.line, p.field) for p in caught.value.problems] == [(1, field)]
+
+
+def test_scores_that_no_longer_fit_the_rubric_of_their_version_say_to_bump_it(tmp_path: Path) -> None:
+    (tmp_path / "ana.jsonl").write_text(_native_line(scores={"faithfulness": 3, "grounded": 1}) + "\n")
+    with pytest.raises(InputError) as caught:
+        read_labels([tmp_path], RUBRIC)
+    assert {(p.field, p.message) for p in caught.value.problems} == {
+        ("scores.faithfulness", "3 is not on the faithfulness scale [0, 1, 2] of rubric version '1'; "
+         "if the rubric changed, bump rubric.version in the config"),
+        ("scores.grounded", "rubric version '1' has no axis 'grounded' (its axes: faithfulness, citation_correctness, "
+         "answer_correctness): a typo, or if the rubric changed, bump rubric.version in the config"),
+    }  # fmt: skip
+    (tmp_path / "ana.jsonl").write_text(_native_line(scores={"grounded": 9}, rubric_version="0") + "\n")
+    assert [label.scores for label in read_labels([tmp_path], RUBRIC)] == [{"grounded": 9}]  # another version: history
+
+
 def test_bad_mappings_are_usage_errors() -> None:
     with pytest.raises(UsageError):
         FieldMapping.parse(["reviewer"])
