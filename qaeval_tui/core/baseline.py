@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from qaeval_tui.core.errors import InputError, Problem, UsageError
-from qaeval_tui.core.jsonl import loads
+from qaeval_tui.core.jsonl import RefusedJSON, loads
 from qaeval_tui.core.metrics import METRIC_NAMES, METRIC_SPECS, MetricValue, metric_value_from_json, rate_problem
 from qaeval_tui.core.models import JudgeConfig
 from qaeval_tui.core.runner import ARTIFACT_VERSION, RUN_FORMAT, RunResult
@@ -140,6 +140,8 @@ def load_baseline(path: str | Path) -> Baseline:
         raw = loads(text)
     except OSError as exc:
         raise UsageError(f"{location}: cannot read the baseline: {exc.strerror}") from exc
+    except RefusedJSON as exc:  # a repeated key or NaN: one number in the diff, another to the gate
+        raise BaselineInputError([Problem(str(location), exc.lineno, exc.field, exc.msg)], what="baseline") from exc
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UsageError(f"{location}: the baseline is not valid JSON ({exc}); {fix}") from exc
     if not isinstance(raw, dict) or raw.get("format") not in (BASELINE_FORMAT, RUN_FORMAT):
@@ -148,16 +150,13 @@ def load_baseline(path: str | Path) -> Baseline:
         raise UsageError(
             f"{location}: baseline version {raw.get('version')!r}, this qaeval reads version {ARTIFACT_VERSION}; {fix}"
         )
-    ambiguous = ambiguous_tokens(text)
     try:
         parsed = _BaselineFile.model_validate(raw)
     except ValidationError as exc:
-        if ambiguous:  # a repeated key may be why the structure is wrong: say that first
-            raise _located(location, text, ambiguous) from exc
         error = exc.errors(include_url=False)[0]
         where = ".".join(str(part) for part in error["loc"]) or "(file)"
         raise UsageError(f"{location}: {where}: {error['msg']}; {fix}") from exc
-    found = ambiguous + number_problems(parsed.metrics.get("overall"), [case.values for case in parsed.cases])
+    found = number_problems(parsed.metrics.get("overall"), [case.values for case in parsed.cases])
     if found:
         raise _located(location, text, found)
     overall: dict[str, Any] = parsed.metrics["overall"]
@@ -246,69 +245,12 @@ def number_problems(overall: object, case_values: Sequence[Mapping[str, Any]]) -
     return found
 
 
-class _Repeated(dict[str, Any]):
-    """A JSON object that had a key twice; `key` is the first repeated one (json.loads keeps the last)."""
-
-    key: str = ""
-
-
-class _NonFinite:
-    """Where the JSON text said NaN, Infinity or -Infinity."""
-
-    def __init__(self, token: str) -> None:
-        self.token = token
-
-
-def ambiguous_tokens(text: str) -> list[Found]:
-    """Repeated keys and NaN / Infinity anywhere in the (already parsed) text, each with its path.
-
-    A repeated key shows one number to a reviewer reading the diff and another to the gate.
-    """
-    marks = {"any": False}
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        result = dict(items)
-        if len(result) == len(items):
-            return result
-        marks["any"] = True
-        repeated = _Repeated(result)
-        seen: set[str] = set()
-        for key, _ in items:
-            if key in seen:
-                repeated.key = key
-                break
-            seen.add(key)
-        return repeated
-
-    def constant(token: str) -> _NonFinite:
-        marks["any"] = True
-        return _NonFinite(token)
-
-    tree = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
-    if not marks["any"]:
-        return []
-    found: list[Found] = []
-    stack: list[tuple[JsonPath, Any]] = [((), tree)]
-    while stack:  # iterative: a deeply nested (but valid) file must not overflow the Python stack
-        where, node = stack.pop()
-        if isinstance(node, _Repeated):
-            found.append(((*where, node.key), f"duplicate key {node.key!r}: which value counts is ambiguous"))
-        if isinstance(node, _NonFinite):
-            found.append((where, f"must be a finite number, got {node.token}"))
-        elif isinstance(node, dict):
-            stack.extend(((*where, key), value) for key, value in node.items())
-        elif isinstance(node, list):
-            stack.extend(((*where, index), value) for index, value in enumerate(node))
-    return sorted(found, key=lambda item: [str(part) for part in item[0]])
-
-
 def _located(location: Path, text: str, found: Sequence[Found]) -> BaselineInputError:
     """The problems as `path:line: field: message`, one per field (a NaN in a value is reported once)."""
     problems: dict[str, Problem] = {}
     for where, message in found:
         field = _field(where)
-        duplicate = message.startswith("duplicate key")
-        problems.setdefault(field, Problem(str(location), line_of(text, where, second=duplicate), field, message))
+        problems.setdefault(field, Problem(str(location), line_of(text, where), field, message))
     return BaselineInputError(list(problems.values()), what="baseline")
 
 
@@ -322,20 +264,17 @@ def _field(where: JsonPath) -> str:
 _DECODER = json.JSONDecoder()
 
 
-def line_of(text: str, where: JsonPath, *, second: bool = False) -> int:
+def line_of(text: str, where: JsonPath) -> int:
     """1-based line of the member at `where` in the JSON `text`, or of its deepest existing parent.
 
-    The last occurrence of a key, as json.loads keeps it; with `second`, the second occurrence
-    of the final key (where a repeated key repeats). Siblings are skipped by the C decoder, so
-    this walks only the path, however large the file.
+    Siblings are skipped by the C decoder, so this walks only the path, however large the file.
     """
     line_at, position = 0, _skip(text, 0)
-    for depth, step in enumerate(where):
+    for step in where:
         members = list(_members(text, position, step))
         if not members:
             break
-        final = depth == len(where) - 1
-        line_at, position = members[1] if final and second and len(members) > 1 else members[-1]
+        line_at, position = members[-1]
     return text.count("\n", 0, line_at) + 1
 
 

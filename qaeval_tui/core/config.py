@@ -6,6 +6,7 @@ else the defaults below. Relative paths are resolved against the config file's f
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any
@@ -146,23 +147,74 @@ class Config(Section):
         return candidate if candidate.is_absolute() else Path(self.base_dir) / candidate
 
 
-def _from_mapping(data: dict[str, Any], origin: str, base_dir: Path) -> Config:
+def _from_mapping(data: dict[str, Any], origin: str, base_dir: Path, lines: TomlLines | None = None) -> Config:
     try:
         return Config.model_validate({**data, "base_dir": str(base_dir)})
     except ValidationError as exc:
-        lines = []
+        problems = []
         for error in exc.errors(include_url=False):
-            field = ".".join(str(part) for part in error["loc"] if part != "[key]") or "(config)"
-            lines.append(f"{origin}: {field}: {error['msg'].removeprefix('Value error, ')}")
-        raise ConfigError("invalid configuration:\n" + "\n".join(lines)) from exc
+            loc = tuple(part for part in error["loc"] if part != "[key]")
+            field = ".".join(str(part) for part in loc) or "(config)"
+            line = None if lines is None else lines.line_of(loc)
+            where = origin if line is None else f"{origin}:{line}"
+            problems.append(f"{where}: {field}: {error['msg'].removeprefix('Value error, ')}")
+        raise ConfigError("invalid configuration:\n" + "\n".join(problems)) from exc
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+class TomlLines:
+    """Which line of a TOML file set a key, so a config error names it as path:line: field.
+
+    tomllib gives values, not positions. Headers (`[gate.tolerances]`, `[[rubric.axes]]`) and
+    `key = value` lines are enough for a config: a problem inside an inline table or a multi-line
+    array is placed on the line of the key that holds it.
+    """
+
+    _HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+    _KEY = re.compile(r"^\s*([A-Za-z0-9_.\-\"' ]+?)\s*=")
+
+    def __init__(self, text: str, prefix: tuple[str, ...] = ()) -> None:
+        self._places: dict[tuple[str | int, ...], int] = {}
+        table: tuple[str | int, ...] = ()
+        arrays: dict[tuple[str, ...], int] = {}
+        for number, line in enumerate(text.split("\n"), start=1):
+            header = self._HEADER.match(line)
+            if header:
+                names = self._names(header[2])
+                if header[1] == "[[":
+                    arrays[names] = arrays.get(names, -1) + 1
+                    table = (*names, arrays[names])
+                else:
+                    table = names
+                self._places.setdefault(table, number)
+                continue
+            key = self._KEY.match(line)
+            if key:
+                self._places.setdefault((*table, *self._names(key[1])), number)
+        self._prefix = prefix
+
+    @staticmethod
+    def _names(dotted: str) -> tuple[str, ...]:
+        return tuple(part.strip().strip("\"'") for part in dotted.split("."))
+
+    def line_of(self, loc: tuple[str | int, ...]) -> int | None:
+        """The line of `loc` (a pydantic error location), or of the nearest enclosing key that has one."""
+        full = (*self._prefix, *loc)
+        for end in range(len(full), 0, -1):
+            line = self._places.get(full[:end])
+            if line is not None:
+                return line
+        return None
+
+
+def _read_toml(path: Path) -> tuple[dict[str, Any], str]:
+    """The parsed file and its text (for the line of a bad value)."""
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        text = path.read_bytes().decode("utf-8")
+        return tomllib.loads(text), text
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read config: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: not UTF-8 (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
     except RecursionError:
@@ -178,15 +230,18 @@ def load_config(explicit: str | Path | None = None, cwd: Path | None = None) -> 
         path = Path(explicit)
         if not path.is_file():
             raise ConfigError(f"{path}: config file not found")
-        return _from_mapping(_read_toml(path), str(path), path.parent)
+        data, text = _read_toml(path)
+        return _from_mapping(data, str(path), path.parent, TomlLines(text))
     local = here / "qaeval.toml"
     if local.is_file():
-        return _from_mapping(_read_toml(local), str(local.name), here)
+        data, text = _read_toml(local)
+        return _from_mapping(data, str(local.name), here, TomlLines(text))
     pyproject = here / "pyproject.toml"
     if pyproject.is_file():
-        section = _read_toml(pyproject).get("tool", {}).get("qaeval")
+        data, text = _read_toml(pyproject)
+        section = data.get("tool", {}).get("qaeval")
         if section is not None:
             if not isinstance(section, dict):
                 raise ConfigError("pyproject.toml: tool.qaeval: must be a table")
-            return _from_mapping(section, "pyproject.toml [tool.qaeval]", here)
+            return _from_mapping(section, "pyproject.toml", here, TomlLines(text, ("tool", "qaeval")))
     return Config(base_dir=str(here))

@@ -231,7 +231,7 @@ def test_a_bad_tolerance_or_seed_stops_the_gate_at_load(
     args = ["gate", "--data", str(suite), "--baseline", str(baseline), "--db", str(tmp_path / "runs.db")]
     result = runner.invoke(app, ["--config", str(config), *args])
     assert result.exit_code == 2, result.output
-    assert f"{config}: {field}" in result.stderr and "Traceback" not in result.output
+    assert f"{config}:2: {field}" in result.stderr and "Traceback" not in result.output
     assert no_run_stored(tmp_path)
 
 
@@ -247,8 +247,12 @@ def _value_line(text: str, metric: str) -> int:
 @pytest.mark.parametrize(
     ("edit", "field", "message"),
     [
-        (("case", "warranty-02", '"mrr": 1.0', '"mrr": NaN'), "cases[1].values.mrr", "got NaN"),
-        (("case", "warranty-02", '"mrr": 1.0', '"mrr": Infinity'), "cases[1].values.mrr", "got Infinity"),
+        (("case", "warranty-02", '"mrr": 1.0', '"mrr": NaN'), "cases[1].values.mrr", "NaN is not a JSON number"),
+        (
+            ("case", "warranty-02", '"mrr": 1.0', '"mrr": Infinity'),
+            "cases[1].values.mrr",
+            "Infinity is not a JSON number",
+        ),
         (("case", "warranty-02", '"mrr": 1.0', '"mrr": 1e308'), "cases[1].values.mrr", "must be from 0 to 1"),
         (("case", "warranty-02", '"mrr": 1.0', '"mrr": 1.5'), "cases[1].values.mrr", "got 1.5"),
         (("case", "warranty-02", '"mrr": 1.0', '"mrr": "1.0"'), "cases[1].values.mrr", "got '1.0'"),

@@ -62,3 +62,33 @@ def test_invalid_config_is_a_config_error_naming_the_field(tmp_path: Path, text:
 def test_missing_explicit_config_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not found"):
         load_config(tmp_path / "nope.toml")
+
+
+@pytest.mark.parametrize(
+    ("text", "located"),
+    [
+        # The line of the value itself, in a plain table, a misspelled key, and an array of tables.
+        ("[run]\nworkers = 2\n\n[gate.tolerances]\nmrr = 0.02\nndcg = inf\n", "qaeval.toml:6: gate.tolerances.ndcg:"),
+        ("[gate.tolerances]\nmrr = 0.02\nmrrr = 0.1\n", "qaeval.toml:3: gate.tolerances.mrrr: unknown metric"),
+        (
+            '[rubric]\nversion = "1"\n[[rubric.axes]]\nname = "a"\nscale = [0, 1]\nanchors = ["x", "y"]\n'
+            '[[rubric.axes]]\nname = "b"\nscale = [1, 0]\nanchors = ["x", "y"]\n',
+            "qaeval.toml:7: rubric.axes.1: scale:",  # a rule across the axis's fields: its header
+        ),
+        # A value inside an inline table is placed on the key that holds it.
+        ("[gate]\ntolerances = { mrr = -1 }\n", "qaeval.toml:2: gate.tolerances.mrr:"),
+        # A section that should not exist is placed on its header.
+        ("[run]\nworkers = 1\n[nonsense]\nx = 1\n", "qaeval.toml:3: nonsense:"),
+    ],
+)
+def test_a_config_error_names_the_line_of_the_bad_value(tmp_path: Path, text: str, located: str) -> None:
+    (tmp_path / "qaeval.toml").write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        load_config(cwd=tmp_path)
+    assert located in str(caught.value), str(caught.value)
+
+
+def test_a_pyproject_config_error_names_the_line_in_pyproject(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.qaeval.review]\nseed = -1\n')
+    with pytest.raises(ConfigError, match=r"pyproject.toml:5: review.seed:"):
+        load_config(cwd=tmp_path)
