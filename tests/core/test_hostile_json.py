@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from qaeval_tui.core.baseline import load_baseline
+from qaeval_tui.core.baseline import BaselineInputError, load_baseline
 from qaeval_tui.core.config import load_config
 from qaeval_tui.core.drift import read_timeseries
 from qaeval_tui.core.errors import ConfigError, InputError, Problem, UsageError
@@ -204,17 +204,18 @@ def test_a_number_that_is_not_finite_is_a_located_problem(tmp_path: Path, reader
     assert problem.message.endswith(f"write a finite number or null at column {at + 1}")
 
 
-def test_a_repeated_key_in_a_baseline_is_a_usage_error_naming_the_file(tmp_path: Path) -> None:
+def test_a_repeated_key_in_a_baseline_is_an_error_naming_file_line_and_field(tmp_path: Path) -> None:
     from tests.conftest import REPO
 
     text = (REPO / "baselines" / "demo.json").read_text(encoding="utf-8")
     path = tmp_path / "baseline.json"
     path.write_text(text.replace('"suite_hash": ', '"suite_hash": "0000", "suite_hash": ', 1), encoding="utf-8")
     load_baseline(REPO / "baselines" / "demo.json")  # the untouched file loads
-    with pytest.raises(
-        UsageError, match=r"baseline\.json: the baseline is not valid JSON \(duplicate key 'suite_hash'"
-    ):
+    line = next(n for n, row in enumerate(path.read_text().splitlines(), 1) if '"suite_hash"' in row)
+    with pytest.raises(BaselineInputError) as caught:
         load_baseline(path)
+    assert caught.value.exit_code == 2
+    assert f"{path}:{line}: run.suite_hash: duplicate key 'suite_hash'" in str(caught.value)
 
 
 def test_nan_and_infinity_checkpoint_values_no_longer_load_as_one_case(tmp_path: Path) -> None:
