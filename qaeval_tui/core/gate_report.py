@@ -1,23 +1,22 @@
 """The gate report as data: JSON, Markdown (fits a CI step summary) and JUnit XML.
 
 The CLI's rich console view reads the same `GateReport`; nothing here styles a terminal.
-Text from data passes through `literal()` (and Markdown/XML escaping), so a golden file or an
-answer can never inject markup or control sequences into a report.
+Text from data passes through `markdown_text()` / `xml_text()` (core.text, the one literal path),
+so a golden file or an answer can never inject markup or control sequences into a report.
 """
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
 from qaeval_tui.core.gate import Finding, GateReport, MetricDelta
-from qaeval_tui.core.text import literal
+from qaeval_tui.core.text import markdown_text as md
+from qaeval_tui.core.text import xml_text as _xml_text
 
 GATE_FORMAT = "qaeval-gate"
 GATE_REPORT_VERSION = 1
 REMOVED_SHOWN = 10
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 
 
 def fired_checks(report: GateReport) -> dict[str, list[str]]:
@@ -98,12 +97,6 @@ def metric_label(delta: MetricDelta) -> str:
     return f"{delta.name} (untrusted)" if delta.trusted is False else delta.name
 
 
-def md(text: str) -> str:
-    """Data text made inert for Markdown: one line, punctuation escaped, HTML brackets entity-encoded."""
-    flat = " ".join(literal(text).split())
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", flat).replace("<", "&lt;").replace(">", "&gt;")
-
-
 def gate_markdown(report: GateReport) -> str:
     """A Markdown summary sized for a CI step summary."""
     run, baseline = report.run, report.baseline
@@ -142,7 +135,7 @@ def gate_markdown(report: GateReport) -> str:
         lines += ["", "Cases:", ""]
         lines += [f"- {md(f.case_id or '')}: {md(f.message)}" for f in case_findings]
     if report.untrusted_axes:
-        axes = ", ".join(f"{md(axis)} ({report.axis_trust[axis]})" for axis in report.untrusted_axes)
+        axes = ", ".join(f"{md(axis)} ({md(report.axis_trust[axis])})" for axis in report.untrusted_axes)
         lines += ["", f"Untrusted judge axes (calibration not TRUSTED): {axes}."]
     if report.removed_cases:
         shown = ", ".join(md(case_id) for case_id in report.removed_cases[:REMOVED_SHOWN])
@@ -155,17 +148,15 @@ def gate_markdown(report: GateReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _xml_text(text: str) -> str:
-    return literal(text)
-
-
 def gate_junit(report: GateReport) -> str:
     """JUnit XML: a testcase per case (a failure per fired check or case finding) and per gated metric."""
     root = ET.Element("testsuites", name="qaeval gate")
     cases = ET.SubElement(root, "testsuite", name="qaeval.cases")
     case_failures = 0
     for outcome in report.cases:
-        element = ET.SubElement(cases, "testcase", classname=f"qaeval.{outcome.split}", name=_xml_text(outcome.case_id))
+        element = ET.SubElement(
+            cases, "testcase", classname=_xml_text(f"qaeval.{outcome.split}"), name=_xml_text(outcome.case_id)
+        )
         if outcome.findings:
             case_failures += 1
         for finding in outcome.findings:
