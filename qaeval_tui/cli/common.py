@@ -8,8 +8,8 @@ from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
 import typer
-from rich.console import Console
 
+from qaeval_tui.cli.literal_console import LiteralConsole
 from qaeval_tui.core.atomic_file import strict_json
 from qaeval_tui.core.config import Config, load_config
 from qaeval_tui.core.errors import InputError, QaevalError
@@ -17,9 +17,9 @@ from qaeval_tui.core.errors import InputError, QaevalError
 P = ParamSpec("P")
 R = TypeVar("R")
 
-# Data is never parsed as markup: text from golden files and labels prints as written.
-stdout = Console(markup=False, highlight=False, soft_wrap=False)
-stderr = Console(stderr=True, markup=False, highlight=False)
+# Data prints as written: no markup, no emoji codes, control and bidi characters escaped.
+stdout = LiteralConsole(soft_wrap=False)
+stderr = LiteralConsole(stderr=True)
 
 
 def config_from(ctx: typer.Context) -> Config:

@@ -9,6 +9,7 @@ import typer
 from qaeval_tui.cli.common import config_from, guarded, guarded_input_as_usage, print_json, stdout
 from qaeval_tui.core.batch import with_collector_paused
 from qaeval_tui.core.golden import GoldenSet, load_golden
+from qaeval_tui.core.text import one_line
 
 
 def _load(ctx: typer.Context, paths: list[Path] | None) -> GoldenSet:
@@ -44,7 +45,7 @@ def validate(
         return
     stdout.print(f"{len(golden.cases)} cases in {len(golden.files)} file(s): valid")
     for heading, counts in summary.items():
-        stdout.print(f"  {heading:<12} " + "  ".join(f"{name}={count}" for name, count in counts.items()))
+        stdout.print(f"  {heading:<12} " + "  ".join(f"{one_line(name)}={count}" for name, count in counts.items()))
     stdout.print(f"suite hash {golden.suite_hash}")
 
 
@@ -68,7 +69,6 @@ def cases(
     from rich.table import Table
 
     from qaeval_tui.core.selection import CaseFilter, select_cases
-    from qaeval_tui.core.text import one_line
 
     golden = _load(ctx, paths)
     chosen = select_cases(
@@ -93,10 +93,10 @@ def cases(
         case = loaded.case
         table.add_row(
             case.id,
-            loaded.split,
+            one_line(loaded.split, 30),
             case.difficulty,
             case.expected_behavior,
-            case.adversarial or "-",
+            one_line(case.adversarial, 30) if case.adversarial else "-",
             one_line(case.question, 70),
         )
     stdout.print(table)

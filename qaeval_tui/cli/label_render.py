@@ -1,4 +1,9 @@
-"""Console rendering (rich) of the agreement and calibration reports; data is never parsed as markup."""
+"""Console rendering (rich) of the agreement and calibration reports.
+
+The console never parses markup and escapes hidden characters; every name from data (axes,
+reviewers, judge, rubric version, reasons quoting them) is also folded onto one line here, so a
+newline in an axis name cannot break a table or forge a line of the report.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from qaeval_tui.cli.common import stdout
 from qaeval_tui.core.agreement import AgreementReport
 from qaeval_tui.core.calibration import CalibrationReport
 from qaeval_tui.core.report_tables import distribution_text, number, signed
+from qaeval_tui.core.text import one_line
 
 
 def _span(value: list[float] | None) -> str:
@@ -27,33 +33,34 @@ def _table(*columns: str) -> Table:
 def print_agreement(report: AgreementReport) -> None:
     data: dict[str, Any] = report.to_json()
     stdout.print(
-        f"Inter-rater agreement · rubric {report.rubric_version} · {report.n_items} items · "
-        f"reviewers {', '.join(report.reviewers)}",
+        f"Inter-rater agreement · rubric {one_line(report.rubric_version)} · {report.n_items} items · "
+        f"reviewers {', '.join(map(one_line, report.reviewers))}",
         soft_wrap=True,
     )
     table = _table("axis", "alpha", "95% CI", "raw agr.", "items", "pairable")
     for name, axis in data["axes"].items():
         table.add_row(
-            name, number(axis["alpha"]), _span(axis["ci"]), number(axis["raw_agreement"]),
+            one_line(name), number(axis["alpha"]), _span(axis["ci"]), number(axis["raw_agreement"]),
             str(axis["n_items"]), str(axis["n_pairable"]),
         )  # fmt: skip
     stdout.print(table)
     for name, axis in data["axes"].items():
         stdout.print(
-            f"{name} ({axis['level']}): {distribution_text(axis['distribution'])} · can't judge {axis['n_cant_judge']}"
+            f"{one_line(name)} ({axis['level']}): {distribution_text(axis['distribution'])} · "
+            f"can't judge {axis['n_cant_judge']}"
         )
         if axis["reason"]:
-            stdout.print(f"  alpha undefined: {axis['reason']}", soft_wrap=True)
+            stdout.print(f"  alpha undefined: {one_line(axis['reason'])}", soft_wrap=True)
         elif axis["ci_reason"]:
-            stdout.print(f"  no CI: {axis['ci_reason']}", soft_wrap=True)
+            stdout.print(f"  no CI: {one_line(axis['ci_reason'])}", soft_wrap=True)
     stdout.print("value:count per scale point, blind labels")
     stdout.print(f"CI: seeded bootstrap over items, {report.replicates} replicates, seed {report.seed}")
     pairs = _table("axis", "reviewers", "common", "raw agr.", "kappa")
     for name, rows in data["pairwise"].items():
         for row in rows:
             pairs.add_row(
-                name,
-                " / ".join(row["reviewers"]),
+                one_line(name),
+                " / ".join(map(one_line, row["reviewers"])),
                 str(row["n_common"]),
                 number(row["raw_agreement"]),
                 number(row["kappa"]),
@@ -73,7 +80,8 @@ def print_calibration(report: CalibrationReport) -> None:
     bar = data["bar"]
     stdout.print(f"Judge calibration: {report.verdict}")
     stdout.print(
-        f"judge {report.judge_name or '-'} · config {report.judge_config_hash[:16]} · rubric {report.rubric_version} · "
+        f"judge {one_line(report.judge_name or '-')} · config {one_line(report.judge_config_hash[:16])} · "
+        f"rubric {one_line(report.rubric_version)} · "
         f"bar: exact >= {bar['min_exact']:.2f} with n >= {bar['min_n']} on every axis",
         soft_wrap=True,
     )
@@ -81,21 +89,21 @@ def print_calibration(report: CalibrationReport) -> None:
     figures = _table("axis", "within 1", "MAE", "bias", "kappa", "QWK", "alpha")
     for name, axis in data["axes"].items():
         verdicts.add_row(
-            name, axis["verdict"], str(axis["n"]), number(axis["exact"]), _span(axis["exact_ci"]),
+            one_line(name), axis["verdict"], str(axis["n"]), number(axis["exact"]), _span(axis["exact_ci"]),
             str(axis["consensus"]["unresolved"]), str(axis["labels_needed"]),
         )  # fmt: skip
         figures.add_row(
-            name, number(axis["within_one"]), number(axis["mae"]), signed(axis["bias"]), number(axis["kappa"]),
-            number(axis["kappa_quadratic"]), number(axis["alpha"]),
+            one_line(name), number(axis["within_one"]), number(axis["mae"]), signed(axis["bias"]),
+            number(axis["kappa"]), number(axis["kappa_quadratic"]), number(axis["alpha"]),
         )  # fmt: skip
     stdout.print(verdicts)
     for name, axis in data["axes"].items():
-        stdout.print(f"{name}: {axis['verdict_reason']}", soft_wrap=True)
+        stdout.print(f"{one_line(name)}: {one_line(axis['verdict_reason'])}", soft_wrap=True)
     stdout.print(figures)
     stdout.print("bias: judge minus human (positive: the judge is lenient) · QWK: quadratic-weighted kappa")
     for name, axis in data["axes"].items():
         labels = axis["confusion"]["labels"]
-        grid = _table(f"{name}: human \\ judge", *map(str, labels))
+        grid = _table(f"{one_line(name)}: human \\ judge", *map(str, labels))
         for value, counts in zip(labels, axis["confusion"]["counts"], strict=True):
             grid.add_row(str(value), *map(str, counts))
         stdout.print(grid)

@@ -130,7 +130,10 @@ def print_gate(report: GateReport) -> None:
         )
     stdout.print(table)
     if report.untrusted_axes:
-        say("untrusted judge axes: " + ", ".join(f"{a} ({report.axis_trust[a]})" for a in report.untrusted_axes))
+        trust = report.axis_trust
+        say(
+            "untrusted judge axes: " + ", ".join(f"{one_line(a)} ({one_line(trust[a])})" for a in report.untrusted_axes)
+        )
     if report.removed_cases:
         shown = ", ".join(one_line(c, 40) for c in report.removed_cases[:REMOVED_SHOWN])
         more = (
@@ -145,7 +148,7 @@ def print_drift(report: DriftReport, path: Path) -> None:
     table = Table("metric", "value", "band", "n", "state", box=None, pad_edge=False)
     for band in report.bands:
         span = "" if band.low is None or band.high is None else f"[{band.low:.3f}, {band.high:.3f}]"
-        table.add_row(band.metric, _value(band.value), span, str(band.n), band.state)
+        table.add_row(one_line(band.metric), _value(band.value), span, str(band.n), band.state)
     stdout.print(table)
     where = f"not appended to {path}" if report.judge_errors else f"appended to {path}"
     say(
@@ -153,7 +156,7 @@ def print_drift(report: DriftReport, path: Path) -> None:
         + (f", skipped {report.skipped} from another suite or judge" if report.skipped else "")
     )
     for band in report.alarms:
-        say(f"DRIFT ALARM: {band.metric} {band.message}")
+        say(f"DRIFT ALARM: {one_line(band.metric)} {one_line(band.message)}")
     if report.judge_errors:
         say(f"DRIFT ALARM: the judge failed on {len(report.judge_errors)} case(s); this run's point was not appended")
         for case_id, error in report.judge_errors[:SHOWN]:
