@@ -13,6 +13,7 @@ from qaeval_tui.cli.literal_console import LiteralConsole
 from qaeval_tui.core.atomic_file import strict_json
 from qaeval_tui.core.config import Config, load_config
 from qaeval_tui.core.errors import InputError, QaevalError
+from qaeval_tui.core.text import json_visible
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -59,5 +60,9 @@ def guarded_input_as_usage(func: Callable[P, R]) -> Callable[P, R]:
 
 
 def print_json(data: Any) -> None:
-    """Machine-readable output to stdout, nothing else on that stream; strict JSON (no NaN, no Infinity)."""
-    sys.stdout.write(strict_json(data, "stdout", indent=2, ensure_ascii=False, sort_keys=False) + "\n")
+    """Machine-readable output to stdout, nothing else on that stream; strict JSON (no NaN, no Infinity).
+
+    Control, bidi and invisible characters in strings are `\\u` escapes (core.text.json_visible).
+    """
+    document = strict_json(data, "stdout", indent=2, ensure_ascii=False, sort_keys=False)
+    sys.stdout.write(json_visible(document) + "\n")

@@ -250,9 +250,10 @@ def _print_document(document: dict[str, Any]) -> None:
     """A run or baseline document on stdout: refused whole, naming the field, if it holds NaN."""
     from qaeval_tui.core.atomic_file import require_finite
     from qaeval_tui.core.runner import dumps_document
+    from qaeval_tui.core.text import json_visible
 
     require_finite(document, "stdout")
-    sys.stdout.write(dumps_document(document))
+    sys.stdout.write(json_visible(dumps_document(document)))  # hidden characters as \u escapes
 
 
 def _write_text(path: Path | None, text: str) -> None:
