@@ -42,6 +42,7 @@ REVIEWERS = ("ana", "ben")
 TRACE_ID = "tr-hostile-01"  # promoted by the tests
 TRACE_REJECT = "tr-hostile-02"  # rejected by the tests
 TIME = "2026-10-01T09:00:00Z"
+MISSES = f"misses {HOSTILE_FILE_NAME}.jsonl"  # the configured inbox file: its name is quoted too
 
 
 def _toml(value: str) -> str:
@@ -65,7 +66,7 @@ def config_text() -> str:
         'golden = "golden"',
         'store = "qaeval.db"',
         'labels = "labels"',
-        'inbox = "misses.jsonl"',
+        f"inbox = {_toml(MISSES)}",
         'living = "golden/living.jsonl"',
         "[run]",
         'adapter = "tests.hostile:make_adapter"',
@@ -188,7 +189,7 @@ def hostile_workspace(root: Path) -> Path:
     for reviewer, score in zip(REVIEWERS, (1, 2), strict=True):
         _jsonl(root / "label-files" / f"{reviewer}.jsonl", [label_line(reviewer, item, score) for item in ITEMS])
     _jsonl(root / "label-files" / "judge-verdicts.jsonl", [verdict_line(item) for item in ITEMS])
-    _jsonl(root / "misses.jsonl", [miss_line(), miss_line(TRACE_REJECT)])
+    _jsonl(root / MISSES, [miss_line(), miss_line(TRACE_REJECT)])
     bad = root / "bad"
     # Invalid inputs whose error messages quote the hostile text: a key, a value, a file name.
     _jsonl(bad / f"{HOSTILE_FILE_NAME}.jsonl", [{**_case("h-bad-01", gold_source_ids=[HOSTILE]), HOSTILE: HOSTILE}])

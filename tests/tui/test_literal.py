@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
+from textual.app import App
+from textual.screen import ModalScreen
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
@@ -12,6 +17,8 @@ from qaeval_tui.tui.app import ReviewApp, create_app
 from qaeval_tui.tui.gateway import Gateway
 from qaeval_tui.tui.literal import marked
 from qaeval_tui.tui.scenes import LITERAL_QUESTION, wait_until
+from qaeval_tui.tui.screens.import_dialog import ImportDialog
+from qaeval_tui.tui.screens.note import NoteDialog
 from tests.conftest import DEMO_GOLDEN
 from tests.tui.conftest import flat, make_app, open_review, screen_text, settle
 
@@ -75,3 +82,40 @@ async def test_an_error_toast_quotes_data_literally(demo_db: Path) -> None:
         assert app.is_running
     toast = " ".join(line.split("▌", 1)[1].strip() for line in lines if "▌" in line)  # right of the toast's edge
     assert "Not saved answer [bold red]x[/] cites [@click=app.quit]q[/]: not saved" in toast
+
+
+Dialog = ModalScreen[str | None]
+
+
+class DialogHost(App[None]):
+    """Pushes one dialog and keeps what it returned."""
+
+    def __init__(self, dialog: Dialog) -> None:
+        super().__init__()
+        self.dialog = dialog
+        self.result: str | None = "(not returned)"
+
+    def on_mount(self) -> None:
+        self.push_screen(self.dialog, self.returned)
+
+    def returned(self, value: str | None) -> None:
+        self.result = value
+
+
+@pytest.mark.parametrize(
+    "make", [lambda text: NoteDialog(text, blink=False), lambda text: ImportDialog(text, blink=False)]
+)
+async def test_a_field_kept_as_shown_keeps_its_hidden_characters(
+    make: Callable[[str], ModalScreen[str | None]],
+) -> None:
+    """A note or path holding ESC or a bidi override is shown escaped; enter on it unchanged returns it as it was."""
+    text = "notes\x1b[2J \u202etxt.exe"
+    app = DialogHost(make(text))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        svg = app.export_screenshot()
+        await pilot.press("enter")
+        await pilot.pause()
+    assert "notes\\x1b[2J \\u202etxt.exe" in svg.replace("&#160;", " ")
+    assert "\x1b" not in svg and "\u202e" not in svg
+    assert app.result == text

@@ -18,13 +18,13 @@ from textual.widgets import DataTable, Static
 from qaeval_tui.core.adjudication_queue import AdjudicationQueue, Disagreement
 from qaeval_tui.core.errors import QaevalError
 from qaeval_tui.core.item_dossier import ItemDossier
+from qaeval_tui.tui.literal import cell, notice
 from qaeval_tui.tui.messages import CallFailed
 from qaeval_tui.tui.screens.consensus_dialog import ConsensusDialog, Ruling
 from qaeval_tui.tui.screens.oversight_base import OversightScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.screens.oversight_gateway import OversightContext
 from qaeval_tui.tui.widgets.dossier_view import DossierView
-from qaeval_tui.tui.widgets.figure_table import text_cell
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.pick_table import PickTable
 
@@ -97,7 +97,7 @@ class AdjudicationScreen(OversightScreen):
         self.refresh_bindings()
         self.loaded = True
         if message.notice:
-            self.notify(message.notice, title="Consensus recorded", markup=False)
+            self.notify(notice(message.notice), title="Consensus recorded", markup=False)
 
     def _fill(self, keep: Disagreement | None) -> None:
         queue = self.queue
@@ -112,11 +112,11 @@ class AdjudicationScreen(OversightScreen):
         for entry in self.shown:
             standing, style = standing_text(entry)
             table.add_row(
-                text_cell(entry.axis),
-                text_cell(entry.case_id),
-                text_cell(labels_text(entry)),
-                text_cell(str(entry.spread)),
-                text_cell(standing, style),
+                cell(entry.axis),
+                cell(entry.case_id),
+                cell(labels_text(entry)),
+                cell(str(entry.spread)),
+                cell(standing, style),
             )
         settled = f"{queue.adjudicated_count} settled ({'shown' if self.show_settled else 'hidden'})"
         self.query_one("#adj-title", Static).update(

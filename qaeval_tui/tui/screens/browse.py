@@ -17,13 +17,13 @@ from textual.widgets import DataTable, Input, Static
 from qaeval_tui.core.golden import GoldenSet
 from qaeval_tui.core.models import LoadedCase
 from qaeval_tui.core.selection import BEHAVIORS, DIFFICULTIES, CaseFilter, select_cases
-from qaeval_tui.tui.literal import plain
+from qaeval_tui.core.text import one_line
+from qaeval_tui.tui.literal import cell, plain
 from qaeval_tui.tui.messages import CallFailed
 from qaeval_tui.tui.screens.oversight_base import OversightScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.screens.oversight_gateway import OversightContext
 from qaeval_tui.tui.widgets.case_view import case_summary
-from qaeval_tui.tui.widgets.figure_table import text_cell
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.pick_table import PickTable
 
@@ -149,11 +149,11 @@ class BrowseScreen(OversightScreen):
         for loaded in self.shown:
             case = loaded.case
             cells = [
-                text_cell(case.id), text_cell(loaded.split), text_cell(case.difficulty),
-                text_cell(case.expected_behavior), text_cell(case.adversarial or "-"),
+                cell(case.id), cell(loaded.split), cell(case.difficulty),
+                cell(case.expected_behavior), cell(case.adversarial or "-"),
             ]  # fmt: skip
             if spare >= 20:
-                cells.append(text_cell(case.question))
+                cells.append(cell(case.question))
             table.add_row(*cells)
         if keep is not None and keep in self.shown:
             table.move_cursor(row=self.shown.index(keep), animate=False)
@@ -163,11 +163,11 @@ class BrowseScreen(OversightScreen):
     def _title(self) -> None:
         if self.golden is None:
             return
-        splits = " · ".join(f"{name} {count}" for name, count in self.golden.summary()["split"].items())
+        splits = " · ".join(f"{one_line(name, 30)} {count}" for name, count in self.golden.summary()["split"].items())
         c = self.criteria
         filters = (
-            f"split: {c.split or 'any'} · difficulty: {c.difficulty or 'any'} · "
-            f"behaviour: {c.behavior or 'any'} · tag: {c.tag or 'any'}"
+            f"split: {one_line(c.split or 'any', 30)} · difficulty: {c.difficulty or 'any'} · "
+            f"behaviour: {c.behavior or 'any'} · tag: {one_line(c.tag or 'any', 30)}"
         )
         self.query_one("#browse-title", Static).update(
             Content.assemble(

@@ -14,7 +14,7 @@ from textual.widgets.option_list import Option
 
 from qaeval_tui.core.adjudication_queue import Disagreement
 from qaeval_tui.core.models import Axis
-from qaeval_tui.tui.literal import plain
+from qaeval_tui.tui.literal import editable, line, plain
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,9 @@ class ConsensusDialog(ModalScreen[Ruling | None]):
         entry, axis = self.entry, self.axis
         with Vertical():
             yield Static(
-                Content.assemble("Consensus on ", (axis.name, "bold $accent"), " for ", plain(entry.case_id)),
+                Content.assemble(
+                    "Consensus on ", line(axis.name).stylize("bold $accent"), " for ", line(entry.case_id)
+                ),
                 classes="title",
             )
             yield Static(Content.assemble(("blind labels  ", "$foreground-muted"), scores_line(entry)))
@@ -74,7 +76,7 @@ class ConsensusDialog(ModalScreen[Ruling | None]):
                 id="consensus-value",
             )
             yield Input(placeholder="why this is the right label (required)", id="consensus-reason")
-            yield Input(self.adjudicator, placeholder="your name (required)", id="consensus-adjudicator")
+            yield Input(editable(self.adjudicator), placeholder="your name (required)", id="consensus-adjudicator")
             yield Static("", id="consensus-problem")
             yield Static(
                 "Append-only: a later ruling supersedes this one, nothing is erased. "

@@ -12,6 +12,7 @@ from textual.message import Message
 from textual.screen import Screen
 
 from qaeval_tui.core.errors import QaevalError
+from qaeval_tui.tui.literal import notice
 from qaeval_tui.tui.messages import CallFailed
 
 
@@ -73,4 +74,4 @@ class CoreCallScreen(Screen[None]):
         self.pending.clear()  # keys typed after a refused call would land on the wrong item
         self.settle()
         # Error texts quote data (file names, field values): shown literally, never as markup.
-        self.notify(message.text, title=message.title, severity="error", timeout=8, markup=False)
+        self.notify(notice(message.text), title=notice(message.title), severity="error", timeout=8, markup=False)

@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.widgets import LoadingIndicator, ProgressBar, Static
 
 from qaeval_tui.core.dashboard import STEPS, Dashboard
-from qaeval_tui.tui.literal import plain
+from qaeval_tui.tui.literal import line, plain
 from qaeval_tui.tui.messages import CallFailed
 from qaeval_tui.tui.screens.oversight_base import OversightScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
@@ -119,7 +119,7 @@ class DashboardScreen(OversightScreen):
     def on_dashboard_step(self, message: DashboardStep) -> None:
         self.query_one("#dash-progress", ProgressBar).update(progress=message.index)
         self.query_one("#dash-step", Static).update(
-            Content.styled(f"{message.text}… ({message.index + 1} of {len(STEPS)})", "$foreground-muted")
+            line(f"{message.text}… ({message.index + 1} of {len(STEPS)})").stylize("$foreground-muted")
         )
 
     async def on_dashboard_ready(self, message: DashboardReady) -> None:

@@ -12,12 +12,12 @@ from textual.widgets import DataTable, Static
 from qaeval_tui.core.dashboard import CellItem, Dashboard
 from qaeval_tui.core.errors import QaevalError
 from qaeval_tui.core.item_dossier import ItemDossier
+from qaeval_tui.tui.literal import cell, line
 from qaeval_tui.tui.messages import CallFailed
 from qaeval_tui.tui.screens.oversight_base import OversightScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.screens.oversight_gateway import OversightContext
 from qaeval_tui.tui.widgets.dossier_view import DossierView
-from qaeval_tui.tui.widgets.figure_table import text_cell
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.pick_table import PickTable
 
@@ -51,7 +51,7 @@ class DrilldownScreen(OversightScreen):
         agree = self.human == self.judge
         yield Static(
             Content.assemble(
-                (self.axis, "bold $accent"),
+                line(self.axis).stylize("bold $accent"),
                 f"  human {self.human} · judge {self.judge} · ",
                 (f"{len(self.items)} item(s)", "bold"),
                 ("  agree" if agree else "  disagree", "bold $success" if agree else "bold $error"),
@@ -68,9 +68,7 @@ class DrilldownScreen(OversightScreen):
         for title, width in (("case", max(20, self.app.size.width - 40)), ("human consensus", 16), ("judge", 6)):
             table.add_column(title, width=width)
         for item in self.items:
-            table.add_row(
-                text_cell(item.case_id), text_cell(f"{item.human} {item.consensus_source}"), text_cell(str(item.judge))
-            )
+            table.add_row(cell(item.case_id), cell(f"{item.human} {item.consensus_source}"), cell(str(item.judge)))
         table.focus()
         self._load()
 

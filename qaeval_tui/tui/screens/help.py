@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from qaeval_tui.tui.commands import SCOPE_TITLES, SCORE_HELP, Scope, commands_for, resolve_keys
+from qaeval_tui.tui.literal import line
 
 
 class HelpScreen(ModalScreen[None]):
@@ -45,7 +46,7 @@ class HelpScreen(ModalScreen[None]):
                     for key, text in rows:
                         # Two columns, so a long explanation wraps under itself, not under the key.
                         with Horizontal(classes="help-row"):
-                            yield Static(Content.styled(key, "bold $accent"), classes="help-key")
+                            yield Static(line(key).stylize("bold $accent"), classes="help-key")  # keys come from config
                             yield Static(text, classes="help-text", markup=False)
             yield Static(
                 'Remap keys in qaeval.toml under [review.keys], e.g. submit = "ctrl+s".  escape close',

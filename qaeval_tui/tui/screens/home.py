@@ -14,9 +14,10 @@ from textual.widgets import Static
 from qaeval_tui.core.errors import QaevalError
 from qaeval_tui.core.prepare import StoreOverview, pace
 from qaeval_tui.core.review import Progress
+from qaeval_tui.core.text import one_line
 from qaeval_tui.tui.commands import bindings, resolve_keys
 from qaeval_tui.tui.context import ReviewContext
-from qaeval_tui.tui.literal import plain
+from qaeval_tui.tui.literal import notice, plain, styled
 from qaeval_tui.tui.messages import CallFailed, OverviewArrived
 from qaeval_tui.tui.screens.oversight_entries import ENTRIES
 from qaeval_tui.tui.widgets.key_bar import KeyBar
@@ -33,7 +34,7 @@ def counts_lines(title: str, counts: dict[str, int], width: int = 60) -> list[Co
     """`title  a 1  b 2 ...`, continued under the first count when longer than `width`."""
     lines: list[Content] = []
     current = ""
-    for part in (f"{name} {count}" for name, count in counts.items()):
+    for part in (f"{one_line(name, 40)} {count}" for name, count in counts.items()):  # split names, tags: data
         if current and len(current) + 2 + len(part) > width:
             lines.append(plain(current))
             current = part
@@ -47,7 +48,7 @@ def counts_lines(title: str, counts: dict[str, int], width: int = 60) -> list[Co
 def golden_content(overview: StoreOverview) -> Content:
     lines = [Content.styled("Golden set", "bold $primary")]
     if overview.golden_problem:
-        lines.append(Content.styled(overview.golden_problem, "$error"))
+        lines.append(styled(overview.golden_problem, "$error"))
     else:
         lines.append(Content.assemble(("cases       ", "$foreground-muted"), (str(overview.golden_cases), "bold")))
         for key, title in (
@@ -94,7 +95,7 @@ def entry_rows(keys: Mapping[str, str]) -> ComposeResult:
     for name, title, text in HOME_ENTRIES:
         with Horizontal(classes="home-entry"):
             yield Static(
-                Content.assemble((f"{keys[name]:<{width}}", "bold $accent"), (f"{title:<14}", "bold")),
+                Content.assemble((f"{one_line(keys[name]):<{width}}", "bold $accent"), (f"{title:<14}", "bold")),
                 classes="home-entry-name",
             )
             yield Static(text, classes="home-entry-text", markup=False)
@@ -153,7 +154,7 @@ class HomeScreen(Screen[None]):
         self.loaded = True
 
     def on_call_failed(self, message: CallFailed) -> None:
-        self.notify(message.text, severity="error", markup=False)
+        self.notify(notice(message.text), severity="error", markup=False)
 
     def action_start_review(self) -> None:
         from qaeval_tui.tui.screens.review import ReviewScreen

@@ -8,6 +8,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from qaeval_tui.tui.literal import editable
+
 
 class ImportDialog(ModalScreen[str | None]):
     """Returns the path as typed (stripped), or None when cancelled."""
@@ -31,7 +33,7 @@ class ImportDialog(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static("Import production misses", classes="title", markup=False)
-            yield Input(self.default_path, placeholder="path to a JSONL file of production misses", id="path")
+            yield Input(editable(self.default_path), placeholder="path to a JSONL file of production misses", id="path")
             yield Static(
                 "Every line is checked first: one bad line imports nothing. Lines already in the inbox "
                 "are left as they are.  enter import · escape cancel",
@@ -47,6 +49,8 @@ class ImportDialog(ModalScreen[str | None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         path = event.value.strip()
+        if path == editable(self.default_path).strip():  # shown with hidden characters escaped; kept as it was
+            path = self.default_path
         if path:
             self.dismiss(path)
         else:

@@ -15,10 +15,10 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
 from qaeval_tui.core.inbox import STATUSES, ImportReport, InboxEntry, InboxStatus, status_counts
+from qaeval_tui.tui.literal import cell, line, notice
 from qaeval_tui.tui.screens.oversight_base import OversightScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.screens.oversight_gateway import OversightContext
-from qaeval_tui.tui.widgets.figure_table import text_cell
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.miss_view import STATUS_STYLES, MissView
 from qaeval_tui.tui.widgets.pick_table import PickTable
@@ -49,7 +49,7 @@ def title_content(every: list[InboxEntry], shown: int, status: str | None, searc
     parts.append(Content.styled(f" · status: {status or 'any'}", "$foreground-muted"))
     if search:
         parts.append(Content.styled(" · search: ", "$foreground-muted"))
-        parts.append(Content(search))
+        parts.append(line(search))
     return Content.assemble(*parts)
 
 
@@ -98,10 +98,10 @@ class InboxScreen(OversightScreen):
         for entry in self.entries:
             miss = entry.miss
             table.add_row(
-                text_cell(entry.status, STATUS_CELL_STYLES[entry.status]),
-                text_cell(miss.trace_id),
-                text_cell(miss.reported_at[:10]),
-                text_cell(miss.question),
+                cell(entry.status, STATUS_CELL_STYLES[entry.status]),
+                cell(miss.trace_id),
+                cell(miss.reported_at[:10]),
+                cell(miss.question),
                 key=miss.trace_id,
             )
         ids = [entry.trace_id for entry in self.entries]
@@ -198,7 +198,7 @@ class InboxScreen(OversightScreen):
         report = message.report
         self.notify(
             f"{len(report.added)} new miss(es) imported, {len(report.unchanged)} already in the inbox.",
-            title=report.path,
+            title=notice(report.path),
             markup=False,
         )
         self.reload()

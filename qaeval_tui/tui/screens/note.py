@@ -8,6 +8,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from qaeval_tui.tui.literal import editable
+
 
 class NoteDialog(ModalScreen[str | None]):
     """Returns the edited note, or None when cancelled."""
@@ -22,7 +24,7 @@ class NoteDialog(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static("Note on this item", classes="dialog-title", markup=False)
-            yield Input(self.note, placeholder="What should a curator know about this item?", id="note")
+            yield Input(editable(self.note), placeholder="What should a curator know about this item?", id="note")
             yield Static("enter keep · escape cancel", classes="dialog-hint", markup=False)
 
     def on_mount(self) -> None:
@@ -32,7 +34,8 @@ class NoteDialog(ModalScreen[str | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.dismiss(event.value)
+        # The field shows hidden characters escaped; a note kept as shown is the note as it was.
+        self.dismiss(self.note if event.value == editable(self.note) else event.value)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from qaeval_tui.tui.commands import RULE_HELP, OversightScope
+from qaeval_tui.tui.literal import notice
 from qaeval_tui.tui.messages import CallFailed
 from qaeval_tui.tui.screens.core_calls import CoreCallScreen
 from qaeval_tui.tui.screens.oversight_gateway import OversightContext
@@ -42,4 +43,4 @@ class OversightScreen(CoreCallScreen):
         message.prevent_default()
         self.pending.clear()
         self.settle()
-        self.notify(message.text, title=message.title, severity="error", timeout=8, markup=False)
+        self.notify(notice(message.text), title=notice(message.title), severity="error", timeout=8, markup=False)

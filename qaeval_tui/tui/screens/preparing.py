@@ -13,6 +13,7 @@ from textual.worker import get_current_worker
 
 from qaeval_tui.core.prepare import PrepareReport
 from qaeval_tui.tui.context import ReviewContext
+from qaeval_tui.tui.literal import line, plain
 from qaeval_tui.tui.messages import Prepared, PrepareFailed, PrepareStep
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 
@@ -33,7 +34,7 @@ class PreparingScreen(Screen[PrepareOutcome]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="page"):
-            yield Static(Content.styled(f"Preparing the review for {self.context.reviewer}", "bold $primary"))
+            yield Static(line(f"Preparing the review for {self.context.reviewer}").stylize("bold $primary"))
             yield Static(Content.styled("Opening the store…", "$foreground-muted"), id="steps")
         yield KeyBar()
 
@@ -53,7 +54,7 @@ class PreparingScreen(Screen[PrepareOutcome]):
 
     def on_prepare_step(self, message: PrepareStep) -> None:
         self.steps.append(message.text)
-        self.query_one("#steps", Static).update(Content("\n").join(Content(step) for step in self.steps))
+        self.query_one("#steps", Static).update(Content("\n").join(plain(step) for step in self.steps))
 
     def on_prepared(self, message: Prepared) -> None:
         self.dismiss(PrepareOutcome(message.report, None))

@@ -27,7 +27,7 @@ from qaeval_tui.core.curation import (
     validate_promotion,
 )
 from qaeval_tui.core.inbox import InboxDecision
-from qaeval_tui.tui.literal import plain
+from qaeval_tui.tui.literal import notice, plain
 from qaeval_tui.tui.messages import CallFailed
 from qaeval_tui.tui.screens.oversight_base import OversightScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
@@ -213,13 +213,20 @@ class PromoteScreen(OversightScreen):
         if self.form is not None and self.promotion is not None:
             self.form.show_problems(self.errors, self.promotion.near_duplicates(self.form.draft().question))
         self._show_status()
-        self.notify(f"The promotion was refused; {message.written}.", title="Not promoted", severity="error")
+        self.notify(
+            notice(f"The promotion was refused; {message.written}."),
+            title="Not promoted",
+            severity="error",
+            markup=False,
+        )
 
     def on_promoted(self, message: Promoted) -> None:
         self.settle()
         self.done = True
         loaded = message.result.loaded
-        self.notify(f"Promoted as {loaded.case.id} ({loaded.path}:{loaded.line}).", title="Promoted", markup=False)
+        self.notify(
+            notice(f"Promoted as {loaded.case.id} ({loaded.path}:{loaded.line})."), title="Promoted", markup=False
+        )
         self.app.pop_screen()
 
     def action_reject(self) -> None:
@@ -241,7 +248,7 @@ class PromoteScreen(OversightScreen):
     def on_rejected(self, message: Rejected) -> None:
         self.settle()
         self.done = True
-        self.notify(f"{self.trace_id} rejected: {message.decision.reason}", title="Rejected", markup=False)
+        self.notify(notice(f"{self.trace_id} rejected: {message.decision.reason}"), title="Rejected", markup=False)
         self.app.pop_screen()
 
     def action_back(self) -> None:

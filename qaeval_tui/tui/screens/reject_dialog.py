@@ -9,7 +9,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from qaeval_tui.tui.literal import plain
+from qaeval_tui.tui.literal import editable, plain
 
 
 class RejectDialog(ModalScreen[tuple[str, str] | None]):
@@ -37,7 +37,7 @@ class RejectDialog(ModalScreen[tuple[str, str] | None]):
         with Vertical():
             yield Static(Content.assemble("Reject ", plain(self.trace_id)), classes="title")
             yield Input(placeholder="why this miss does not become a golden case", id="reject-reason")
-            yield Input(self.curator, placeholder="your name", id="reject-curator")
+            yield Input(editable(self.curator), placeholder="your name", id="reject-curator")
             yield Static("", id="reject-problem")
             yield Static(
                 "A rejection is recorded once and never changed.  enter reject · tab next field · escape cancel",

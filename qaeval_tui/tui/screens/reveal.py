@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from qaeval_tui.core.review import RevealView
+from qaeval_tui.core.text import one_line
 from qaeval_tui.tui.literal import plain
 
 
@@ -30,7 +31,8 @@ def reveal_content(view: RevealView, axes: tuple[str, ...]) -> Content:
     ]
     if view.status == "missing":
         lines.append(Content.styled("No judge verdict is stored for this item.", "$warning"))
-    width = max(len(name) for name in axes) + 2
+    names = {name: one_line(name, 40) for name in axes}  # axis names come from the config
+    width = max(map(len, names.values())) + 2
     lines.append(Content.styled(f"{'axis'.ljust(width)}{'you':>12}{'judge':>12}   agree", "bold"))
     for name in axes:
         agrees = view.agrees.get(name)
@@ -39,11 +41,11 @@ def reveal_content(view: RevealView, axes: tuple[str, ...]) -> Content:
         )
         yours = _value(view.your_scores.get(name)) if name in view.your_scores else "-"
         judge = _value(view.judge_scores.get(name)) if name in view.judge_scores else "-"
-        lines.append(Content.assemble(name.ljust(width), f"{yours:>12}", f"{judge:>12}", mark))
+        lines.append(Content.assemble(names[name].ljust(width), f"{yours:>12}", f"{judge:>12}", mark))
     for name in axes:
         if view.evidence.get(name):
             lines.append(Content(""))
-            lines.append(Content.assemble((f"{name} evidence: ", "bold"), plain(view.evidence[name])))
+            lines.append(Content.assemble((f"{names[name]} evidence: ", "bold"), plain(view.evidence[name])))
     return Content("\n").join(lines)
 
 

@@ -13,6 +13,7 @@ from textual.containers import Container
 
 from qaeval_tui.tui.commands import bindings
 from qaeval_tui.tui.draft import LabelDraft
+from qaeval_tui.tui.literal import notice
 from qaeval_tui.tui.screens.note import NoteDialog
 from qaeval_tui.tui.screens.review_flow import ReviewFlow
 from qaeval_tui.tui.widgets.answer_view import AnswerView
@@ -54,7 +55,9 @@ class ReviewScreen(ReviewFlow):
         if not self.draft.on_scale(value):
             scale = ", ".join(str(point) for point in self.draft.axis.scale)
             self.notify(
-                f"{value} is not on the {self.draft.axis.name} scale ({scale})", severity="warning", markup=False
+                notice(f"{value} is not on the {self.draft.axis.name} scale ({scale})"),
+                severity="warning",
+                markup=False,
             )
             return
         self.draft.score(value)

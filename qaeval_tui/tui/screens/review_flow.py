@@ -18,6 +18,7 @@ from qaeval_tui.core.review import BlindItemView, Progress
 from qaeval_tui.tui.context import ReviewContext
 from qaeval_tui.tui.draft import LabelDraft
 from qaeval_tui.tui.gateway import Gateway
+from qaeval_tui.tui.literal import notice
 from qaeval_tui.tui.messages import (
     BackgroundFailed,
     CallFailed,
@@ -105,7 +106,9 @@ class ReviewFlow(CoreCallScreen):
 
     def on_background_failed(self, message: BackgroundFailed) -> None:
         self._landed(message.name)
-        self.notify(message.text, title=f"{message.name} not updated", severity="error", timeout=8, markup=False)
+        self.notify(
+            notice(message.text), title=f"{message.name} not updated", severity="error", timeout=8, markup=False
+        )
 
     def on_progress_arrived(self, message: ProgressArrived) -> None:
         self._landed("progress")

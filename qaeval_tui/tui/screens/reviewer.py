@@ -9,6 +9,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from qaeval_tui.core.prepare import reviewer_name_problem
+from qaeval_tui.tui.literal import styled
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 
 
@@ -44,6 +45,6 @@ class ReviewerScreen(Screen[str]):
         name = event.value.strip()
         problem = reviewer_name_problem(name)
         if problem:
-            self.query_one("#problem", Static).update(Content.styled(problem, "$error"))
+            self.query_one("#problem", Static).update(styled(problem, "$error"))  # quotes what was typed
             return
         self.dismiss(name)

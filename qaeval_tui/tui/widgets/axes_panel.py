@@ -7,7 +7,7 @@ from textual.widgets import Static
 
 from qaeval_tui.core.text import one_line
 from qaeval_tui.tui.draft import UNSCORED, LabelDraft
-from qaeval_tui.tui.literal import plain, styled
+from qaeval_tui.tui.literal import line, plain, styled
 
 
 class AxesPanel(Static):
@@ -22,14 +22,15 @@ class AxesPanel(Static):
     """
 
     def show(self, draft: LabelDraft, gold: str | None, gold_hint: str) -> None:
-        width = max(len(axis.name) for axis in draft.axes) + 2
+        names = {axis.name: one_line(axis.name, 40) for axis in draft.axes}  # axis names come from the config
+        width = max(map(len, names.values())) + 2
         lines: list[Content] = []
         for index, axis in enumerate(draft.axes):
             focused = index == draft.focus
             value = draft.value_of(axis.name)
             parts: list[str | tuple[str, str] | Content] = [
                 ("▸ " if focused else "  ", "bold $accent"),
-                (axis.name.ljust(width), "bold" if focused else ""),
+                (names[axis.name].ljust(width), "bold" if focused else ""),
             ]
             for point_index, point in enumerate(axis.scale):
                 if value == point:
@@ -60,5 +61,5 @@ class AxesPanel(Static):
             else:
                 lines.append(Content.styled(gold_hint, "$foreground-muted italic"))
         if draft.note:
-            lines.append(Content.assemble(("note ", "bold $secondary"), Content(one_line(draft.note))))
+            lines.append(Content.assemble(("note ", "bold $secondary"), line(draft.note)))
         self.update(Content("\n").join(lines))

@@ -6,7 +6,7 @@ from textual.content import Content
 
 from qaeval_tui.core.golden import LIVING_SPLIT
 from qaeval_tui.core.models import LoadedCase, RetrieveCheckpoint
-from qaeval_tui.tui.literal import plain
+from qaeval_tui.tui.literal import line, plain
 
 HEAD = "bold $primary"
 MUTED = "$foreground-muted"
@@ -27,7 +27,7 @@ def access_line(loaded: LoadedCase) -> Content:
     """Whether the case may change: frozen cases never do."""
     if loaded.split == LIVING_SPLIT:
         return Content.styled("living split · read-only here (promotions append to it)", "$warning")
-    return Content.styled(f"{loaded.split} split · read-only: frozen cases are never changed", "bold $success")
+    return line(f"{loaded.split} split · read-only: frozen cases are never changed").stylize("bold $success")
 
 
 def case_summary(loaded: LoadedCase) -> Content:
@@ -47,7 +47,7 @@ def case_content(loaded: LoadedCase) -> Content:
     case = loaded.case
     lines = [
         Content.assemble(plain(case.id).stylize("bold $accent"), ("  ", ""), access_line(loaded)),
-        Content.styled(f"{loaded.path}:{loaded.line} · content hash {loaded.content_hash[:16]}", MUTED),
+        line(f"{loaded.path}:{loaded.line} · content hash {loaded.content_hash[:16]}").stylize(MUTED),
         Content(""),
         _row("Question", plain(case.question)),
         _row("Behaviour", Content(case.expected_behavior)),

@@ -14,6 +14,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from qaeval_tui.core.dashboard import ConfusionView
+from qaeval_tui.tui.literal import line
 
 CELL = 5
 LABEL = 8
@@ -54,7 +55,7 @@ class ConfusionGrid(Widget, can_focus=True):
         super().__init__(id=id)
         self.view = view
         self.title = title
-        self.border_title = view.axis
+        self.border_title = line(view.axis)  # a str title would be parsed as markup
 
     @property
     def human(self) -> int:

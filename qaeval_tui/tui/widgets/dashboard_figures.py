@@ -11,7 +11,7 @@ from typing import NamedTuple
 from textual.content import Content
 
 from qaeval_tui.core.dashboard import Dashboard
-from qaeval_tui.tui.literal import plain
+from qaeval_tui.tui.literal import line, plain
 from qaeval_tui.tui.widgets.figure_table import Cell, Column, figure, figure_table, interval
 from qaeval_tui.tui.widgets.status_line import clock_text
 
@@ -33,7 +33,12 @@ def _section(title: Content, table: Content | None = None, notes: list[Content] 
 
 
 def _title(text: str, note: str = "") -> Content:
-    return Content.assemble((text, HEAD), (f"  {note}" if note else "", MUTED))
+    """Our title, and a note that may quote data (judge name, rubric version): shown literally."""
+    return Content.assemble((text, HEAD), Content.assemble("  ", line(note)).stylize(MUTED) if note else "")
+
+
+def _axis(name: str) -> Content:
+    return Content.assemble(line(name), ": ").stylize("bold")
 
 
 def _problem(text: str) -> Content:
@@ -64,11 +69,9 @@ def agreement_section(dashboard: Dashboard) -> Section:
             ]
         )  # fmt: skip
         if axis.alpha.value is None:
-            reasons.append(
-                Content.assemble((f"{name}: ", "bold"), ("alpha undefined: ", MUTED), plain(axis.alpha.reason or ""))
-            )
+            reasons.append(Content.assemble(_axis(name), ("alpha undefined: ", MUTED), plain(axis.alpha.reason or "")))
         elif axis.alpha.ci is None and axis.alpha.ci_reason:
-            reasons.append(Content.assemble((f"{name}: ", "bold"), ("no CI: ", MUTED), plain(axis.alpha.ci_reason)))
+            reasons.append(Content.assemble(_axis(name), ("no CI: ", MUTED), plain(axis.alpha.ci_reason)))
     excluded = report.selection.get("post_reveal_excluded", 0)
     if excluded:
         reasons.append(Content.styled(f"{excluded} post-reveal revision(s) left out (blind labels only)", MUTED))
@@ -100,13 +103,14 @@ def calibration_section(dashboard: Dashboard) -> Section:
                 Content.styled(axis.verdict, VERDICT_STYLES[axis.verdict]),
             ]
         )  # fmt: skip
-        line = [Content.styled(f"{name} {axis.verdict}: ", VERDICT_STYLES[axis.verdict]), plain(axis.verdict_reason)]
+        verdict = Content.assemble(line(name), f" {axis.verdict}: ").stylize(VERDICT_STYLES[axis.verdict])
+        parts = [verdict, plain(axis.verdict_reason)]
         unresolved = axis.consensus_counts.get("unresolved", 0)
         if unresolved:
-            line.append(Content.styled(f" · {unresolved} unresolved item(s) left out: adjudicate them", "$warning"))
+            parts.append(Content.styled(f" · {unresolved} unresolved item(s) left out: adjudicate them", "$warning"))
         if axis.labels_needed:
-            line.append(Content.styled(f" · ~{axis.labels_needed} more for ±{bar.target_half_width:.2f}", MUTED))
-        notes.append(Content.assemble(*line))
+            parts.append(Content.styled(f" · ~{axis.labels_needed} more for ±{bar.target_half_width:.2f}", MUTED))
+        notes.append(Content.assemble(*parts))
     overall = Content.assemble(("overall ", MUTED), (report.verdict, VERDICT_STYLES[report.verdict]))
     return _section(_title("Judge vs human", note), figure_table(columns, rows, gap=1), [*notes, overall])
 

@@ -11,7 +11,8 @@ from textual.content import Content
 from textual.widgets import Static
 
 from qaeval_tui.core.item_dossier import ItemDossier
-from qaeval_tui.tui.literal import plain
+from qaeval_tui.core.text import one_line
+from qaeval_tui.tui.literal import line, plain, styled
 from qaeval_tui.tui.widgets.figure_table import Cell, Column, figure_table
 from qaeval_tui.tui.widgets.source_block import SourceBlock
 
@@ -32,7 +33,7 @@ def _section(title: str, body: Content) -> Content:
 
 def labels_table(dossier: ItemDossier, axes: tuple[str, ...], focus_axis: str | None) -> Content:
     """Reviewers as rows, axes as columns; then the consensus and, when present, the judge."""
-    columns = [Column("", 11)] + [Column(axis, max(len(axis), 11), ">") for axis in axes]
+    columns = [Column("", 11)] + [Column(axis, min(max(len(one_line(axis)), 11), 24), ">") for axis in axes]
     rows: list[list[Cell]] = []
     for label in dossier.labels:
         flag = " ⚑" if label.flagged else ""
@@ -70,7 +71,9 @@ def labels_table(dossier: ItemDossier, axes: tuple[str, ...], focus_axis: str | 
 
 def dossier_content(dossier: ItemDossier, axes: tuple[str, ...], focus_axis: str | None) -> Content:
     lines: list[Content] = [
-        Content.assemble(plain(dossier.case_id).stylize("bold"), ("  item ", MUTED), (dossier.item_id, MUTED)),
+        Content.assemble(
+            line(dossier.case_id).stylize("bold"), ("  item ", MUTED), line(dossier.item_id).stylize(MUTED)
+        ),
         _section("Question", plain(dossier.question)),
     ]
     if dossier.expected_behavior == "abstain":
@@ -104,7 +107,7 @@ def dossier_content(dossier: ItemDossier, axes: tuple[str, ...], focus_axis: str
         lines.append(Content.styled("no blind labels on this item", MUTED))
     for label in dossier.labels:
         if label.note.strip():
-            lines.append(Content.assemble((f"{label.reviewer}: ", "bold"), "“", plain(label.note), "”"))
+            lines.append(Content.assemble(line(label.reviewer).stylize("bold"), ": “", plain(label.note), "”"))
     if dossier.post_reveal_revisions:
         count = dossier.post_reveal_revisions
         lines.append(
@@ -114,7 +117,8 @@ def dossier_content(dossier: ItemDossier, axes: tuple[str, ...], focus_axis: str
         for axis in axes:
             evidence = dossier.judge.evidence.get(axis)
             if evidence:
-                lines.append(Content.assemble((f"judge on {axis}: ", MUTED), "“", plain(evidence), "”"))
+                judge_on = Content.assemble("judge on ", line(axis), ": ").stylize(MUTED)
+                lines.append(Content.assemble(judge_on, "“", plain(evidence), "”"))
     lines.append(Content(""))
     lines.append(Content.styled("Sources", HEAD))
     return Content("\n").join(lines)
@@ -136,4 +140,4 @@ class DossierView(VerticalScroll, can_focus=False):
 
     async def clear(self, message: str) -> None:
         await self.remove_children()
-        await self.mount(Static(Content.styled(message, MUTED)))
+        await self.mount(Static(styled(message, MUTED)))

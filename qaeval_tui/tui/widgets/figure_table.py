@@ -1,8 +1,7 @@
-"""Tables of figures as aligned Content, and data text as DataTable cells, both never parsed as markup.
+"""Tables of figures as aligned Content, never parsed as markup.
 
-A DataTable parses a plain `str` cell as Rich markup, so every cell that may hold data text goes
-through `text_cell`, which hands it a `rich.text.Text` (rendered as typed, control characters
-escaped by `core.text.literal`).
+A `str` cell is data: it is shown literally on one line (tui.literal.line). Data text for a
+DataTable goes through tui.literal.cell instead.
 """
 
 from __future__ import annotations
@@ -11,19 +10,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from rich.text import Text
 from textual.content import Content
 
-from qaeval_tui.core.text import one_line
-from qaeval_tui.tui.literal import plain
+from qaeval_tui.tui.literal import line
 
 Align = Literal["<", ">"]
 Cell = Content | str
-
-
-def text_cell(text: str, style: str = "") -> Text:
-    """Data text as one literal DataTable cell (folded onto one line)."""
-    return Text(one_line(text), style=style, no_wrap=True, overflow="ellipsis")
 
 
 def figure(value: float | None, digits: int = 2, signed: bool = False) -> str:
@@ -45,7 +37,7 @@ class Column:
 
 
 def _fit(cell: Cell, column: Column) -> Content:
-    content = cell if isinstance(cell, Content) else plain(cell)
+    content = cell if isinstance(cell, Content) else line(cell)
     content = content.truncate(column.width, ellipsis=True)
     gap = column.width - content.cell_length
     return content.pad_left(gap) if column.align == ">" else content.pad_right(gap)
@@ -54,7 +46,7 @@ def _fit(cell: Cell, column: Column) -> Content:
 def figure_table(columns: Sequence[Column], rows: Sequence[Sequence[Cell]], gap: int = 2) -> Content:
     """A header line and one line per row, each cell cut or padded to its column."""
     spacer = " " * gap
-    header = Content(spacer).join(_fit(Content.styled(c.title, "bold"), c) for c in columns)
+    header = Content(spacer).join(_fit(line(c.title).stylize("bold"), c) for c in columns)
     lines = [header.stylize("$foreground-muted")]
     for row in rows:
         lines.append(Content(spacer).join(_fit(cell, column) for cell, column in zip(row, columns, strict=True)))

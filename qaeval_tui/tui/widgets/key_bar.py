@@ -12,6 +12,8 @@ from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
 
+from qaeval_tui.tui.literal import line
+
 GAP = "  "
 
 
@@ -59,7 +61,8 @@ class KeyBar(Widget):
         for label, shown in keys.items():
             key_style = "bold $footer-key-foreground" if enabled[label] else "$foreground 40%"
             label_style = "" if enabled[label] else "$foreground 40%"
-            items.append(Content.assemble((join_keys(shown), key_style), " ", (label, label_style)))
+            # Keys can be remapped in the config: shown literally.
+            items.append(Content.assemble(line(join_keys(shown)).stylize(key_style), " ", (label, label_style)))
         return items
 
     def _lines(self, width: int) -> list[Content]:

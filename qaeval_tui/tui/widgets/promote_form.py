@@ -20,8 +20,7 @@ from textual.widgets.selection_list import Selection
 from qaeval_tui.core.curation import BEHAVIORS, DIFFICULTIES, KNOWN_TAGS, FieldError, PromotionDraft
 from qaeval_tui.core.neardup import SimilarCase
 from qaeval_tui.core.review_views import SourceView, content_views
-from qaeval_tui.core.text import literal
-from qaeval_tui.tui.literal import marked, plain
+from qaeval_tui.tui.literal import editable, marked, plain, styled
 from qaeval_tui.tui.widgets.source_block import CITED_STYLE
 
 FIELDS: tuple[tuple[str, str], ...] = (
@@ -104,11 +103,11 @@ class PromoteForm(VerticalScroll, can_focus=False):
     def compose(self) -> ComposeResult:
         draft = self.initial
         yield Static("", id="e-general", classes="problems -empty")
-        yield self._row("case_id", "Case id", Input(draft.case_id, id="f-case_id", compact=True))
+        yield self._row("case_id", "Case id", Input(editable(draft.case_id), id="f-case_id", compact=True))
         yield self._row(
             "question",
             "Question",
-            TextArea(literal(draft.question), id="f-question", soft_wrap=True, compact=True),
+            TextArea(editable(draft.question), id="f-question", soft_wrap=True, compact=True),
             Static("", id="near"),
         )
         yield self._row(
@@ -121,7 +120,7 @@ class PromoteForm(VerticalScroll, can_focus=False):
             ),
         )
         yield self._row(
-            "gold_answer", "Gold answer", TextArea(literal(draft.gold_answer), id="f-gold_answer", compact=True)
+            "gold_answer", "Gold answer", TextArea(editable(draft.gold_answer), id="f-gold_answer", compact=True)
         )
         choices = [
             Selection(
@@ -148,7 +147,7 @@ class PromoteForm(VerticalScroll, can_focus=False):
             "adversarial",
             "Tag",
             Input(
-                draft.adversarial,
+                editable(draft.adversarial),
                 placeholder="empty: no tag",
                 suggester=SuggestFromList(KNOWN_TAGS, case_sensitive=False),
                 id="f-adversarial",
@@ -159,13 +158,13 @@ class PromoteForm(VerticalScroll, can_focus=False):
         yield self._row(
             "checkpoints",
             "Checkpoints",
-            TextArea("\n".join(draft.checkpoints), id="f-checkpoints", compact=True),
+            TextArea(editable("\n".join(draft.checkpoints)), id="f-checkpoints", compact=True),
             Static("one per line: retrieve:SOURCE_ID or value:NAME=VALUE", classes="hint", markup=False),
         )
         yield self._row(
-            "curator", "Curator", Input(draft.curator, placeholder="your name", id="f-curator", compact=True)
+            "curator", "Curator", Input(editable(draft.curator), placeholder="your name", id="f-curator", compact=True)
         )
-        yield self._row("reason", "Reason", Input(literal(draft.reason), id="f-reason", compact=True))
+        yield self._row("reason", "Reason", Input(editable(draft.reason), id="f-reason", compact=True))
 
     def on_mount(self) -> None:
         for field in self.query(Input):
@@ -209,7 +208,7 @@ class PromoteForm(VerticalScroll, can_focus=False):
         for name, _ in FIELDS:
             self._problems(f"#e-{name}", problem_lines(name, [e for e in errors if e.field == name]))
         general = [e for e in errors if e.field not in known]
-        self._problems("#e-general", Content("\n").join(Content.styled(f"✗ {e}", "bold $error") for e in general))
+        self._problems("#e-general", Content("\n").join(styled(f"✗ {e}", "bold $error") for e in general))
         self.query_one("#near", Static).update(near_duplicate_lines(similar))
 
     def _problems(self, selector: str, content: Content) -> None:
