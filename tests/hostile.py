@@ -9,6 +9,7 @@ expanded from a `:code:`.
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 from pathlib import Path
@@ -145,7 +146,7 @@ def label_line(reviewer: str, item: str, score: int) -> dict[str, Any]:
     }
 
 
-ITEMS = tuple(f"i{k:02d}" for k in range(6))
+ITEMS = tuple(f"i{k:02d} {HOSTILE}" for k in range(6))  # item ids in label files are free text
 
 
 def verdict_line(item: str) -> dict[str, Any]:
@@ -195,6 +196,9 @@ def hostile_workspace(root: Path) -> Path:
     _jsonl(bad / f"{HOSTILE_FILE_NAME}.jsonl", [{**_case("h-bad-01", gold_source_ids=[HOSTILE]), HOSTILE: HOSTILE}])
     _jsonl(bad / "labels" / "ana.jsonl", [{**label_line("ana", "i00", 1), HOSTILE: 1, "scores": {HOSTILE: HOSTILE}}])
     _jsonl(bad / "misses.jsonl", [{**miss_line(), HOSTILE: HOSTILE, "question": 7}])
+    with (bad / "foreign.csv").open("w", encoding="utf-8", newline="") as handle:  # another tool's labels
+        rows = [["item_id", "note", *AXES], [HOSTILE, HOSTILE, HOSTILE, "1", "2"], [HOSTILE, HOSTILE, "1", "1", "2"]]
+        csv.writer(handle).writerows(rows)
     (bad / f"{HOSTILE_FILE_NAME}.toml").write_text(f"[rubric]\n{_toml(HOSTILE)} = {_toml(HOSTILE)}\n", encoding="utf-8")
     return root
 

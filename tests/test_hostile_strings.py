@@ -79,6 +79,7 @@ STEPS: tuple[Step, ...] = (
     Step("queue --json", ("queue", "--json", "--replace"), 0, ""),
     Step("labels import", ("labels", "import", f"{LABELS}/ana.jsonl", f"{LABELS}/ben.jsonl"), 0, ""),
     Step("labels import invalid", ("labels", "import", f"{BAD}/labels"), 1, "all"),
+    Step("labels import csv", ("labels", "import", f"{BAD}/foreign.csv", "--reviewer", "ana", "--dry-run"), 1, "all"),
     Step("labels export", ("labels", "export", "--out", "exported", "--verdicts"), 0, ""),
     Step("labels export --json", ("labels", "export", "--out", "exported", "--json"), 0, ""),
     Step(
