@@ -231,12 +231,15 @@ class HostileAdapter:
 
 
 class HostileJudge:
-    """Scores every axis mid-scale, quoting the hostile string; fails on one case."""
+    """Scores every axis mid-scale, quoting the hostile string; the failing one raises on one case."""
 
     config = JudgeConfig(name=f"judge {HOSTILE}", model=HOSTILE, prompt_version=HOSTILE)
 
+    def __init__(self, fails_on: str | None = None) -> None:
+        self.fails_on = fails_on
+
     def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
-        if case.id == "h-multi-01":
+        if case.id == self.fails_on:
             raise ValueError(f"judge failed {HOSTILE}")
         return JudgeResult(
             {axis.name: axis.scale[1] for axis in rubric.axes}, {axis.name: HOSTILE for axis in rubric.axes}
@@ -249,3 +252,7 @@ def make_adapter() -> HostileAdapter:
 
 def make_judge() -> HostileJudge:
     return HostileJudge()
+
+
+def make_failing_judge() -> HostileJudge:
+    return HostileJudge(fails_on="h-multi-01")

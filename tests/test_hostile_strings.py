@@ -56,6 +56,7 @@ class Outcome:
 LABELS = "label-files"
 VERDICTS = "label-files/judge-verdicts.jsonl"
 BAD = "bad"
+FAILING_JUDGE = "tests.hostile:make_failing_judge"  # its error message quotes the hostile text
 PROMOTE = ("promote", TRACE_ID, "--id", "h-promoted-01", "--gold-answer", "Use M8.", "--gold-source", "m1")
 PROMOTE += ("--curator", "dana")
 
@@ -70,15 +71,19 @@ STEPS: tuple[Step, ...] = (
     Step("cases --split", ("cases", "--split", HOSTILE_FILE_NAME), 0, "start"),
     Step("run", ("run",), 0, "start"),
     Step("run --json", ("run", "--json", "--out", "run.json"), 0, "all"),
+    Step("run judge error", ("run", "--judge", FAILING_JUDGE), 0, "start"),
+    Step("baseline judge error", ("baseline", "--out", "refused.json", "--judge", FAILING_JUDGE), 2, "all"),
     Step("baseline", ("baseline", "--out", "baseline.json"), 0, "start"),
     Step("gate", ("gate", "--baseline", "baseline.json", "--markdown", "gate.md", "--junit", "gate.xml"), 1, "all"),
     Step("gate --json", ("gate", "--baseline", "baseline.json", "--json"), 1, "all"),
     Step("drift", ("drift", "--timeseries", "drift.jsonl"), 0, ""),
     Step("drift again", ("drift", "--timeseries", "drift.jsonl"), 0, ""),
+    Step("drift judge error", ("drift", "--timeseries", "drift.jsonl", "--judge", FAILING_JUDGE), 1, "all"),
+    Step("gate judge error", ("gate", "--baseline", "baseline.json", "--judge", FAILING_JUDGE), 1, "all"),
     Step("queue", ("queue",), 0, ""),
     Step("queue --json", ("queue", "--json", "--replace"), 0, ""),
     Step("labels import", ("labels", "import", f"{LABELS}/ana.jsonl", f"{LABELS}/ben.jsonl"), 0, ""),
-    Step("labels import invalid", ("labels", "import", f"{BAD}/labels"), 1, "all"),
+    Step("labels import invalid", ("labels", "import", f"{BAD}/labels"), 1, ""),
     Step("labels import csv", ("labels", "import", f"{BAD}/foreign.csv", "--reviewer", "ana", "--dry-run"), 1, "all"),
     Step("labels export", ("labels", "export", "--out", "exported", "--verdicts"), 0, ""),
     Step("labels export --json", ("labels", "export", "--out", "exported", "--json"), 0, ""),
