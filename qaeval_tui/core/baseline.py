@@ -26,6 +26,7 @@ from qaeval_tui.core.jsonl import RefusedJSON, loads
 from qaeval_tui.core.metrics import METRIC_NAMES, METRIC_SPECS, MetricValue, metric_value_from_json, rate_problem
 from qaeval_tui.core.models import JudgeConfig
 from qaeval_tui.core.runner import ARTIFACT_VERSION, RUN_FORMAT, RunResult
+from qaeval_tui.core.text import one_line
 
 BASELINE_FORMAT = "qaeval-baseline"
 
@@ -101,7 +102,7 @@ def baseline_document(result: RunResult) -> dict[str, Any]:
     judge metrics of those cases ungated in every later gate.
     """
     if result.judge_errors:
-        shown = "; ".join(f"{r.case_id}: {r.judge_error}" for r in result.judge_errors[:3])
+        shown = "; ".join(f"{r.case_id}: {one_line(r.judge_error or '', 200)}" for r in result.judge_errors[:3])
         more = f"; and {len(result.judge_errors) - 3} more" if len(result.judge_errors) > 3 else ""
         raise UsageError(
             f"the judge failed on {len(result.judge_errors)} case(s) ({shown}{more}); "

@@ -15,6 +15,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from qaeval_tui.core.errors import ConfigError
 from qaeval_tui.core.models import Axis, Rubric
+from qaeval_tui.core.text import one_line
 
 DEFAULT_AXES: tuple[Axis, ...] = (
     Axis(
@@ -154,10 +155,10 @@ def _from_mapping(data: dict[str, Any], origin: str, base_dir: Path, lines: Toml
         problems = []
         for error in exc.errors(include_url=False):
             loc = tuple(part for part in error["loc"] if part != "[key]")
-            field = ".".join(str(part) for part in loc) or "(config)"
+            field = one_line(".".join(str(part) for part in loc)) or "(config)"
             line = None if lines is None else lines.line_of(loc)
             where = origin if line is None else f"{origin}:{line}"
-            problems.append(f"{where}: {field}: {error['msg'].removeprefix('Value error, ')}")
+            problems.append(f"{where}: {field}: {one_line(error['msg'].removeprefix('Value error, '))}")
         raise ConfigError("invalid configuration:\n" + "\n".join(problems)) from exc
 
 

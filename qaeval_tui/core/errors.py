@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from qaeval_tui.core.text import one_line
+
 
 class QaevalError(Exception):
     """Base for user-facing errors: the message is meant to be read by a person."""
@@ -21,7 +23,9 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.field}: {self.message}"
+        # One problem, one line: a newline in a column name or a quoted value must not print a
+        # second line that reads like another (made-up) problem.
+        return f"{one_line(self.path)}:{self.line}: {one_line(self.field)}: {one_line(self.message)}"
 
 
 class InputError(QaevalError):
