@@ -55,7 +55,7 @@ def guarded(func: Callable[P, R], *, invalid_input_exit: int | None = None) -> C
 
 def guarded_input_as_usage(func: Callable[P, R]) -> Callable[P, R]:
     """`guarded` for a command whose documented exit codes have none for invalid input files, which
-    then exit 2 like any usage error (`cases`, `agreement`; `calibrate`, whose 1 means RETUNE)."""
+    then exit 2 like any usage error (`cases`, `queue`, `agreement`; `calibrate`, whose 1 means RETUNE)."""
     return guarded(func, invalid_input_exit=2)
 
 

@@ -1,6 +1,6 @@
 """`qaeval queue`: review items from a run, assigned to reviewers (balanced, k per item, seeded order).
 
-Exit 0, or 2 on a usage error.
+Exit 0, or 2 on a usage or input error (an invalid golden set included).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from qaeval_tui.cli.common import config_from, guarded, print_json, stdout
+from qaeval_tui.cli.common import config_from, guarded_input_as_usage, print_json, stdout
 from qaeval_tui.core.errors import UsageError
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ def open_store(config: Config, db: Path | None, *, must_exist: bool = False) -> 
     return Store.open(path)
 
 
-@guarded
+@guarded_input_as_usage
 def queue(
     ctx: typer.Context,
     reviewers: str | None = typer.Option(
@@ -53,7 +53,8 @@ def queue(
 ) -> None:
     """Create review items from a run and assign them to reviewers: balanced, k per item, seeded order.
 
-    Exit 0, or 2 on a usage error (no run, bad reviewer names, overlap larger than the team).
+    Exit 0, or 2 on a usage or input error (no run, bad reviewer names, overlap larger than the team,
+    invalid --data).
     """
     from rich.table import Table
 
