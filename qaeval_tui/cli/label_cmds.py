@@ -16,6 +16,7 @@ from qaeval_tui.cli import queue_cmd
 from qaeval_tui.cli.common import config_from, guarded, guarded_input_as_usage, print_json, stderr, stdout
 from qaeval_tui.cli.queue_cmd import DB_HELP, open_store
 from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.models import MAX_SEED
 
 if TYPE_CHECKING:
     from qaeval_tui.core.config import Config
@@ -216,7 +217,9 @@ def agreement(
     replicates: int | None = typer.Option(
         None, "--replicates", min=100, help="Bootstrap replicates (default: calibration.bootstrap_replicates)."
     ),
-    seed: int | None = typer.Option(None, "--seed", help="Bootstrap seed (default: calibration.seed)."),
+    seed: int | None = typer.Option(
+        None, "--seed", min=0, max=MAX_SEED, help="Bootstrap seed (default: calibration.seed)."
+    ),
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
     markdown: Path | None = typer.Option(None, "--markdown", help=MD_HELP),

@@ -15,14 +15,15 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from qaeval_tui.core.atomic_file import held_lock, remove_leftover_temps, strict_json, write_output
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden import LIVING_SPLIT, split_of
 from qaeval_tui.core.models import CASE_ID_PATTERN, Label
-from qaeval_tui.core.review import label_from_row
-from qaeval_tui.core.store import Store
+
+if TYPE_CHECKING:  # the name rules below are read when a config is loaded: no store for that
+    from qaeval_tui.core.store import Store
 
 VERDICTS_FILENAME = "judge-verdicts.jsonl"
 EXPORT_LOCK = ".qaeval-export.lock"
@@ -56,6 +57,18 @@ def reviewer_file_problem(name: str, splits: Collection[str] = SPLIT_NAMES) -> s
     if _DEVICE_NAME.match(name):
         return f"{name} is a device name on Windows, not a file"
     return None
+
+
+def reviewer_name_problem(name: str) -> str | None:
+    """Why `name` cannot be a reviewer name (typed at the door, configured or given), or None when it can."""
+    if not name.strip():
+        return "a reviewer name is required"
+    if not CASE_ID_PATTERN.match(name):
+        return "use letters, digits, '.', '_' and '-' only"
+    # Refused at the door, not only at export: a reviewer named `frozen` could label for a week
+    # and then find that their labels can never be exported (their file would pass for a split).
+    problem = reviewer_file_problem(name)
+    return None if problem is None else f"{problem}; choose another name"
 
 
 @dataclass(frozen=True)
@@ -126,6 +139,8 @@ def export_verdicts(store: Store, path: Path, *, run_id: str | None = None, conf
 
 
 def _write_labels(store: Store, path: Path, reviewer: str) -> int:
+    from qaeval_tui.core.review import label_from_row
+
     rows = store.labels(reviewer=reviewer)
     lines = [
         strict_json(label_record(label_from_row(row)), f"{path}:{n}", ensure_ascii=False) + "\n"
