@@ -23,15 +23,44 @@ from typing import Any
 
 from qaeval_tui.core.errors import QaevalError, UsageError
 
-NEW_FILE_MODE = 0o644
 LOCK_TIMEOUT_S = 30.0
 # mkstemp's random part is 8 characters of [a-z0-9_].
 _TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp$")
 
 
+def _umask_shown() -> int | None:
+    """The process umask where the system shows it without changing it (Linux 4.7+), else None."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _umask_at_import() -> int:
+    shown = _umask_shown()
+    if shown is not None:
+        return shown
+    mask = os.umask(0o022)  # elsewhere the only read is a write: done once, at import, before any thread
+    os.umask(mask)
+    return mask
+
+
+_UMASK_AT_IMPORT = _umask_at_import()
+
+
+def new_file_mode() -> int:
+    """The mode `open()` would give a new file: 0o666 less the umask (mkstemp's own 0o600 ignores it)."""
+    shown = _umask_shown()
+    return 0o666 & ~(_UMASK_AT_IMPORT if shown is None else shown)
+
+
 def replace_file(path: Path, data: bytes) -> None:
-    """Atomically make `data` the whole content of `path`, keeping its permissions."""
-    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else NEW_FILE_MODE
+    """Atomically make `data` the whole content of `path`, keeping its permissions (a new file: as the umask says)."""
+    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else new_file_mode()
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     tmp = Path(tmp_name)
     try:
