@@ -59,6 +59,11 @@ def _check_outputs(as_json: bool, markdown: Path | None, html: Path | None) -> b
     ]
     if len(to_stdout) > 1:
         raise UsageError(f"{' and '.join(to_stdout)} both write to stdout; send one to a file")
+    from qaeval_tui.core.atomic_file import check_output_target
+
+    for target in (markdown, html):
+        if target is not None and str(target) != "-":
+            check_output_target(target)  # a golden split or a folder: refused before any work
     return not to_stdout
 
 

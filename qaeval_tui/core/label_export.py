@@ -1,7 +1,8 @@
 """Writing label and judge-verdict files (DESIGN §8.2, §8.3) where they can never touch the golden set.
 
 An export folder is refused when it is or lies inside a golden folder, or holds a golden file
-(paths resolved, so a link into the golden set counts), and a reviewer is refused when
+(paths resolved, so a link into the golden set counts) or any file that reads as a golden split
+(so a copy of the golden folder counts too), and a reviewer is refused when
 `<reviewer>.jsonl` would be an unsafe file name or could be taken for something else: a golden
 split (`frozen.jsonl`), the verdict export, a hidden file or a device name. All of it is checked
 before the first file is written. Exports into one folder take turns on a lock file there, each
@@ -17,7 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from qaeval_tui.core.atomic_file import held_lock, remove_leftover_temps, strict_json, write_output
+from qaeval_tui.core.atomic_file import (
+    golden_split_problem,
+    held_lock,
+    remove_leftover_temps,
+    strict_json,
+    write_output,
+)
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden import LIVING_SPLIT, split_of
 from qaeval_tui.core.models import CASE_ID_PATTERN, Label
@@ -116,6 +123,7 @@ def export_folder(
             raise UsageError(f"{file}: refused: it is a link; exports replace plain files only")
     if folder.exists() and not folder.is_dir():
         raise UsageError(f"{folder}: cannot write: it is a file, not a folder")
+    _check_no_golden_split(folder)
     with held_lock(folder / EXPORT_LOCK):
         removed = remove_leftover_temps(folder, lambda name: name.endswith(".jsonl"))
         written = {name: _write_labels(store, folder / f"{name}.jsonl", name) for name in names}
@@ -165,6 +173,19 @@ def _check_folder(folder: Path, protected: Sequence[Path]) -> None:
             reason = f"it holds {path}"
         if reason is not None:
             raise UsageError(f"{folder}: refused: {reason}; export labels to a folder of their own (paths.labels)")
+
+
+def _check_no_golden_split(folder: Path) -> None:
+    """UsageError when `folder` holds a golden split the config does not name (a copy of the golden
+    folder, `golden_buggy/`): writing `<reviewer>.jsonl` there would add a split to that set."""
+    if not folder.is_dir():
+        return
+    for file in sorted(folder.glob("*.jsonl")):
+        if golden_split_problem(file) is not None:
+            raise UsageError(
+                f"{folder}: refused: it holds {file.name}, a golden split (its first line is a golden case); "
+                "export labels to a folder of their own (paths.labels)"
+            )
 
 
 def _is_folder(path: Path) -> bool:
