@@ -90,6 +90,8 @@ def labels_export(
     """
     from qaeval_tui.core.label_export import VERDICTS_FILENAME, export_folder
 
+    if out is not None and str(out) == "-":  # elsewhere `-` is stdout; a folder of files cannot be
+        raise UsageError("--out -: an export is a folder of files, one per reviewer; name a folder")
     config = config_from(ctx)
     folder = out or config.path(config.paths.labels)
     with open_store(config, db, must_exist=True) as store:
@@ -107,7 +109,7 @@ def labels_export(
             config_hash=chosen,
         )
     for leftover in report.removed:
-        stderr.print(f"removed {leftover}, left by an export that was cut short", soft_wrap=True)
+        stderr.print(f"removed {leftover}, left by an export that was cut short")
     written, verdict_count = report.labels, report.verdicts
     if as_json:
         print_json({"folder": str(folder), "labels": written, "verdicts": verdict_count})
