@@ -16,6 +16,7 @@ from qaeval_tui.cli import queue_cmd
 from qaeval_tui.cli.common import config_from, guarded, guarded_input_as_usage, print_json, stderr, stdout
 from qaeval_tui.cli.queue_cmd import DB_HELP, open_store
 from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.models import MAX_SEED
 
 if TYPE_CHECKING:
     from qaeval_tui.core.config import Config
@@ -58,6 +59,11 @@ def _check_outputs(as_json: bool, markdown: Path | None, html: Path | None) -> b
     ]
     if len(to_stdout) > 1:
         raise UsageError(f"{' and '.join(to_stdout)} both write to stdout; send one to a file")
+    from qaeval_tui.core.atomic_file import check_output_target
+
+    for target in (markdown, html):
+        if target is not None and str(target) != "-":
+            check_output_target(target)  # a golden split or a folder: refused before any work
     return not to_stdout
 
 
@@ -84,6 +90,8 @@ def labels_export(
     """
     from qaeval_tui.core.label_export import VERDICTS_FILENAME, export_folder
 
+    if out is not None and str(out) == "-":  # elsewhere `-` is stdout; a folder of files cannot be
+        raise UsageError("--out -: an export is a folder of files, one per reviewer; name a folder")
     config = config_from(ctx)
     folder = out or config.path(config.paths.labels)
     with open_store(config, db, must_exist=True) as store:
@@ -101,7 +109,7 @@ def labels_export(
             config_hash=chosen,
         )
     for leftover in report.removed:
-        stderr.print(f"removed {leftover}, left by an export that was cut short", soft_wrap=True)
+        stderr.print(f"removed {leftover}, left by an export that was cut short")
     written, verdict_count = report.labels, report.verdicts
     if as_json:
         print_json({"folder": str(folder), "labels": written, "verdicts": verdict_count})
@@ -216,7 +224,9 @@ def agreement(
     replicates: int | None = typer.Option(
         None, "--replicates", min=100, help="Bootstrap replicates (default: calibration.bootstrap_replicates)."
     ),
-    seed: int | None = typer.Option(None, "--seed", help="Bootstrap seed (default: calibration.seed)."),
+    seed: int | None = typer.Option(
+        None, "--seed", min=0, max=MAX_SEED, help="Bootstrap seed (default: calibration.seed)."
+    ),
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
     markdown: Path | None = typer.Option(None, "--markdown", help=MD_HELP),

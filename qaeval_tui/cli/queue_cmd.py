@@ -12,6 +12,7 @@ import typer
 
 from qaeval_tui.cli.common import config_from, guarded_input_as_usage, print_json, stdout
 from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.models import MAX_SEED
 
 if TYPE_CHECKING:
     from qaeval_tui.core.config import Config
@@ -37,7 +38,11 @@ def queue(
     ),
     overlap: int | None = typer.Option(None, "--overlap", help="Reviewers per item (default: review.overlap)."),
     seed: int | None = typer.Option(
-        None, "--seed", help="Seed of the assignment and of each reviewer's order (default: review.seed)."
+        None,
+        "--seed",
+        min=0,
+        max=MAX_SEED,
+        help="Seed of the assignment and of each reviewer's order (default: review.seed).",
     ),
     run_id: str | None = typer.Option(
         None, "--run", help="Run whose outputs become review items (default: the latest run)."

@@ -17,7 +17,7 @@ import typer
 
 from qaeval_tui.cli.common import config_from, guarded, print_json, stderr
 from qaeval_tui.core.batch import with_collector_paused
-from qaeval_tui.core.errors import InputError
+from qaeval_tui.core.errors import InputError, UsageError
 
 if TYPE_CHECKING:
     from qaeval_tui.core.baseline import Baseline
@@ -129,7 +129,9 @@ def run(
     judge: str | None = JUDGE,
     workers: int | None = WORKERS,
     db: Path | None = DB,
-    out: Path | None = typer.Option(None, "--out", help="Also write the versioned JSON run artifact here."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Also write the versioned JSON run artifact here ('-' for stdout)."
+    ),
     as_json: bool = AS_JSON,
 ) -> None:
     """Run the suite through the adapter and the judge, print the scoreboard and store the run.
@@ -137,17 +139,16 @@ def run(
     Exit 0 ran, 2 usage or input error.
     """
     from qaeval_tui.cli.run_views import print_scoreboard
-    from qaeval_tui.core.runner import write_json
 
-    _check_targets(out)
+    console = _check_targets(as_json, ("--out", out))
     result = execute(ctx, data, adapter, judge, workers, db)
-    if out is not None:
-        write_json(out, result.artifact())
+    _write_document(out, result.artifact())
     if as_json:
         _print_document(result.artifact())
         return
-    print_scoreboard(result)
-    stderr.print(f"stored run {result.run_id}" + (f"; artifact written to {out}" if out else ""))
+    if console:
+        print_scoreboard(result)
+    stderr.print(f"stored run {result.run_id}" + (f"; artifact written to {_shown(out)}" if out else ""))
 
 
 @guarded
@@ -156,7 +157,7 @@ def run(
 def baseline(
     ctx: typer.Context,
     out: Path = typer.Option(
-        ..., "--out", help="Write the baseline here (commit it; updating it is a deliberate act)."
+        ..., "--out", help="Write the baseline here (commit it; updating it is a deliberate act; '-' for stdout)."
     ),
     data: list[Path] | None = DATA,
     adapter: str | None = ADAPTER,
@@ -168,17 +169,17 @@ def baseline(
     """Run the suite and write the scores as the baseline the gate compares against. Exit 0, or 2."""
     from qaeval_tui.cli.run_views import print_scoreboard
     from qaeval_tui.core.baseline import baseline_document
-    from qaeval_tui.core.runner import write_json
 
-    _check_targets(out)
+    console = _check_targets(as_json, ("--out", out))
     result = execute(ctx, data, adapter, judge, workers, db)
     document = baseline_document(result)
-    write_json(out, document)
+    _write_document(out, document)
     if as_json:
         _print_document(document)
         return
-    print_scoreboard(result)
-    stderr.print(f"baseline written to {out} (suite {result.suite_hash[:12]}, {len(result.cases)} cases)")
+    if console:
+        print_scoreboard(result)
+    stderr.print(f"baseline written to {_shown(out)} (suite {result.suite_hash[:12]}, {len(result.cases)} cases)")
 
 
 @guarded
@@ -192,11 +193,13 @@ def gate(
     judge: str | None = JUDGE,
     workers: int | None = WORKERS,
     db: Path | None = DB,
-    junit: Path | None = typer.Option(None, "--junit", help="Write JUnit XML here (a testcase per case)."),
-    markdown: Path | None = typer.Option(
-        None, "--markdown", help="Write a Markdown summary here (fits a CI step summary)."
+    junit: Path | None = typer.Option(
+        None, "--junit", help="Write JUnit XML here (a testcase per case; '-' for stdout)."
     ),
-    out: Path | None = typer.Option(None, "--out", help="Also write the JSON run artifact here."),
+    markdown: Path | None = typer.Option(
+        None, "--markdown", help="Write a Markdown summary here (fits a CI step summary; '-' for stdout)."
+    ),
+    out: Path | None = typer.Option(None, "--out", help="Also write the JSON run artifact here ('-' for stdout)."),
     as_json: bool = AS_JSON,
 ) -> None:
     """Run the suite and gate it against the baseline: Tier 1 checks, Tier 2 deltas.
@@ -207,13 +210,12 @@ def gate(
     from qaeval_tui.core.baseline import load_baseline
     from qaeval_tui.core.gate import run_gate
     from qaeval_tui.core.gate_report import gate_json, gate_junit, gate_markdown
-    from qaeval_tui.core.runner import write_json
     from qaeval_tui.core.store import Store
     from qaeval_tui.core.trust import stored_axis_trust
 
     config = config_from(ctx)
     reference = load_baseline(baseline_path)  # before the run: a bad baseline costs nothing
-    _check_targets(out, junit, markdown)
+    console = _check_targets(as_json, ("--out", out), ("--junit", junit), ("--markdown", markdown))
     result = execute(ctx, data, adapter, judge, workers, db, against=reference)
     with Store.open(db or config.path(config.paths.store)) as store:
         trust = stored_axis_trust(store, config, result.judge_config.config_hash())
@@ -225,25 +227,53 @@ def gate(
         seed=config.gate.seed,
         axis_trust=trust,
     )
-    if out is not None:
-        write_json(out, result.artifact())
+    _write_document(out, result.artifact())
     _write_text(junit, gate_junit(report))
     _write_text(markdown, gate_markdown(report))
     if as_json:
         print_json(gate_json(report))
-    else:
+    elif console:
         print_scoreboard(result)
         print_gate(report)
+    else:  # a report took stdout; the verdict still reaches the log
+        stderr.print(f"GATE: {report.verdict}")
     raise typer.Exit(report.exit_code)
 
 
-def _check_targets(*paths: Path | None) -> None:
-    """Refuse an output path that can never be written before the suite runs, not after."""
+STDOUT = "-"
+"""A report path of `-` means stdout, here as for `agreement` and `calibrate`."""
+
+
+def _check_targets(as_json: bool, *options: tuple[str, Path | None]) -> bool:
+    """Refuse, before the suite runs, an output path that can never be written (or a golden split), and
+    two outputs that both claim stdout (`-`, or one and `--json`). True when stdout is free for the tables."""
     from qaeval_tui.core.atomic_file import check_output_target
 
-    for path in paths:
-        if path is not None:
+    to_stdout = [f"{name} -" for name, path in options if path is not None and str(path) == STDOUT]
+    if as_json:
+        to_stdout.insert(0, "--json")
+    if len(to_stdout) > 1:
+        raise UsageError(f"{' and '.join(to_stdout)} all write to stdout; send all but one to a file")
+    for _, path in options:
+        if path is not None and str(path) != STDOUT:
             check_output_target(path)
+    return not to_stdout
+
+
+def _shown(path: Path | None) -> str:
+    return "stdout" if str(path) == STDOUT else str(path)
+
+
+def _write_document(path: Path | None, document: dict[str, Any]) -> None:
+    """A run artifact or baseline to `path`, or to stdout for `-`."""
+    from qaeval_tui.core.runner import write_json
+
+    if path is None:
+        return
+    if str(path) == STDOUT:
+        _print_document(document)
+    else:
+        write_json(path, document)
 
 
 def _print_document(document: dict[str, Any]) -> None:
@@ -257,9 +287,14 @@ def _print_document(document: dict[str, Any]) -> None:
 
 
 def _write_text(path: Path | None, text: str) -> None:
+    """A report (Markdown, JUnit: data already escaped for the format) to `path`, or to stdout for `-`."""
     from qaeval_tui.core.atomic_file import write_output
 
-    if path is not None:
+    if path is None:
+        return
+    if str(path) == STDOUT:
+        sys.stdout.write(text)
+    else:
         write_output(path, text)
 
 

@@ -15,6 +15,11 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 
 CASE_ID_PATTERN = re.compile(r"^[A-Za-z0-9._-]+$")
 SQLITE_MAX_INTEGER = 2**63 - 1  # the store's INTEGER columns hold signed 64-bit values
+MAX_SEED = SQLITE_MAX_INTEGER
+"""Largest seed a config or `--seed` takes: the store records the review seed."""
+MAX_REVISION = 2**53
+"""Largest label revision a file may carry: far below SQLite's limit, so the next revision always
+fits, and exact as a JSON number in any reader (a double holds every integer up to 2^53)."""
 
 Difficulty = Literal["single_hop", "multi_hop", "aggregation"]
 Behavior = Literal["answer", "abstain"]
@@ -338,6 +343,6 @@ class Label(BaseModel):
     skipped: bool = False
     rubric_version: str
     revealed: bool = False
-    revision: int = Field(ge=1, le=SQLITE_MAX_INTEGER)
+    revision: int = Field(ge=1, le=MAX_REVISION)
     created_at: str
     seconds_spent: float = Field(default=0.0, ge=0, allow_inf_nan=False)
