@@ -2,12 +2,15 @@
 
 A baseline holds the run header, the scoreboard, and per case its content hash, pass/fail and
 metric values; outputs and prompts stay out, so updating it reads as a reviewable diff of
-numbers. A missing, unreadable, malformed or mismatched baseline is a UsageError (exit 2).
+numbers. A missing, unreadable or mismatched baseline, or one that is not JSON, not a baseline
+or of another version, is a UsageError (exit 2).
 
-Its numbers are read strictly, before any case runs: a duplicate key, a NaN, an infinity, a
-string or a bool where a metric value goes, a value outside [0, 1], a metric missing from a
-case or from the scoreboard, or a scoreboard value no case supports is a BaselineInputError
-(exit 2) naming file, line and field. Any of them would otherwise leave a metric ungated.
+The rest is read strictly, before any case runs, and every problem is reported at once as a
+BaselineInputError (exit 2) naming file, line and field: a field missing or of the wrong type
+(no coercion: "true" and 1 are no `passed`, "3" no `top_k`), a duplicate key or case id, a NaN,
+an infinity, a string or a bool where a metric value goes, a value outside [0, 1], a metric
+missing from a case or from the scoreboard, or a scoreboard value no case supports. Any of them
+would otherwise leave a metric ungated.
 """
 
 from __future__ import annotations
@@ -31,8 +34,10 @@ from qaeval_tui.core.text import one_line
 BASELINE_FORMAT = "qaeval-baseline"
 
 
+# Strict: "true" and 1 are no `passed`, "3" and true no `top_k` (a lax read would gate against
+# numbers the file does not hold).
 class _BaselineCase(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", strict=True)
 
     case_id: str
     case_hash: str
@@ -43,7 +48,7 @@ class _BaselineCase(BaseModel):
 
 
 class _BaselineRun(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", strict=True)
 
     run_id: str
     suite_hash: str
@@ -55,7 +60,7 @@ class _BaselineRun(BaseModel):
 
 
 class _BaselineFile(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", strict=True)
 
     format: str
     version: int
@@ -128,9 +133,9 @@ def baseline_document(result: RunResult) -> dict[str, Any]:
 
 
 def load_baseline(path: str | Path) -> Baseline:
-    """Read a baseline (or a run artifact). Missing, unreadable or malformed: UsageError naming the file.
+    """Read a baseline (or a run artifact). Missing, unreadable, not JSON: UsageError naming the file.
 
-    Bad numbers (see the module docstring): BaselineInputError, every problem with its line.
+    Bad fields and numbers (see the module docstring): BaselineInputError, every problem with its line.
     """
     location = Path(path)
     fix = "make one with `qaeval baseline --out PATH`"
@@ -147,29 +152,29 @@ def load_baseline(path: str | Path) -> Baseline:
         raise UsageError(f"{location}: the baseline is not valid JSON ({exc}); {fix}") from exc
     if not isinstance(raw, dict) or raw.get("format") not in (BASELINE_FORMAT, RUN_FORMAT):
         raise UsageError(f"{location}: not a qaeval baseline (format must be {BASELINE_FORMAT!r}); {fix}")
-    if raw.get("version") != ARTIFACT_VERSION:
+    version = raw.get("version")
+    if type(version) is not int or version != ARTIFACT_VERSION:  # by type: true == 1 in Python
         raise UsageError(
-            f"{location}: baseline version {raw.get('version')!r}, this qaeval reads version {ARTIFACT_VERSION}; {fix}"
+            f"{location}: baseline version {version!r}, this qaeval reads version {ARTIFACT_VERSION}; {fix}"
         )
     try:
         parsed = _BaselineFile.model_validate(raw)
-    except ValidationError as exc:
-        error = exc.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in error["loc"]) or "(file)"
-        raise UsageError(f"{location}: {where}: {error['msg']}; {fix}") from exc
+    except ValidationError as exc:  # every field that is missing or of the wrong type, each with its line
+        found = [(tuple(error["loc"]), error["msg"]) for error in exc.errors(include_url=False)]
+        raise _located(location, text, found) from exc
     found = number_problems(parsed.metrics.get("overall"), [case.values for case in parsed.cases])
-    if found:
-        raise _located(location, text, found)
-    overall: dict[str, Any] = parsed.metrics["overall"]
-    metrics = {name: metric_value_from_json(overall[name]) for name in METRIC_NAMES}
     config_hash = parsed.run.judge.get("config_hash")
     if not isinstance(config_hash, str):
-        raise UsageError(f"{location}: run.judge.config_hash: missing; {fix}")
+        found.append((("run", "judge", "config_hash"), "required text: the hash of the judge config"))
     cases: dict[str, BaselineCase] = {}
     for index, case in enumerate(parsed.cases):
         if case.case_id in cases:
-            raise UsageError(f"{location}: cases[{index}].case_id: duplicate {case.case_id!r}; {fix}")
+            found.append((("cases", index, "case_id"), f"duplicate {case.case_id!r}"))
         cases[case.case_id] = BaselineCase(case.case_id, case.case_hash, case.passed, tuple(case.failures), case.values)
+    if found or not isinstance(config_hash, str):
+        raise _located(location, text, found)
+    overall: dict[str, Any] = parsed.metrics["overall"]
+    metrics = {name: metric_value_from_json(overall[name]) for name in METRIC_NAMES}
     return Baseline(
         path=str(location),
         run_id=parsed.run.run_id,

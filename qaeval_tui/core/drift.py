@@ -59,8 +59,9 @@ def _point(raw: object, path: str, line: int) -> tuple[DriftPoint | None, list[P
     if not isinstance(raw, dict):
         return None, [Problem(path, line, "(line)", "each line must be a JSON object")]
     problems = []
-    if raw.get("version") != DRIFT_VERSION:
-        problems.append(Problem(path, line, "version", f"must be {DRIFT_VERSION}, got {raw.get('version')!r}"))
+    version = raw.get("version")
+    if type(version) is not int or version != DRIFT_VERSION:  # by type: true == 1 in Python
+        problems.append(Problem(path, line, "version", f"must be {DRIFT_VERSION}, got {version!r}"))
     for key in ("at", "run_id", "suite_hash", "judge_config_hash"):
         if not isinstance(raw.get(key), str):
             problems.append(Problem(path, line, key, "required text field"))
