@@ -305,8 +305,12 @@ def drift(
     ctx: typer.Context,
     timeseries: Path = typer.Option(..., "--timeseries", help="JSONL time series to append this run's metrics to."),
     window: int = typer.Option(10, "--window", min=1, help="Trailing points that make a metric's band."),
-    sigma: float = typer.Option(3.0, "--sigma", min=0.0, help="Band half-width in standard deviations."),
-    min_band: float = typer.Option(0.02, "--min-band", min=0.0, help="Smallest band half-width."),
+    sigma: float = typer.Option(
+        3.0, "--sigma", help="Band half-width in standard deviations, 0 to 10 (a wider band never alarms)."
+    ),
+    min_band: float = typer.Option(
+        0.02, "--min-band", help="Smallest band half-width, 0 to 0.5 (metrics are in [0, 1]; wider hides a halving)."
+    ),
     data: list[Path] | None = DATA,
     adapter: str | None = ADAPTER,
     judge: str | None = JUDGE,

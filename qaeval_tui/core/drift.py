@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from qaeval_tui.core.atomic_file import append_line_atomically, held_lock, remove_leftover_temps, why_not_written
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.jsonl import json_object_lines
 from qaeval_tui.core.metrics import METRIC_NAMES, METRIC_SPECS, rate_problem
@@ -115,19 +116,23 @@ def read_timeseries(path: str | Path) -> list[DriftPoint]:
 
 
 def append_point(path: str | Path, point: DriftPoint) -> None:
-    """Append one line and flush it to disk, so an acknowledged point survives a crash."""
+    """Add one line to the series atomically: a reader, or a writer killed halfway, sees the old series or the new.
+
+    Appending in place could leave half a line behind (a kill, a full disk), and every later run
+    would then stop at that line. The series is rewritten whole to a temporary file and renamed
+    over the old one, under a lock, so two runs appending at once both keep their point; a
+    temporary file a killed run left behind is removed.
+    """
     location = Path(path)
+    line = json.dumps(point.to_json(), ensure_ascii=False, sort_keys=True, allow_nan=False)
+    target = Path(os.path.realpath(location))  # a link keeps pointing at the series it names
     try:
-        location.parent.mkdir(parents=True, exist_ok=True)
-        needs_newline = location.exists() and location.stat().st_size > 0 and not location.read_bytes().endswith(b"\n")
-        with location.open("a", encoding="utf-8") as handle:
-            if needs_newline:
-                handle.write("\n")
-            handle.write(json.dumps(point.to_json(), ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with held_lock(target.parent / f".{target.name}.lock"):
+            remove_leftover_temps(target.parent, lambda name: name == target.name)
+            append_line_atomically(target, line)
     except OSError as exc:
-        raise UsageError(f"{location}: cannot append to the time series: {exc.strerror}") from exc
+        raise UsageError(f"{location}: cannot append to the time series: {why_not_written(location, exc)}") from exc
 
 
 @dataclass(frozen=True)
@@ -219,13 +224,23 @@ def _band(
     return Band(metric, value, center, low, high, n, "ok", f"{value:.3f} within its {where}")
 
 
+# Beyond these a band is so wide that no drop ever leaves it: the alarm is off without a word.
+# Every metric is in [0, 1], so a half-width of 0.5 already lets a metric halve unnoticed; and
+# a value 10 standard deviations below a stable mean is never noise.
+MAX_SIGMA = 10.0
+MAX_MIN_BAND = 0.5
+
+
 def check_options(window: int, sigma: float, min_band: float) -> None:
-    """Refuse band settings that could hide a drop (a NaN or infinite width never alarms): UsageError."""
-    if window < 1:
-        raise UsageError(f"--window must be at least 1, got {window}")
-    for option, value in (("--sigma", sigma), ("--min-band", min_band)):
-        if not math.isfinite(value) or value < 0:
-            raise UsageError(f"{option} must be a finite number, 0 or more, got {value!r}")
+    """Refuse band settings that could hide a drop (a NaN, infinite or huge width never alarms): UsageError."""
+    if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+        raise UsageError(f"--window must be a whole number, 1 or more, got {window!r}")
+    for option, value, highest in (("--sigma", sigma, MAX_SIGMA), ("--min-band", min_band, MAX_MIN_BAND)):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= highest:
+            raise UsageError(
+                f"{option} must be a number from 0 to {highest:g}, got {value!r}: a wider band never alarms, "
+                "so it would switch drift detection off"
+            )
 
 
 def check_drift(
