@@ -15,6 +15,7 @@ from typing import Protocol, runtime_checkable
 
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.models import CaseView, LoadedCase, SUTOutput
+from qaeval_tui.core.text import one_line
 
 
 @runtime_checkable
@@ -41,16 +42,17 @@ def describe_failure(exc: BaseException) -> str:
 
     `SystemExit` is named as such: plug-in code that calls `sys.exit()` has failed, it has not
     finished, so it must never end a run or a gate with the exit code it chose.
+    The text is folded onto one line with control characters escaped (`one_line`, which also
+    shows half a UTF-16 pair as an escape, so the store and every UTF-8 writer can take it): a
+    message from user code can never print a second line that reads like another error.
     """
-    name = type(exc).__name__
+    name = one_line(type(exc).__name__)
     try:
         if isinstance(exc, SystemExit):
-            return f"{name}({exc.code!r}): the code tried to exit the process"
-        text = str(exc)
-    except Exception:  # a broken __str__ must not turn one failed case into a crash
+            return f"{name}({one_line(repr(exc.code))}): the code tried to exit the process"
+        text = one_line(str(exc))
+    except Exception:  # a broken __str__ or __repr__ must not turn one failed case into a crash
         text = "(its message could not be printed)"
-    # Half a UTF-16 pair in a message would make the store and every UTF-8 writer fail later.
-    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     return f"{name}: {text}" if text else name
 
 
@@ -74,7 +76,7 @@ def load_factory(spec: str, option: str = "--adapter") -> object:
             raise UsageError(
                 f"{option} {spec!r}: no module named {exc.name!r}; install it, or run qaeval from the folder holding it"
             ) from exc
-        raise UsageError(f"{option} {spec!r}: importing {module_name!r} failed: {exc}") from exc
+        raise UsageError(f"{option} {spec!r}: importing {module_name!r} failed: {describe_failure(exc)}") from exc
     except BaseException as exc:  # any import-time failure of user code (sys.exit too) is shown plainly
         raise UsageError(f"{option} {spec!r}: importing {module_name!r} failed: {describe_failure(exc)}") from exc
     factory = module
@@ -111,7 +113,8 @@ def load_adapter(spec: str) -> SystemAdapter:
     adapter = load_factory(spec, "--adapter")
     if not isinstance(adapter, SystemAdapter) or not callable(adapter.answer):
         raise UsageError(
-            f"--adapter {spec!r}: the factory returned {type(adapter).__name__}, which has no answer(view) method"
+            f"--adapter {spec!r}: the factory returned {one_line(type(adapter).__name__)}, "
+            "which has no answer(view) method"
         )
     return adapter
 

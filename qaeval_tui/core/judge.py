@@ -18,6 +18,7 @@ from qaeval_tui.core.checks import load_bearing_sentences, sentence_is_cited
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.models import Axis, Citation, GoldenCase, JudgeConfig, Rubric, Source, SUTOutput
 from qaeval_tui.core.retrieval import analyze, split_sentences, support, support_terms, term_set
+from qaeval_tui.core.text import one_line
 from qaeval_tui.core.trajectory import key_facts
 
 FAITHFULNESS = "faithfulness"
@@ -109,7 +110,7 @@ def _checked(raw: object, rubric: Rubric) -> tuple[str, JudgeResult | None]:
     except KeyboardInterrupt:
         raise
     except ValueError as exc:
-        return str(exc), None
+        return one_line(str(exc)), None
     except BaseException as exc:  # a result whose attributes themselves fail (a hostile __eq__, __iter__...)
         return f"the judge returned an unreadable result: {describe_failure(exc)}", None
 
@@ -161,9 +162,13 @@ def load_judge(spec: str) -> JudgeClient:
     except BaseException as exc:
         raise UsageError(f"--judge {spec!r}: reading the judge's config failed: {describe_failure(exc)}") from exc
     if client is None:
-        raise UsageError(f"--judge {spec!r}: the factory returned {type(judge).__name__}, which has no score() method")
+        raise UsageError(
+            f"--judge {spec!r}: the factory returned {one_line(type(judge).__name__)}, which has no score() method"
+        )
     if not isinstance(config, JudgeConfig):
-        raise UsageError(f"--judge {spec!r}: the judge's config is {type(config).__name__}, not a JudgeConfig")
+        raise UsageError(
+            f"--judge {spec!r}: the judge's config is {one_line(type(config).__name__)}, not a JudgeConfig"
+        )
     problem = config_problem(config)
     if problem is not None:
         raise UsageError(f"--judge {spec!r}: the judge's config: {problem}")

@@ -6,7 +6,12 @@ stays comparable and only the failure differs.
 
 from __future__ import annotations
 
+import ctypes
+import os
+import signal
 import sys
+import time
+from pathlib import Path
 from typing import Any
 
 from qaeval_tui.core.hub import ReferenceHub
@@ -114,3 +119,102 @@ def make_nan_hub() -> NaNHub:
 def make_nothing_but_exit() -> ReferenceHub:
     """A factory that exits instead of returning an adapter."""
     sys.exit(0)
+
+
+class TopOrQuietJudge(MechanicalJudge):
+    """Keeps its top scores and says "can't judge" everywhere else: its mean can only rise."""
+
+    def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
+        result = super().score(case, output, rubric)
+        tops = {axis.name: axis.scale[-1] for axis in rubric.axes}
+        return JudgeResult(
+            {axis: (value if value == tops[axis] else None) for axis, value in result.scores.items()},
+            {axis: span for axis, span in result.evidence.items() if result.scores.get(axis) == tops[axis]},
+        )
+
+
+def make_top_or_quiet_judge() -> TopOrQuietJudge:
+    return TopOrQuietJudge()
+
+
+# -- code that ends the process where no `try` can catch it (run through the real `qaeval` script) --
+
+
+class VanishingHub(ReferenceHub):
+    """Ends the process with os._exit(0) on one question: no exception, no cleanup, exit status 0."""
+
+    def answer(self, view: CaseView) -> SUTOutput:
+        if "warranty term" in view.question:
+            os._exit(0)
+        return super().answer(view)
+
+
+class VanishingJudge(MechanicalJudge):
+    def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
+        os._exit(0)
+
+
+class SelfKillingHub(ReferenceHub):
+    def answer(self, view: CaseView) -> SUTOutput:
+        os.kill(os.getpid(), signal.SIGKILL)
+        return super().answer(view)
+
+
+class SegfaultingHub(ReferenceHub):
+    def answer(self, view: CaseView) -> SUTOutput:
+        ctypes.string_at(0)  # reads address 0: SIGSEGV in native code
+        return super().answer(view)
+
+
+class SlowHub(ReferenceHub):
+    """Writes its process id to the file named by QAEVAL_TEST_MARKER, then takes a minute to answer."""
+
+    def answer(self, view: CaseView) -> SUTOutput:
+        marker = Path(os.environ["QAEVAL_TEST_MARKER"])
+        marker.write_text(f"{os.getpid()} {os.environ.get('QAEVAL_SUPERVISOR_FD', '-')}\n")
+        time.sleep(60)
+        return super().answer(view)
+
+
+def make_vanishing_hub() -> VanishingHub:
+    return VanishingHub()
+
+
+def make_vanishing_judge() -> VanishingJudge:
+    return VanishingJudge()
+
+
+def make_self_killing_hub() -> SelfKillingHub:
+    return SelfKillingHub()
+
+
+def make_segfaulting_hub() -> SegfaultingHub:
+    return SegfaultingHub()
+
+
+def make_slow_hub() -> SlowHub:
+    return SlowHub()
+
+
+# -- messages from user code that try to print a second `error:` line ----------------------------
+
+FORGED = "boom\nerror: forged second line\x1b[31m"
+
+
+def make_forging_factory() -> ReferenceHub:
+    raise ValueError(FORGED)
+
+
+class ForgingConfigJudge(MechanicalJudge):
+    @property
+    def config(self) -> Any:
+        raise ValueError(FORGED)
+
+
+def make_forging_config_judge() -> ForgingConfigJudge:
+    return ForgingConfigJudge()
+
+
+def make_forging_type() -> object:
+    """Returns an object whose class name holds a newline, ESC and a fake error line."""
+    return type("Hub\nerror: forged second line\x1b[31m", (), {})()
