@@ -102,7 +102,8 @@ def print_gate(report: GateReport) -> None:
         say(f"  [x] Tier 2 FAILED: {len(report.tier2)} finding(s)")
         for finding in report.tier2:
             where = f"{one_line(finding.case_id, 40)}: " if finding.case_id else ""
-            say(f"      {where}{one_line(finding.message, 200)}")
+            # A metric's reason is whole: it may name the cases whose values were lost.
+            say(f"      {where}{one_line(finding.message, 200 if finding.case_id else 600)}")
     else:
         say("  [ok] Tier 2: no metric beyond tolerance, no regression, new cases pass")
     table = Table(
@@ -129,6 +130,12 @@ def print_gate(report: GateReport) -> None:
             delta.status,
         )
     stdout.print(table)
+    moved = [d for d in report.metrics if d.basis == "shared" and d.n_baseline != d.n_current]
+    if moved:  # a mean over other cases than the baseline's: say so beside the table
+        say(
+            "values on the shared cases, baseline -> now: "
+            + ", ".join(f"{d.name} {d.n_baseline} -> {d.n_current}" for d in moved)
+        )
     if report.untrusted_axes:
         trust = report.axis_trust
         say(

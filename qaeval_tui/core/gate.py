@@ -8,7 +8,14 @@ metric's delta compares the two runs on the cases they share (the plain differen
 scoreboards when they share none), with a paired bootstrap CI of the per-case differences.
 
 A missing, unreadable or mismatched baseline raises UsageError (exit 2): it is never a pass.
-Nor is a gated metric that had a value in the baseline and has none now: it fails.
+Nor is a gated metric that had a value in the baseline and has none now: it fails. Nor is a
+judge that goes quiet: a shared case whose judge-scored metric had a value in the baseline and
+has none now would leave the comparison, and if those are the cases it would score low the mean
+only rises. Unless the output changed in a way other checks gate (an adapter or judge failure:
+Tier 1; the system refusing now where it answered, or the reverse: over-refusal and abstention
+recall), such a lost value is the judge's "can't judge" and fails that metric, naming the cases.
+A deterministic metric that stops applying to a case does so because the output changed (no
+citations once the system abstains), which those same checks gate: it is counted, not failed.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ TRUST_VERDICTS = ("TRUSTED", "RETUNE", "INSUFFICIENT")
 # Tolerances for metrics the configuration does not name (it names the headline ones).
 EXTRA_TOLERANCES = {"citation_correctness": 0.02, "retrieval_precision_at_k": 0.02}
 _EPSILON = 1e-9
+LOST_SHOWN = 5  # cases named in a lost-values reason before "and N more"
 
 
 @dataclass(frozen=True)
@@ -73,8 +81,16 @@ class MetricDelta:
     judge_axis: str | None
     trusted: bool | None
     trust_note: str | None
+    # Values on the compared cases (the shared ones, or each whole run when unpaired), and the
+    # shared cases that had a value in the baseline and lost it although the judge could score them.
+    n_baseline: int = 0
+    n_current: int = 0
+    lost_cases: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
+        lost = (
+            {"lost_cases": list(self.lost_cases)} if self.lost_cases else {}
+        )  # reports without loss stay as they were
         return {
             "name": self.name,
             "baseline": self.baseline,
@@ -91,7 +107,21 @@ class MetricDelta:
             "judge_axis": self.judge_axis,
             "trusted": self.trusted,
             "trust_note": self.trust_note,
+            **lost,
         }
+
+
+@dataclass(frozen=True)
+class SharedCase:
+    """A case in both runs with the same content: its values now and in the baseline."""
+
+    case_id: str
+    now: Mapping[str, float | None]
+    old: Mapping[str, float | None]
+    # No adapter or judge failure now (Tier 1 blocks those), and the system refuses now exactly
+    # when it refused then (over-refusal and abstention recall gate a change): a judge score
+    # missing now where the baseline had one is then the judge's own "can't judge".
+    judged_alike: bool
 
 
 @dataclass(frozen=True)
@@ -196,7 +226,7 @@ def _metric_delta(
     name: str,
     result: RunResult,
     baseline: Baseline,
-    shared_values: Sequence[tuple[Mapping[str, float | None], Mapping[str, float | None]]],
+    shared_values: Sequence[SharedCase],
     tolerances: Mapping[str, float],
     trust: Mapping[str, str],
     replicates: int,
@@ -209,8 +239,16 @@ def _metric_delta(
     if spec.judge_axis is not None and spec.judge_axis in trust:
         trusted = trust[spec.judge_axis] == "TRUSTED"
         note = f"judge axis {spec.judge_axis} calibration: {trust[spec.judge_axis]}"
-    pairs = [(now.get(name), old.get(name)) for now, old in shared_values]
+    pairs = [(case.now.get(name), case.old.get(name)) for case in shared_values]
     shared = len(pairs)
+    lost = tuple(
+        case.case_id
+        for case in shared_values
+        if spec.judge_axis is not None
+        and case.judged_alike
+        and case.now.get(name) is None
+        and case.old.get(name) is not None
+    )
     now_values = [now for now, _ in pairs if now is not None]
     old_values = [old for _, old in pairs if old is not None]
     differences = [now - old for now, old in pairs if now is not None and old is not None]
@@ -221,10 +259,13 @@ def _metric_delta(
     basis: Literal["shared", "unpaired"] = "shared" if shared else "unpaired"
     if shared:
         before, current = _mean(old_values), _mean(now_values)
+        n_before, n_now = len(old_values), len(now_values)
     else:
         before_metric = baseline.metrics.get(name)
         before = before_metric.value if before_metric is not None else None
+        n_before = before_metric.n if before_metric is not None else 0
         current = result.board.overall[name].value
+        n_now = result.board.overall[name].n
     delta = None if current is None or before is None else current - before
     ci: tuple[float, float] | None = None
     ci_reason: str | None = None
@@ -258,6 +299,17 @@ def _metric_delta(
         status, reason = "fail", f"rose {delta:+.3f} ({shown}, tolerance {tolerance:.3f})"
     else:
         status = "pass"
+    if lost and tolerance is not None:  # the cases left out may be exactly the ones it would score low
+        named = ", ".join(lost[:LOST_SHOWN]) + (f" and {len(lost) - LOST_SHOWN} more" if len(lost) > LOST_SHOWN else "")
+        why = (
+            f"lost {len(lost)} of its {n_before} baseline value(s): the judge said can't judge on "
+            f"case(s) it scored in the baseline ({named})"
+        )
+        if status == "fail":
+            reason = f"{reason}; and {why}"
+        else:  # a mean over fewer cases: its delta says nothing
+            reason = f"{why}; {shown} compares {n_before} value(s) with {n_now}"
+        status = "fail"
     return MetricDelta(
         name=name,
         description=spec.description,
@@ -275,7 +327,15 @@ def _metric_delta(
         judge_axis=spec.judge_axis,
         trusted=trusted,
         trust_note=note,
+        n_baseline=n_before,
+        n_current=n_now,
+        lost_cases=lost,
     )
+
+
+def _refused(values: Mapping[str, float | None]) -> bool:
+    """Whether the system refused a case, read from its values (over-refusal or abstention recall applies)."""
+    return values.get("over_refusal_rate") == 1.0 or values.get("abstention_recall") == 1.0
 
 
 def _fmt(value: float | None) -> str:
@@ -349,7 +409,14 @@ def _gate(
             CaseOutcome(case.case_id, case.loaded.split, status, None if old is None else old.passed, tuple(own))
         )
     shared_values = [
-        (case.values, old.values)
+        SharedCase(
+            case.case_id,
+            case.values,
+            old.values,
+            judged_alike=case.output.error is None
+            and case.judge_error is None
+            and _refused(case.values) == _refused(old.values),
+        )
         for case in result.cases
         if (old := baseline.cases.get(case.case_id)) is not None and old.case_hash == case.loaded.content_hash
     ]

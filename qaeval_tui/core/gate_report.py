@@ -130,6 +130,10 @@ def gate_markdown(report: GateReport) -> str:
             f"| {md(metric_label(delta))} | {_number(delta.baseline)} | {_number(delta.current)} | "
             f"{_number(delta.delta, signed=True)} | {format_ci(delta)} | {tolerance} | {delta.status} |"
         )
+    lost = [delta for delta in report.metrics if delta.lost_cases]
+    if lost:
+        lines += ["", "Values lost: the judge said can't judge on cases it scored in the baseline.", ""]
+        lines += [f"- {md(delta.name)}: {md(delta.reason or '')}" for delta in lost]
     case_findings = [f for f in report.tier2 if f.kind in ("regression", "new_case")]
     if case_findings:
         lines += ["", "Cases:", ""]
