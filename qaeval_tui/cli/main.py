@@ -1,65 +1,102 @@
 """The `qaeval` command. Each command group lives in its own module and registers itself here.
 
 Nothing here imports textual: `qaeval review` imports the TUI lazily, so `qaeval --help` stays fast.
+Nor does importing this module load typer, rich or pydantic: the console entry point first decides
+whether the command runs user code and must be supervised (cli/supervisor.py), and the typer app
+is built on first use (`app`, from `_build_app`).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
+import sys
+from pathlib import Path  # typer reads the annotations below, which name it, from this module
+from typing import TYPE_CHECKING, Any
 
-import typer
+if TYPE_CHECKING:
+    import typer
 
-from qaeval_tui import __version__
-
-app = typer.Typer(
-    name="qaeval",
-    help="Keep a retrieval-augmented QA system's evaluation honest: golden sets, runs, gate, labels, calibration.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
+    app: typer.Typer
 
 
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"qaeval {__version__}")
-        raise typer.Exit(0)
+def _build_app() -> typer.Typer:
+    import typer
+
+    from qaeval_tui import __version__
+
+    built = typer.Typer(
+        name="qaeval",
+        help="Keep a retrieval-augmented QA system's evaluation honest: golden sets, runs, gate, labels, calibration.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+    )
+
+    def _version(value: bool) -> None:
+        if value:
+            typer.echo(f"qaeval {__version__}")
+            raise typer.Exit(0)
+
+    @built.callback()
+    def main(
+        config: Path | None = typer.Option(
+            None, "--config", help="Config file (default: ./qaeval.toml, then [tool.qaeval] in ./pyproject.toml)."
+        ),
+        version: bool = typer.Option(
+            False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ) -> None:
+        """qaeval: golden sets, runs, CI gate, blind labels and judge calibration."""
+
+    _register(built)
+    return built
 
 
-@app.callback()
-def main(
-    config: Path | None = typer.Option(
-        None, "--config", help="Config file (default: ./qaeval.toml, then [tool.qaeval] in ./pyproject.toml)."
-    ),
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
-    ),
-) -> None:
-    """qaeval: golden sets, runs, CI gate, blind labels and judge calibration."""
-
-
-def _register() -> None:
+def _register(target: typer.Typer) -> None:
     from qaeval_tui.cli import golden_cmds
 
-    golden_cmds.register(app)
+    golden_cmds.register(target)
     from qaeval_tui.cli import review_cmd
 
-    review_cmd.register(app)
+    review_cmd.register(target)
     from qaeval_tui.cli import label_cmds
 
-    label_cmds.register(app)
+    label_cmds.register(target)
     from qaeval_tui.cli import curation_cmds
 
-    curation_cmds.register(app)
+    curation_cmds.register(target)
     from qaeval_tui.cli import run_cmds
 
-    run_cmds.register(app)
+    run_cmds.register(target)
 
 
-_register()
+def _app() -> typer.Typer:
+    built: typer.Typer | None = globals().get("app")
+    if built is None:
+        built = globals()["app"] = _build_app()  # once; later lookups of `app` find it directly
+    return built
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        return _app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def run() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point: a command that runs user code runs supervised, in a child process."""
+    from qaeval_tui.cli import supervisor
+
+    report_fd = supervisor.take_report_fd()
+    if report_fd is None:
+        command = supervisor.supervised_command(sys.argv[1:])
+        if command is not None and os.name == "posix":  # pass_fds is POSIX only: elsewhere, in-process
+            sys.exit(supervisor.supervise(command, sys.argv[1:]))
+        _app()()
+        return
+    try:
+        _app()(prog_name="qaeval")
+    except SystemExit as exc:  # every end of a command, 0 included, is an exit: report it
+        supervisor.report_exit(report_fd, exc.code)
+        raise
