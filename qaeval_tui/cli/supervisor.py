@@ -61,7 +61,7 @@ def supervised_command(argv: list[str]) -> str | None:
 def supervise(command: str, argv: list[str]) -> int:
     """Run `qaeval argv` in a child and return the exit code the parent should end with."""
     read_end, write_end = os.pipe()
-    head = "" if sys.flags.safe_path else sys.path[0]
+    head = "" if sys.flags.safe_path else os.path.abspath(sys.path[0])  # "" in sys.path is the current folder
     child: subprocess.Popen[bytes] | None = None
     stopped_by: list[int] = []
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, write_jsonl
+from tests.conftest import DEMO_GOLDEN, REPO, write_jsonl
 from tests.core.run_fixtures import abstain_case, case, multi_hop_case
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="supervision needs pass_fds (POSIX)")
@@ -187,3 +187,19 @@ def test_deciding_to_supervise_loads_no_cli_library_in_the_parent() -> None:
     loaded = {name.split(".")[0] for name in result.stdout.split()}
     assert not loaded & {"typer", "click", "rich", "pydantic", "numpy", "textual"}
     assert "No such option" in result.stderr  # the child parsed the command line and said what was wrong
+
+
+def test_a_module_in_the_current_folder_shadows_no_library_in_the_command(tmp_path: Path) -> None:
+    # The command starts in a child interpreter; a `python -c` or `-m` child would put the current
+    # folder first on its import path, where the `qaeval` script never does.
+    (tmp_path / "rich.py").write_text("raise ImportError('the local rich.py was imported')\n")
+    result = subprocess.run(
+        [str(QAEVAL), "run", "--data", str(DEMO_GOLDEN), "--db", str(tmp_path / "runs.db")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Cases: 39" in result.stdout
