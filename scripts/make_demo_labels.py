@@ -30,7 +30,7 @@ from typing import Any
 
 from qaeval_tui.core.adapters import load_adapter
 from qaeval_tui.core.config import Config, load_config
-from qaeval_tui.core.golden import load_golden
+from qaeval_tui.core.golden.loader import load_golden
 from qaeval_tui.core.judge import load_judge
 from qaeval_tui.core.labels_io import VERDICTS_FILENAME, export_labels
 from qaeval_tui.core.models import Axis

@@ -17,8 +17,8 @@ from qaeval_tui.core.text import literal, one_line
 
 if TYPE_CHECKING:
     from qaeval_tui.core.curation import CurationError
+    from qaeval_tui.core.golden.neardup import SimilarCase
     from qaeval_tui.core.inbox import InboxEntry
-    from qaeval_tui.core.neardup import SimilarCase
     from qaeval_tui.core.store import Store
 
 # The curation core is imported inside each command, so other commands do not pay for it.

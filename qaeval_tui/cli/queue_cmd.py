@@ -70,7 +70,7 @@ def queue(
         golden = None
         missing = [o for o in store.run_outputs(run["run_id"]) if store.case_json(o["case_hash"]) is None]
         if missing:
-            from qaeval_tui.core.golden import load_golden
+            from qaeval_tui.core.golden.loader import load_golden
 
             golden = load_golden(data or [config.path(config.paths.golden)])
         created = build_review_items(store, run["run_id"], golden)

@@ -88,7 +88,7 @@ def execute(
     """Load, run, store: the part every command shares. With `against`, refuse a mismatched baseline first."""
     from qaeval_tui.core.adapters import adapter_label, load_adapter
     from qaeval_tui.core.baseline import check_settings
-    from qaeval_tui.core.golden import load_golden
+    from qaeval_tui.core.golden.loader import load_golden
     from qaeval_tui.core.judge import effective_config, load_judge
     from qaeval_tui.core.runner import run_suite, store_run
     from qaeval_tui.core.store import Store

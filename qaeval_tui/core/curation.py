@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from qaeval_tui.core.atomic_file import append_line_atomically, held_lock, remove_leftover_temps, restore_file
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import QaevalError, UsageError
-from qaeval_tui.core.golden import LIVING_SPLIT, GoldenSet, case_content_hash, expand_paths, load_golden
+from qaeval_tui.core.golden.loader import LIVING_SPLIT, GoldenSet, case_content_hash, expand_paths, load_golden
 from qaeval_tui.core.inbox import InboxDecision, InboxEntry, inbox_entry
 from qaeval_tui.core.models import CASE_ID_PATTERN, GoldenCase, LoadedCase
 from qaeval_tui.core.promotion_draft import (
@@ -46,7 +46,7 @@ from qaeval_tui.core.promotion_draft import (
 from qaeval_tui.core.store import Store, utc_now
 
 if TYPE_CHECKING:  # neardup brings numpy; only a promotion needs it
-    from qaeval_tui.core.neardup import QuestionIndex, SimilarCase
+    from qaeval_tui.core.golden.neardup import QuestionIndex, SimilarCase
 
 __all__ = [
     "BEHAVIORS",
@@ -147,7 +147,7 @@ class GoldenSnapshot:
 
     @cached_property
     def index(self) -> QuestionIndex:
-        from qaeval_tui.core.neardup import QuestionIndex
+        from qaeval_tui.core.golden.neardup import QuestionIndex
 
         return QuestionIndex((loaded.case.id, loaded.case.question) for loaded in self.golden.cases)
 

@@ -17,8 +17,8 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from qaeval_tui.core.errors import InputError, Problem, UsageError
-from qaeval_tui.core.golden import problems_from_validation
-from qaeval_tui.core.hashing import canonical_json
+from qaeval_tui.core.golden.hashing import canonical_json
+from qaeval_tui.core.golden.loader import problems_from_validation
 from qaeval_tui.core.jsonl import json_object_lines
 from qaeval_tui.core.label_export import LABEL_FIELDS, VERDICTS_FILENAME, export_labels, export_verdicts, label_record
 from qaeval_tui.core.labels_foreign import FieldMapping, read_foreign_file

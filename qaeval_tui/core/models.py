@@ -292,7 +292,7 @@ class JudgeConfig(BaseModel):
     rubric_version: str = "1"
 
     def config_hash(self) -> str:
-        from qaeval_tui.core.hashing import content_hash
+        from qaeval_tui.core.golden.hashing import content_hash
 
         return content_hash(self.model_dump(mode="json"))
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from qaeval_tui.core.golden import case_to_json_dict, parse_case_line
+from qaeval_tui.core.golden.loader import case_to_json_dict, parse_case_line
 from qaeval_tui.core.inbox import ProductionMiss
 from qaeval_tui.core.jsonl import loads
 from qaeval_tui.core.models import GoldenCase
@@ -70,7 +70,7 @@ class PromotionDraft:
 
 def suggest_case_id(question: str, taken: set[str] | dict[str, str]) -> str:
     """A readable, unused id from the question's first content words, e.g. `gateway-g2-price-01`."""
-    from qaeval_tui.core.neardup import normalize_question  # with numpy: loaded when first needed
+    from qaeval_tui.core.golden.neardup import normalize_question  # with numpy: loaded when first needed
 
     words = normalize_question(question).split()[:4] or ["case"]
     stem = "-".join(words)

@@ -26,8 +26,8 @@ from qaeval_tui.core.adapters import SystemAdapter, adapter_label, case_view, de
 from qaeval_tui.core.batch import collector_paused
 from qaeval_tui.core.checks import CheckResult, run_checks
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.golden import case_to_json_dict
-from qaeval_tui.core.hashing import content_hash, item_id_for, suite_hash
+from qaeval_tui.core.golden.hashing import content_hash, item_id_for, suite_hash
+from qaeval_tui.core.golden.loader import case_to_json_dict
 from qaeval_tui.core.judge import JudgeClient, effective_config, judge_descriptor, judge_verdict
 from qaeval_tui.core.metrics import Scoreboard, case_values, scoreboard
 from qaeval_tui.core.models import CaseView, Citation, JudgeConfig, LoadedCase, Rubric, SUTOutput

@@ -18,7 +18,7 @@ from textual.worker import get_current_worker
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.golden import load_golden
+from qaeval_tui.core.golden.loader import load_golden
 from qaeval_tui.core.prepare import PrepareReport, ensure_prepared, run_configured
 from qaeval_tui.core.runner import store_run
 from qaeval_tui.core.store import Store

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from qaeval_tui.core.hashing import content_hash, item_id_for
+from qaeval_tui.core.golden.hashing import content_hash, item_id_for
 from qaeval_tui.core.store import Store
 
 ADAPTER_NAME = "SecretHubAdapter"

@@ -21,7 +21,7 @@ from qaeval_tui.core.curation import (
     validate_promotion,
 )
 from qaeval_tui.core.errors import InputError, Problem, UsageError
-from qaeval_tui.core.golden import load_golden
+from qaeval_tui.core.golden.loader import load_golden
 from qaeval_tui.core.inbox import import_misses, inbox_entry
 from qaeval_tui.core.promotion_draft import checkpoint_spec, parse_checkpoint
 from qaeval_tui.core.store import Store

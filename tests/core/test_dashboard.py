@@ -10,7 +10,7 @@ import pytest
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.dashboard import STEPS, compute_dashboard, reviewer_progress
-from qaeval_tui.core.golden import load_golden
+from qaeval_tui.core.golden.loader import load_golden
 from qaeval_tui.core.label_sources import agreement_from_store, calibration_from_store
 from qaeval_tui.core.labels_io import import_labels
 from qaeval_tui.core.prepare import run_configured

@@ -22,7 +22,7 @@ from qaeval_tui.core.baseline import load_baseline
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.drift import read_timeseries
 from qaeval_tui.core.errors import InputError, Problem, QaevalError, UsageError
-from qaeval_tui.core.golden import load_golden
+from qaeval_tui.core.golden.loader import load_golden
 from qaeval_tui.core.inbox import import_misses
 from qaeval_tui.core.labels_foreign import FieldMapping
 from qaeval_tui.core.labels_io import import_labels, read_labels, read_verdicts

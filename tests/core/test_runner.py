@@ -13,7 +13,7 @@ import pytest
 
 from qaeval_tui.core.adapters import SystemAdapter
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.hashing import content_hash, item_id_for
+from qaeval_tui.core.golden.hashing import content_hash, item_id_for
 from qaeval_tui.core.hub import ReferenceHub
 from qaeval_tui.core.judge import JudgeResult, MechanicalJudge, make_mechanical_judge
 from qaeval_tui.core.models import CaseView, GoldenCase, LoadedCase, Rubric, SUTOutput

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.golden import load_golden
+from qaeval_tui.core.golden.loader import load_golden
 from qaeval_tui.core.prepare import ensure_prepared
 from qaeval_tui.core.review import ReviewSession
 from qaeval_tui.core.store import Store

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from qaeval_tui.core.golden import load_golden
+from qaeval_tui.core.golden.loader import load_golden
 from qaeval_tui.core.inbox import import_misses, inbox_entry
 from qaeval_tui.tui.scenes import AnyPilot, wait_until
 from qaeval_tui.tui.screens.inbox import InboxScreen

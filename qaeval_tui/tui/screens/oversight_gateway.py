@@ -25,7 +25,7 @@ from qaeval_tui.core.curation import (
     promotion_context,
     reject,
 )
-from qaeval_tui.core.golden import GoldenSet, load_golden
+from qaeval_tui.core.golden.loader import GoldenSet, load_golden
 from qaeval_tui.core.inbox import ImportReport, InboxDecision, InboxEntry, import_misses, list_inbox
 from qaeval_tui.core.store import Store
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from qaeval_tui.core.golden import LIVING_SPLIT
+from qaeval_tui.core.golden.loader import LIVING_SPLIT
 from qaeval_tui.core.models import LoadedCase, RetrieveCheckpoint
 from qaeval_tui.tui.literal import line, plain
 
