@@ -21,7 +21,7 @@ from qaeval_tui.core.errors import InputError
 
 if TYPE_CHECKING:
     from qaeval_tui.core.baseline import Baseline
-    from qaeval_tui.core.runner import RunResult
+    from qaeval_tui.core.running.runner import RunResult
 
 # Modules that do the work are imported inside the commands that need them, so that
 # `qaeval --help` and the other commands do not pay for them (see cli/main.py).
@@ -86,11 +86,11 @@ def execute(
     against: Baseline | None = None,
 ) -> RunResult:
     """Load, run, store: the part every command shares. With `against`, refuse a mismatched baseline first."""
-    from qaeval_tui.core.adapters import adapter_label, load_adapter
     from qaeval_tui.core.baseline import check_settings
     from qaeval_tui.core.golden.loader import load_golden
-    from qaeval_tui.core.judge import effective_config, load_judge
-    from qaeval_tui.core.runner import run_suite, store_run
+    from qaeval_tui.core.running.adapters import adapter_label, load_adapter
+    from qaeval_tui.core.running.judge import effective_config, load_judge
+    from qaeval_tui.core.running.runner import run_suite, store_run
     from qaeval_tui.core.store import Store
 
     config = config_from(ctx)
@@ -137,7 +137,7 @@ def run(
     Exit 0 ran, 2 usage or input error.
     """
     from qaeval_tui.cli.run_views import print_scoreboard
-    from qaeval_tui.core.runner import write_json
+    from qaeval_tui.core.running.runner import write_json
 
     _check_targets(out)
     result = execute(ctx, data, adapter, judge, workers, db)
@@ -168,7 +168,7 @@ def baseline(
     """Run the suite and write the scores as the baseline the gate compares against. Exit 0, or 2."""
     from qaeval_tui.cli.run_views import print_scoreboard
     from qaeval_tui.core.baseline import baseline_document
-    from qaeval_tui.core.runner import write_json
+    from qaeval_tui.core.running.runner import write_json
 
     _check_targets(out)
     result = execute(ctx, data, adapter, judge, workers, db)
@@ -207,7 +207,7 @@ def gate(
     from qaeval_tui.core.baseline import load_baseline
     from qaeval_tui.core.gate import run_gate
     from qaeval_tui.core.gate_report import gate_json, gate_junit, gate_markdown
-    from qaeval_tui.core.runner import write_json
+    from qaeval_tui.core.running.runner import write_json
     from qaeval_tui.core.store import Store
     from qaeval_tui.core.trust import stored_axis_trust
 
@@ -249,7 +249,7 @@ def _check_targets(*paths: Path | None) -> None:
 def _print_document(document: dict[str, Any]) -> None:
     """A run or baseline document on stdout: refused whole, naming the field, if it holds NaN."""
     from qaeval_tui.core.atomic_file import require_finite
-    from qaeval_tui.core.runner import dumps_document
+    from qaeval_tui.core.running.runner import dumps_document
     from qaeval_tui.core.text import json_visible
 
     require_finite(document, "stdout")

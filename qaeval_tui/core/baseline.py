@@ -23,9 +23,15 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.jsonl import RefusedJSON, loads
-from qaeval_tui.core.metrics import METRIC_NAMES, METRIC_SPECS, MetricValue, metric_value_from_json, rate_problem
 from qaeval_tui.core.models import JudgeConfig
-from qaeval_tui.core.runner import ARTIFACT_VERSION, RUN_FORMAT, RunResult
+from qaeval_tui.core.running.metrics import (
+    METRIC_NAMES,
+    METRIC_SPECS,
+    MetricValue,
+    metric_value_from_json,
+    rate_problem,
+)
+from qaeval_tui.core.running.runner import ARTIFACT_VERSION, RUN_FORMAT, RunResult
 from qaeval_tui.core.text import one_line
 
 BASELINE_FORMAT = "qaeval-baseline"

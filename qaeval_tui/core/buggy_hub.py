@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from qaeval_tui.core.hub import ReferenceHub, build_prompt, quote_answer
 from qaeval_tui.core.models import CaseView, Citation, SUTOutput
-from qaeval_tui.core.retrieval import LexicalRetriever, normalize_space
+from qaeval_tui.core.running.matching import LexicalRetriever, normalize_space
 
 # Warmed long ago from an export of the golden answers: the leak this hub exists to show.
 _STALE_CACHE = {

@@ -57,7 +57,7 @@ Tolerance = Annotated[float, Field(strict=True, ge=0, le=1)]
 
 def _known_metric(name: str) -> str:
     """A misspelled metric would otherwise be found only after a whole run, or never be gated."""
-    from qaeval_tui.core.metrics import METRIC_NAMES  # only when a config names tolerances
+    from qaeval_tui.core.running.metrics import METRIC_NAMES  # only when a config names tolerances
 
     if name not in METRIC_NAMES:
         raise ValueError(f"unknown metric; known: {', '.join(METRIC_NAMES)}")
@@ -85,7 +85,7 @@ class RunConfig(Section):
         default="qaeval_tui.core.hub:make_reference_hub", description="module:factory of the system under test."
     )
     judge: str = Field(
-        default="qaeval_tui.core.judge:make_mechanical_judge", description="module:factory of the judge."
+        default="qaeval_tui.core.running.judge:make_mechanical_judge", description="module:factory of the judge."
     )
     workers: int = Field(default=1, ge=1, le=64, description="Parallel adapter calls.")
     top_k: int = Field(default=3, ge=1, description="k for retrieval recall@k / precision@k.")

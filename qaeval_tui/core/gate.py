@@ -23,8 +23,8 @@ from qaeval_tui.core.baseline import Baseline, check_comparable
 from qaeval_tui.core.batch import collector_paused
 from qaeval_tui.core.config import GateConfig
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.metrics import METRIC_NAMES, METRIC_SPECS
-from qaeval_tui.core.runner import RunResult
+from qaeval_tui.core.running.metrics import METRIC_NAMES, METRIC_SPECS
+from qaeval_tui.core.running.runner import RunResult
 from qaeval_tui.core.stats import paired_bootstrap_ci
 
 CONFIDENCE = 0.95

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 
 from qaeval_tui.core.models import CaseView, Citation, Source, SUTOutput
-from qaeval_tui.core.retrieval import Hit, LexicalRetriever, analyze, term_set
+from qaeval_tui.core.running.matching import Hit, LexicalRetriever, analyze, term_set
 
 ABSTAIN_MESSAGE = "I can't answer that from the available sources."
 PROMPT_HEADER = (

@@ -24,7 +24,7 @@ from qaeval_tui.core.review import Progress, assign, build_review_items
 from qaeval_tui.core.store import Store
 
 if TYPE_CHECKING:
-    from qaeval_tui.core.runner import RunResult
+    from qaeval_tui.core.running.runner import RunResult
 
 Step = Callable[[str], object]
 
@@ -102,9 +102,9 @@ def _preparation_lock(store: Store) -> Iterator[None]:
 
 def run_configured(config: Config, golden: GoldenSet, say: Step) -> RunResult:
     """Run the configured adapter and judge over the golden set (the runner of issue 3)."""
-    from qaeval_tui.core.adapters import adapter_label, load_adapter
-    from qaeval_tui.core.judge import load_judge
-    from qaeval_tui.core.runner import run_suite
+    from qaeval_tui.core.running.adapters import adapter_label, load_adapter
+    from qaeval_tui.core.running.judge import load_judge
+    from qaeval_tui.core.running.runner import run_suite
 
     adapter = load_adapter(config.run.adapter)
     judge = load_judge(config.run.judge)
@@ -168,7 +168,7 @@ def ensure_prepared(
         if run is None:
             say("Loading the golden set…")
             golden = load_golden(data_paths)
-            from qaeval_tui.core.runner import store_run
+            from qaeval_tui.core.running.runner import store_run
 
             result = run_configured(config, golden, say)
             store_run(store, result)

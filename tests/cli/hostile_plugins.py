@@ -10,8 +10,8 @@ import sys
 from typing import Any
 
 from qaeval_tui.core.hub import ReferenceHub
-from qaeval_tui.core.judge import JudgeResult, MechanicalJudge
 from qaeval_tui.core.models import CaseView, GoldenCase, Rubric, SUTOutput
+from qaeval_tui.core.running.judge import JudgeResult, MechanicalJudge
 
 
 class OutageJudge(MechanicalJudge):

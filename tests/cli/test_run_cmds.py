@@ -211,7 +211,7 @@ def test_the_real_system_examples_load_and_explain_what_they_need(
 def test_the_example_judge_turns_a_model_reply_into_scores_and_rejects_nonsense(tmp_path: Path, suite: Path) -> None:
     import importlib.util
 
-    from qaeval_tui.core.judge import judge_verdict
+    from qaeval_tui.core.running.judge import judge_verdict
     from tests.core.run_fixtures import RUBRIC, quoting_output
 
     spec = importlib.util.spec_from_file_location("real_judge_example", REPO / "examples" / "real_judge.py")

@@ -15,7 +15,7 @@ from qaeval_tui.core.label_sources import agreement_from_store, calibration_from
 from qaeval_tui.core.labels_io import import_labels
 from qaeval_tui.core.prepare import run_configured
 from qaeval_tui.core.review import assign, build_review_items
-from qaeval_tui.core.runner import store_run
+from qaeval_tui.core.running.runner import store_run
 from qaeval_tui.core.store import Store
 from tests.conftest import DEMO_GOLDEN, REPO
 from tests.core.review_fixtures import store_with_run

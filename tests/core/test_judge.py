@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.judge import (
+from qaeval_tui.core.models import Axis, Citation, GoldenCase, JudgeConfig, Rubric, SUTOutput
+from qaeval_tui.core.running.judge import (
     JudgeResult,
     MechanicalJudge,
     effective_config,
@@ -17,7 +18,6 @@ from qaeval_tui.core.judge import (
     load_judge,
     make_mechanical_judge,
 )
-from qaeval_tui.core.models import Axis, Citation, GoldenCase, JudgeConfig, Rubric, SUTOutput
 from tests.core.run_fixtures import (
     HB5_WARRANTY,
     RUBRIC,
@@ -200,7 +200,7 @@ def test_an_adapter_failure_is_not_judged() -> None:
 
 
 def test_load_judge_accepts_a_factory_and_explains_a_bad_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert isinstance(load_judge("qaeval_tui.core.judge:make_mechanical_judge"), MechanicalJudge)
+    assert isinstance(load_judge("qaeval_tui.core.running.judge:make_mechanical_judge"), MechanicalJudge)
     (tmp_path / "judges_here.py").write_text(
         "class NoScore:\n    config = None\n\ndef make():\n    return NoScore()\n\n"
         "class BadConfig:\n    config = {'name': 'x'}\n    def score(self, *a):\n        return None\n\n"
@@ -218,7 +218,7 @@ def test_a_judge_config_no_verdict_could_record_is_refused_at_load(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "odd_judges.py").write_text(
-        "from qaeval_tui.core.judge import MechanicalJudge\n"
+        "from qaeval_tui.core.running.judge import MechanicalJudge\n"
         "from qaeval_tui.core.models import JudgeConfig\n"
         "def nan_temperature():\n"
         "    return MechanicalJudge(JudgeConfig(name='x', model='m', temperature=float('nan')))\n"

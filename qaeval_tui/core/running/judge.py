@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
 
-from qaeval_tui.core.adapters import describe_failure, load_factory
-from qaeval_tui.core.checks import load_bearing_sentences, sentence_is_cited
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.models import Axis, Citation, GoldenCase, JudgeConfig, Rubric, Source, SUTOutput
-from qaeval_tui.core.retrieval import analyze, split_sentences, support, support_terms, term_set
-from qaeval_tui.core.trajectory import key_facts
+from qaeval_tui.core.running.adapters import describe_failure, load_factory
+from qaeval_tui.core.running.checks import load_bearing_sentences, sentence_is_cited
+from qaeval_tui.core.running.matching import analyze, split_sentences, support, support_terms, term_set
+from qaeval_tui.core.running.trajectory import key_facts
 
 FAITHFULNESS = "faithfulness"
 ANSWER_CORRECTNESS = "answer_correctness"
@@ -328,5 +328,5 @@ class MechanicalJudge:
 
 
 def make_mechanical_judge() -> MechanicalJudge:
-    """Zero-argument factory for `--judge qaeval_tui.core.judge:make_mechanical_judge`."""
+    """Zero-argument factory for `--judge qaeval_tui.core.running.judge:make_mechanical_judge`."""
     return MechanicalJudge()
