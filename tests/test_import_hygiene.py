@@ -45,7 +45,16 @@ def test_validate_loads_only_what_it_uses() -> None:
     assert "qaeval_tui.core.golden.loader" in loaded
     heavy = {"numpy", "krippendorff", "textual", "sqlite_utils", "sqlite3"}
     assert not {m for m in loaded if m.split(".")[0] in heavy}
-    unused = {"store", "running.runner", "agreement", "calibration", "gate", "curation", "review", "report_html"}
+    unused = {
+        "store",
+        "running.runner",
+        "agreement",
+        "calibration",
+        "gate.decision",
+        "curation",
+        "review",
+        "report_html",
+    }
     assert not {f"qaeval_tui.core.{name}" for name in unused} & loaded
 
 

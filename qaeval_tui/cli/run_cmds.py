@@ -20,7 +20,7 @@ from qaeval_tui.core.batch import with_collector_paused
 from qaeval_tui.core.errors import InputError
 
 if TYPE_CHECKING:
-    from qaeval_tui.core.baseline import Baseline
+    from qaeval_tui.core.gate.baseline import Baseline
     from qaeval_tui.core.running.runner import RunResult
 
 # Modules that do the work are imported inside the commands that need them, so that
@@ -86,7 +86,7 @@ def execute(
     against: Baseline | None = None,
 ) -> RunResult:
     """Load, run, store: the part every command shares. With `against`, refuse a mismatched baseline first."""
-    from qaeval_tui.core.baseline import check_settings
+    from qaeval_tui.core.gate.baseline import check_settings
     from qaeval_tui.core.golden.loader import load_golden
     from qaeval_tui.core.running.adapters import adapter_label, load_adapter
     from qaeval_tui.core.running.judge import effective_config, load_judge
@@ -167,7 +167,7 @@ def baseline(
 ) -> None:
     """Run the suite and write the scores as the baseline the gate compares against. Exit 0, or 2."""
     from qaeval_tui.cli.run_views import print_scoreboard
-    from qaeval_tui.core.baseline import baseline_document
+    from qaeval_tui.core.gate.baseline import baseline_document
     from qaeval_tui.core.running.runner import write_json
 
     _check_targets(out)
@@ -204,12 +204,12 @@ def gate(
     Exit 0 pass, 1 block, 2 usage or input error (a missing, unreadable or mismatched baseline too).
     """
     from qaeval_tui.cli.run_views import print_gate, print_scoreboard
-    from qaeval_tui.core.baseline import load_baseline
-    from qaeval_tui.core.gate import run_gate
-    from qaeval_tui.core.gate_report import gate_json, gate_junit, gate_markdown
+    from qaeval_tui.core.gate.baseline import load_baseline
+    from qaeval_tui.core.gate.decision import run_gate
+    from qaeval_tui.core.gate.report import gate_json, gate_junit, gate_markdown
+    from qaeval_tui.core.gate.trust import stored_axis_trust
     from qaeval_tui.core.running.runner import write_json
     from qaeval_tui.core.store import Store
-    from qaeval_tui.core.trust import stored_axis_trust
 
     config = config_from(ctx)
     reference = load_baseline(baseline_path)  # before the run: a bad baseline costs nothing
@@ -284,7 +284,7 @@ def drift(
     Higher-is-better metrics alarm on drops only; over-refusal in both directions. Exit 0, 1 alarm, 2.
     """
     from qaeval_tui.cli.run_views import print_drift
-    from qaeval_tui.core.drift import append_point, check_drift, check_options, point_from_run, read_timeseries
+    from qaeval_tui.core.gate.drift import append_point, check_drift, check_options, point_from_run, read_timeseries
 
     check_options(window, sigma, min_band)
     history = read_timeseries(timeseries)  # a corrupt series fails before the run

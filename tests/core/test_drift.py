@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from qaeval_tui.core.drift import DriftPoint, append_point, check_drift, read_timeseries
 from qaeval_tui.core.errors import InputError
+from qaeval_tui.core.gate.drift import DriftPoint, append_point, check_drift, read_timeseries
 from qaeval_tui.core.running.metrics import METRIC_NAMES
 
 

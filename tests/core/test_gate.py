@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from qaeval_tui.core.baseline import Baseline, baseline_document, load_baseline
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.gate import GateReport, run_gate
-from qaeval_tui.core.gate_report import gate_json, gate_junit, gate_markdown
+from qaeval_tui.core.gate.baseline import Baseline, baseline_document, load_baseline
+from qaeval_tui.core.gate.decision import GateReport, run_gate
+from qaeval_tui.core.gate.report import gate_json, gate_junit, gate_markdown
 from qaeval_tui.core.hub import ReferenceHub
 from qaeval_tui.core.models import CaseView, Citation, GoldenCase, JudgeConfig, LoadedCase, Rubric, SUTOutput
 from qaeval_tui.core.running.adapters import SystemAdapter

@@ -18,10 +18,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qaeval_tui.core.baseline import load_baseline
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.drift import read_timeseries
 from qaeval_tui.core.errors import InputError, Problem, QaevalError, UsageError
+from qaeval_tui.core.gate.baseline import load_baseline
+from qaeval_tui.core.gate.drift import read_timeseries
 from qaeval_tui.core.golden.loader import load_golden
 from qaeval_tui.core.inbox import import_misses
 from qaeval_tui.core.labels_foreign import FieldMapping

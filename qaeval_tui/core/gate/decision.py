@@ -19,10 +19,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from qaeval_tui.core.baseline import Baseline, check_comparable
 from qaeval_tui.core.batch import collector_paused
 from qaeval_tui.core.config import GateConfig
 from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.gate.baseline import Baseline, check_comparable
 from qaeval_tui.core.running.metrics import METRIC_NAMES, METRIC_SPECS
 from qaeval_tui.core.running.runner import RunResult
 from qaeval_tui.core.stats import paired_bootstrap_ci
