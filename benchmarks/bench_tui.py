@@ -26,7 +26,7 @@ from benchmarks.synthetic import write_synthetic_golden
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.golden.hashing import content_hash, item_id_for
 from qaeval_tui.core.golden.loader import load_golden
-from qaeval_tui.core.review import assign, build_review_items
+from qaeval_tui.core.review.session import assign, build_review_items
 from qaeval_tui.core.store import Store
 
 REVIEWER = "bench"

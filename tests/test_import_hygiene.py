@@ -52,7 +52,7 @@ def test_validate_loads_only_what_it_uses() -> None:
         "calibration",
         "gate.decision",
         "curation",
-        "review",
+        "review.session",
         "report_html",
     }
     assert not {f"qaeval_tui.core.{name}" for name in unused} & loaded

@@ -20,7 +20,7 @@ from qaeval_tui.core.errors import UsageError
 if TYPE_CHECKING:
     from qaeval_tui.core.config import Config
     from qaeval_tui.core.label_sources import LabelInput
-    from qaeval_tui.core.labels_io import Format
+    from qaeval_tui.core.review.labels_io import Format
     from qaeval_tui.core.store import Store
     from qaeval_tui.core.verdict_table import VerdictTable
 
@@ -82,7 +82,7 @@ def labels_export(
     Never into the golden folder; a reviewer whose file name is unsafe or clashes with a golden
     split or the verdict export is refused before anything is written. Exit 0, or 2 on a usage error.
     """
-    from qaeval_tui.core.label_export import VERDICTS_FILENAME, export_folder
+    from qaeval_tui.core.review.label_export import VERDICTS_FILENAME, export_folder
 
     config = config_from(ctx)
     folder = out or config.path(config.paths.labels)
@@ -139,7 +139,7 @@ def labels_import(
     Strict: every problem is listed as file:line: field: message and nothing is imported.
     Exit 0 imported, 1 invalid input, 2 usage.
     """
-    from qaeval_tui.core.labels_io import FieldMapping, import_labels
+    from qaeval_tui.core.review.labels_io import FieldMapping, import_labels
 
     config = config_from(ctx)
     if fmt is not None and fmt not in FORMATS:
@@ -180,7 +180,7 @@ def _labels(
 ) -> tuple[LabelInput, list[Path]]:
     """Labels from --labels, else the store, else the configured labels folder; returns the folders read."""
     from qaeval_tui.core.label_sources import labels_from_files, labels_from_store
-    from qaeval_tui.core.labels_io import expand_label_paths
+    from qaeval_tui.core.review.labels_io import expand_label_paths
 
     if paths:
         return labels_from_files(paths, config.rubric, include_post_reveal=include_post_reveal), [

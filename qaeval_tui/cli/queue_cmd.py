@@ -57,7 +57,7 @@ def queue(
     """
     from rich.table import Table
 
-    from qaeval_tui.core.review import assign, build_review_items
+    from qaeval_tui.core.review.session import assign, build_review_items
 
     config = config_from(ctx)
     names = [n.strip() for n in reviewers.split(",")] if reviewers else list(config.review.reviewers)

@@ -19,8 +19,8 @@ from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.label_table import LabelTable, select_labels
 from qaeval_tui.core.models import Label
-from qaeval_tui.core.review import label_from_row
-from qaeval_tui.core.review_views import CitationView, SourceView, content_views
+from qaeval_tui.core.review.session import label_from_row
+from qaeval_tui.core.review.views import CitationView, SourceView, content_views
 from qaeval_tui.core.store import Store
 
 CONSENSUS_SOURCES: dict[int, str] = {

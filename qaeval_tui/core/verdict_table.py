@@ -11,7 +11,7 @@ import numpy as np
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.label_table import BoolArray, FloatArray, IntArray, axis_values
 from qaeval_tui.core.models import Rubric
-from qaeval_tui.core.rubric_fit import check_rubric_unchanged
+from qaeval_tui.core.review.rubric_fit import check_rubric_unchanged
 
 
 class ScoredVerdict(Protocol):

@@ -19,7 +19,7 @@ from textual.worker import get_current_worker
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.loader import load_golden
-from qaeval_tui.core.prepare import PrepareReport, ensure_prepared, run_configured
+from qaeval_tui.core.review.prepare import PrepareReport, ensure_prepared, run_configured
 from qaeval_tui.core.running.runner import store_run
 from qaeval_tui.core.store import Store
 from qaeval_tui.tui.app import ReviewApp, create_app

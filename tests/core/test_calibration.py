@@ -14,7 +14,7 @@ from qaeval_tui.core.config import CalibrationConfig, Config
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.label_table import LabelTable
 from qaeval_tui.core.models import Axis, JudgeVerdict, Label, Rubric
-from qaeval_tui.core.review import build_review_items
+from qaeval_tui.core.review.session import build_review_items
 from qaeval_tui.core.verdict_table import VerdictTable
 
 ORDINAL = Axis(name="f", anchors=("a", "b", "c"))

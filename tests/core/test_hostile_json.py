@@ -20,7 +20,7 @@ from qaeval_tui.core.gate.drift import read_timeseries
 from qaeval_tui.core.golden.loader import load_golden
 from qaeval_tui.core.inbox import import_misses
 from qaeval_tui.core.jsonl import lone_surrogate_column
-from qaeval_tui.core.labels_io import read_labels, read_verdicts
+from qaeval_tui.core.review.labels_io import read_labels, read_verdicts
 from qaeval_tui.core.store import Store
 
 DEPTH = 100_000

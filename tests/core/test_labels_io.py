@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import InputError, UsageError
-from qaeval_tui.core.labels_io import (
+from qaeval_tui.core.review.labels_io import (
     LABEL_FIELDS,
     VERDICTS_FILENAME,
     FieldMapping,
@@ -22,7 +22,7 @@ from qaeval_tui.core.labels_io import (
     read_labels,
     read_verdicts,
 )
-from qaeval_tui.core.review import ReviewSession, assign, build_review_items
+from qaeval_tui.core.review.session import ReviewSession, assign, build_review_items
 from qaeval_tui.core.store import Store
 from tests.core.review_fixtures import FULL, JUDGE_HASH, store_with_run
 

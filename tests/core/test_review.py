@@ -13,7 +13,7 @@ from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.loader import GoldenSet
 from qaeval_tui.core.models import Axis, GoldenCase, LoadedCase, Rubric
-from qaeval_tui.core.review import (
+from qaeval_tui.core.review.session import (
     ABSTAIN_GOLD,
     BlindItemView,
     BlindnessError,

@@ -27,7 +27,7 @@ from qaeval_tui.core.label_sources import (
 )
 from qaeval_tui.core.label_table import LabelTable, select_labels
 from qaeval_tui.core.models import JudgeVerdict
-from qaeval_tui.core.review import assign, build_review_items, label_from_row
+from qaeval_tui.core.review.session import assign, build_review_items, label_from_row
 from qaeval_tui.core.store import Store, StoredLabel, StoredVerdict
 from qaeval_tui.core.verdict_table import VerdictTable
 from tests.core.review_fixtures import JUDGE_HASH, JUDGE_NAME, store_with_run

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.review import ReviewSession, assign, build_review_items
+from qaeval_tui.core.review.session import ReviewSession, assign, build_review_items
 from qaeval_tui.core.store import _MIGRATIONS, SCHEMA_VERSION, Store
 from tests.core.review_fixtures import FULL, store_with_run
 

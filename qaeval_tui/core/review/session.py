@@ -15,9 +15,9 @@ from typing import Any
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import QaevalError, UsageError
 from qaeval_tui.core.models import Label, Rubric
-from qaeval_tui.core.review_ledger import QueueLedger
-from qaeval_tui.core.review_queue import AssignmentReport, assign, build_review_items
-from qaeval_tui.core.review_views import (
+from qaeval_tui.core.review.ledger import QueueLedger
+from qaeval_tui.core.review.queue import AssignmentReport, assign, build_review_items
+from qaeval_tui.core.review.views import (
     AxisView,
     BlindItemView,
     CitationView,

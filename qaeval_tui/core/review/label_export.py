@@ -21,7 +21,7 @@ from qaeval_tui.core.atomic_file import held_lock, remove_leftover_temps, strict
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.loader import LIVING_SPLIT, split_of
 from qaeval_tui.core.models import CASE_ID_PATTERN, Label
-from qaeval_tui.core.review import label_from_row
+from qaeval_tui.core.review.session import label_from_row
 from qaeval_tui.core.store import Store
 
 VERDICTS_FILENAME = "judge-verdicts.jsonl"

@@ -1,6 +1,6 @@
 """Review items from runs, and their seeded, balanced assignment to reviewers (DESIGN §3.5, §4).
 
-Re-exported by `qaeval_tui.core.review`; kept apart so the session code stays small.
+Re-exported by `qaeval_tui.core.review.session`; kept apart so the session code stays small.
 """
 
 from __future__ import annotations

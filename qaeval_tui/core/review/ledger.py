@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from qaeval_tui.core.review_views import Progress
+from qaeval_tui.core.review.views import Progress
 from qaeval_tui.core.store import Store
 
 

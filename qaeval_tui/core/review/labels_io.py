@@ -20,10 +20,16 @@ from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.golden.hashing import canonical_json
 from qaeval_tui.core.golden.loader import problems_from_validation
 from qaeval_tui.core.jsonl import json_object_lines
-from qaeval_tui.core.label_export import LABEL_FIELDS, VERDICTS_FILENAME, export_labels, export_verdicts, label_record
-from qaeval_tui.core.labels_foreign import FieldMapping, read_foreign_file
 from qaeval_tui.core.models import CASE_ID_PATTERN, JudgeVerdict, Label, Rubric
-from qaeval_tui.core.rubric_fit import score_misfits
+from qaeval_tui.core.review.label_export import (
+    LABEL_FIELDS,
+    VERDICTS_FILENAME,
+    export_labels,
+    export_verdicts,
+    label_record,
+)
+from qaeval_tui.core.review.labels_foreign import FieldMapping, read_foreign_file
+from qaeval_tui.core.review.rubric_fit import score_misfits
 from qaeval_tui.core.store import Store, utc_now
 
 __all__ = [

@@ -20,7 +20,7 @@ from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import QaevalError, UsageError
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
 from qaeval_tui.core.models import CASE_ID_PATTERN
-from qaeval_tui.core.review import Progress, assign, build_review_items
+from qaeval_tui.core.review.session import Progress, assign, build_review_items
 from qaeval_tui.core.store import Store
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ def reviewer_name_problem(name: str) -> str | None:
         return "use letters, digits, '.', '_' and '-' only"
     # Refused at the door, not only at export: a reviewer named `frozen` could label for a week
     # and then find that their labels can never be exported (their file would pass for a split).
-    from qaeval_tui.core.label_export import reviewer_file_problem
+    from qaeval_tui.core.review.label_export import reviewer_file_problem
 
     problem = reviewer_file_problem(name)
     return None if problem is None else f"{problem}; choose another name"
