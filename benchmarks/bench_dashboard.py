@@ -16,7 +16,7 @@ import numpy as np
 
 from benchmarks import Figure
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.dashboard import compute_dashboard
+from qaeval_tui.core.statistics.dashboard import compute_dashboard
 from qaeval_tui.core.store import Store
 
 ITEMS, REVIEWERS = 50_000, ("rev-a", "rev-b")

@@ -48,12 +48,12 @@ def test_validate_loads_only_what_it_uses() -> None:
     unused = {
         "store",
         "running.runner",
-        "agreement",
-        "calibration",
+        "statistics.agreement",
+        "statistics.calibration",
         "gate.decision",
         "curation",
         "review.session",
-        "report_html",
+        "statistics.report_html",
     }
     assert not {f"qaeval_tui.core.{name}" for name in unused} & loaded
 

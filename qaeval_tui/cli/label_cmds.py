@@ -19,10 +19,10 @@ from qaeval_tui.core.errors import UsageError
 
 if TYPE_CHECKING:
     from qaeval_tui.core.config import Config
-    from qaeval_tui.core.label_sources import LabelInput
     from qaeval_tui.core.review.labels_io import Format
+    from qaeval_tui.core.statistics.sources import LabelInput
+    from qaeval_tui.core.statistics.verdict_table import VerdictTable
     from qaeval_tui.core.store import Store
-    from qaeval_tui.core.verdict_table import VerdictTable
 
 # The statistics (numpy, krippendorff) and report modules are imported inside the commands
 # that use them, so `qaeval --help`, `validate` and `review` start without them.
@@ -179,8 +179,8 @@ def _labels(
     config: Config, store: Store | None, paths: list[Path] | None, include_post_reveal: bool
 ) -> tuple[LabelInput, list[Path]]:
     """Labels from --labels, else the store, else the configured labels folder; returns the folders read."""
-    from qaeval_tui.core.label_sources import labels_from_files, labels_from_store
     from qaeval_tui.core.review.labels_io import expand_label_paths
+    from qaeval_tui.core.statistics.sources import labels_from_files, labels_from_store
 
     if paths:
         return labels_from_files(paths, config.rubric, include_post_reveal=include_post_reveal), [
@@ -226,9 +226,9 @@ def agreement(
     the label distribution and pairwise reviewer agreement. Exit 0, or 2 on a usage/input error.
     """
     from qaeval_tui.cli.label_render import print_agreement
-    from qaeval_tui.core.label_sources import agreement_for
-    from qaeval_tui.core.report_html import agreement_html
-    from qaeval_tui.core.report_markdown import agreement_markdown
+    from qaeval_tui.core.statistics.report_html import agreement_html
+    from qaeval_tui.core.statistics.report_markdown import agreement_markdown
+    from qaeval_tui.core.statistics.sources import agreement_for
 
     config = config_from(ctx)
     console = _check_outputs(as_json, markdown, html)
@@ -274,9 +274,9 @@ def calibrate(
     Exit 0 all axes TRUSTED, 1 some axis RETUNE, 3 none RETUNE but some INSUFFICIENT, 2 usage/input error.
     """
     from qaeval_tui.cli.label_render import print_calibration
-    from qaeval_tui.core.label_sources import calibration_for
-    from qaeval_tui.core.report_html import calibration_html
-    from qaeval_tui.core.report_markdown import calibration_markdown
+    from qaeval_tui.core.statistics.report_html import calibration_html
+    from qaeval_tui.core.statistics.report_markdown import calibration_markdown
+    from qaeval_tui.core.statistics.sources import calibration_for
 
     config = config_from(ctx)
     console = _check_outputs(as_json, markdown, html)
@@ -300,7 +300,7 @@ def calibrate(
 def _verdicts(
     config: Config, store: Store | None, paths: list[Path] | None, folders: list[Path], config_hash: str | None
 ) -> VerdictTable:
-    from qaeval_tui.core.label_sources import verdict_files_beside, verdicts_from_files, verdicts_from_store
+    from qaeval_tui.core.statistics.sources import verdict_files_beside, verdicts_from_files, verdicts_from_store
 
     if paths:
         return verdicts_from_files(paths, config.rubric, config_hash)

@@ -14,13 +14,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from qaeval_tui.core.calibration import ADJUDICATED, MEDIAN, NO_HUMAN_VALUE, UNANIMOUS, UNRESOLVED, human_consensus
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.label_table import LabelTable, select_labels
 from qaeval_tui.core.models import Label
 from qaeval_tui.core.review.session import label_from_row
 from qaeval_tui.core.review.views import CitationView, SourceView, content_views
+from qaeval_tui.core.statistics.calibration import (
+    ADJUDICATED,
+    MEDIAN,
+    NO_HUMAN_VALUE,
+    UNANIMOUS,
+    UNRESOLVED,
+    human_consensus,
+)
+from qaeval_tui.core.statistics.label_table import LabelTable, select_labels
 from qaeval_tui.core.store import Store
 
 CONSENSUS_SOURCES: dict[int, str] = {

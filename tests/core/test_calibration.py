@@ -8,14 +8,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qaeval_tui.core import stats
-from qaeval_tui.core.calibration import EXIT_CODES, CalibrationReport, adjudicate, calibrate, human_consensus
 from qaeval_tui.core.config import CalibrationConfig, Config
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.label_table import LabelTable
 from qaeval_tui.core.models import Axis, JudgeVerdict, Label, Rubric
 from qaeval_tui.core.review.session import build_review_items
-from qaeval_tui.core.verdict_table import VerdictTable
+from qaeval_tui.core.statistics import stats
+from qaeval_tui.core.statistics.calibration import EXIT_CODES, CalibrationReport, adjudicate, calibrate, human_consensus
+from qaeval_tui.core.statistics.label_table import LabelTable
+from qaeval_tui.core.statistics.verdict_table import VerdictTable
 
 ORDINAL = Axis(name="f", anchors=("a", "b", "c"))
 BAR = CalibrationConfig(min_exact=0.7, min_n=5)

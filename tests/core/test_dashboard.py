@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.dashboard import STEPS, compute_dashboard, reviewer_progress
 from qaeval_tui.core.golden.loader import load_golden
-from qaeval_tui.core.label_sources import agreement_from_store, calibration_from_store
 from qaeval_tui.core.review.labels_io import import_labels
 from qaeval_tui.core.review.prepare import run_configured
 from qaeval_tui.core.review.session import assign, build_review_items
 from qaeval_tui.core.running.runner import store_run
+from qaeval_tui.core.statistics.dashboard import STEPS, compute_dashboard, reviewer_progress
+from qaeval_tui.core.statistics.sources import agreement_from_store, calibration_from_store
 from qaeval_tui.core.store import Store
 from tests.conftest import DEMO_GOLDEN, REPO
 from tests.core.review_fixtures import store_with_run

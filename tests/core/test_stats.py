@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qaeval_tui.core import stats
+from qaeval_tui.core.statistics import stats
 
 NAN = np.nan
 

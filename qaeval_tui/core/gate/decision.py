@@ -25,7 +25,7 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.gate.baseline import Baseline, check_comparable
 from qaeval_tui.core.running.metrics import METRIC_NAMES, METRIC_SPECS
 from qaeval_tui.core.running.runner import RunResult
-from qaeval_tui.core.stats import paired_bootstrap_ci
+from qaeval_tui.core.statistics.stats import paired_bootstrap_ci
 
 CONFIDENCE = 0.95
 JUDGE_ERROR = "judge_error"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.label_sources import calibration_from_store
+from qaeval_tui.core.statistics.sources import calibration_from_store
 from qaeval_tui.core.store import Store
 
 

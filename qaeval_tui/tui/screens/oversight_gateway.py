@@ -31,8 +31,8 @@ from qaeval_tui.core.store import Store
 
 if TYPE_CHECKING:
     from qaeval_tui.core.adjudication_queue import AdjudicationQueue
-    from qaeval_tui.core.dashboard import Dashboard, Step
     from qaeval_tui.core.item_dossier import ItemDossier
+    from qaeval_tui.core.statistics.dashboard import Dashboard, Step
 
 # The statistics behind adjudication and the dashboard (numpy, krippendorff) are imported by
 # the methods that use them: the home screen builds this gateway, and the review TUI's cold
@@ -114,7 +114,7 @@ class OversightGateway:
             record_consensus(self._open(), self.config, item_id, axis, score, reason, adjudicator)
 
     def dashboard(self, step: Step | None = None) -> Dashboard:
-        from qaeval_tui.core.dashboard import compute_dashboard
+        from qaeval_tui.core.statistics.dashboard import compute_dashboard
 
         with self._lock:
             return compute_dashboard(self._open(), self.config, step=step)

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from qaeval_tui.core.agreement import AgreementReport
-from qaeval_tui.core.calibration import CalibrationReport
-from qaeval_tui.core.report_tables import (
+from qaeval_tui.core.statistics.agreement import AgreementReport
+from qaeval_tui.core.statistics.calibration import CalibrationReport
+from qaeval_tui.core.statistics.report_tables import (
     MISSING,
     agreement_axes_table,
     calibration_axes_table,

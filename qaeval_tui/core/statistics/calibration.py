@@ -15,13 +15,13 @@ from typing import Any, Literal
 
 import numpy as np
 
-from qaeval_tui.core import stats
 from qaeval_tui.core.config import CalibrationConfig
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.label_table import BoolArray, FloatArray, IntArray, LabelRevision, LabelTable, Selection
 from qaeval_tui.core.models import Axis, Rubric
+from qaeval_tui.core.statistics import stats
+from qaeval_tui.core.statistics.label_table import BoolArray, FloatArray, IntArray, LabelRevision, LabelTable, Selection
+from qaeval_tui.core.statistics.verdict_table import VerdictTable
 from qaeval_tui.core.store import Store
-from qaeval_tui.core.verdict_table import VerdictTable
 
 Verdict = Literal["TRUSTED", "RETUNE", "INSUFFICIENT"]
 EXIT_CODES: dict[Verdict, int] = {"TRUSTED": 0, "RETUNE": 1, "INSUFFICIENT": 3}

@@ -19,16 +19,22 @@ from typing import Any
 
 import numpy as np
 
-from qaeval_tui.core.agreement import AgreementReport
 from qaeval_tui.core.batch import with_collector_paused
-from qaeval_tui.core.calibration import CalibrationReport, human_consensus
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import QaevalError, UsageError
 from qaeval_tui.core.item_dossier import CONSENSUS_SOURCES
-from qaeval_tui.core.label_sources import LabelInput, agreement_for, calibration_for, label_input, verdicts_from_store
-from qaeval_tui.core.label_table import FloatArray, IntArray
+from qaeval_tui.core.statistics.agreement import AgreementReport
+from qaeval_tui.core.statistics.calibration import CalibrationReport, human_consensus
+from qaeval_tui.core.statistics.label_table import FloatArray, IntArray
+from qaeval_tui.core.statistics.sources import (
+    LabelInput,
+    agreement_for,
+    calibration_for,
+    label_input,
+    verdicts_from_store,
+)
+from qaeval_tui.core.statistics.verdict_table import VerdictTable
 from qaeval_tui.core.store import Store, StoredLabel
-from qaeval_tui.core.verdict_table import VerdictTable
 
 STEPS: tuple[str, ...] = (
     "Reading labels",

@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from qaeval_tui.core import stats
-from qaeval_tui.core.label_table import LabelRevision, LabelTable, Selection
 from qaeval_tui.core.models import Rubric
+from qaeval_tui.core.statistics import stats
+from qaeval_tui.core.statistics.label_table import LabelRevision, LabelTable, Selection
 
 REASON_NO_PAIRS = "no item has two values on this axis"
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from qaeval_tui.core.agreement import AgreementReport
-from qaeval_tui.core.calibration import CalibrationReport
-from qaeval_tui.core.report_tables import agreement_axes_table, calibration_axes_table, pairwise_table
+from qaeval_tui.core.statistics.agreement import AgreementReport
+from qaeval_tui.core.statistics.calibration import CalibrationReport
+from qaeval_tui.core.statistics.report_tables import agreement_axes_table, calibration_axes_table, pairwise_table
 from qaeval_tui.core.text import html_text
 
 _CSS = """
