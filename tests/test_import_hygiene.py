@@ -51,7 +51,7 @@ def test_validate_loads_only_what_it_uses() -> None:
         "statistics.agreement",
         "statistics.calibration",
         "gate.decision",
-        "curation",
+        "curation.promotion",
         "review.session",
         "statistics.report_html",
     }

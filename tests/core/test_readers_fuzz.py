@@ -19,11 +19,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qaeval_tui.core.config import Config
+from qaeval_tui.core.curation.inbox import import_misses
 from qaeval_tui.core.errors import InputError, Problem, QaevalError, UsageError
 from qaeval_tui.core.gate.baseline import load_baseline
 from qaeval_tui.core.gate.drift import read_timeseries
 from qaeval_tui.core.golden.loader import load_golden
-from qaeval_tui.core.inbox import import_misses
 from qaeval_tui.core.models import Axis, Rubric
 from qaeval_tui.core.review.labels_foreign import FieldMapping
 from qaeval_tui.core.review.labels_io import import_labels, read_labels, read_verdicts

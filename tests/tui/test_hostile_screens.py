@@ -21,7 +21,7 @@ import pytest
 from textual.app import App
 
 from qaeval_tui.core.config import Config, load_config
-from qaeval_tui.core.inbox import import_misses
+from qaeval_tui.core.curation.inbox import import_misses
 from qaeval_tui.core.review.labels_io import import_labels
 from qaeval_tui.core.store import Store
 from qaeval_tui.tui.app import ReviewApp, create_app

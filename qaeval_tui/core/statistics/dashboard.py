@@ -21,8 +21,8 @@ import numpy as np
 
 from qaeval_tui.core.batch import with_collector_paused
 from qaeval_tui.core.config import Config
+from qaeval_tui.core.curation.dossier import CONSENSUS_SOURCES
 from qaeval_tui.core.errors import QaevalError, UsageError
-from qaeval_tui.core.item_dossier import CONSENSUS_SOURCES
 from qaeval_tui.core.statistics.agreement import AgreementReport
 from qaeval_tui.core.statistics.calibration import CalibrationReport, human_consensus
 from qaeval_tui.core.statistics.label_table import FloatArray, IntArray

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.curation import (
+from qaeval_tui.core.curation.inbox import ImportReport, InboxDecision, InboxEntry, import_misses, list_inbox
+from qaeval_tui.core.curation.promotion import (
     GoldenSnapshot,
     GoldenTarget,
     PromotionContext,
@@ -26,12 +27,11 @@ from qaeval_tui.core.curation import (
     reject,
 )
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
-from qaeval_tui.core.inbox import ImportReport, InboxDecision, InboxEntry, import_misses, list_inbox
 from qaeval_tui.core.store import Store
 
 if TYPE_CHECKING:
-    from qaeval_tui.core.adjudication_queue import AdjudicationQueue
-    from qaeval_tui.core.item_dossier import ItemDossier
+    from qaeval_tui.core.curation.adjudication import AdjudicationQueue
+    from qaeval_tui.core.curation.dossier import ItemDossier
     from qaeval_tui.core.statistics.dashboard import Dashboard, Step
 
 # The statistics behind adjudication and the dashboard (numpy, krippendorff) are imported by
@@ -94,13 +94,13 @@ class OversightGateway:
     # -- adjudication, dashboard ------------------------------------------------------------------
 
     def adjudication_queue(self) -> AdjudicationQueue:
-        from qaeval_tui.core.adjudication_queue import adjudication_queue
+        from qaeval_tui.core.curation.adjudication import adjudication_queue
 
         with self._lock:
             return adjudication_queue(self._open(), self.config)
 
     def dossier(self, item_id: str, *, with_judge: bool, judge_config_hash: str | None = None) -> ItemDossier:
-        from qaeval_tui.core.item_dossier import item_dossier
+        from qaeval_tui.core.curation.dossier import item_dossier
 
         with self._lock:
             return item_dossier(
@@ -108,7 +108,7 @@ class OversightGateway:
             )
 
     def record_consensus(self, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str) -> None:
-        from qaeval_tui.core.adjudication_queue import record_consensus
+        from qaeval_tui.core.curation.adjudication import record_consensus
 
         with self._lock:
             record_consensus(self._open(), self.config, item_id, axis, score, reason, adjudicator)

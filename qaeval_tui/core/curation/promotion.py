@@ -24,11 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from qaeval_tui.core.atomic_file import append_line_atomically, held_lock, remove_leftover_temps, restore_file
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.errors import QaevalError, UsageError
-from qaeval_tui.core.golden.loader import LIVING_SPLIT, GoldenSet, case_content_hash, expand_paths, load_golden
-from qaeval_tui.core.inbox import InboxDecision, InboxEntry, inbox_entry
-from qaeval_tui.core.models import CASE_ID_PATTERN, GoldenCase, LoadedCase
-from qaeval_tui.core.promotion_draft import (
+from qaeval_tui.core.curation.draft import (
     BEHAVIORS,
     DIFFICULTIES,
     KNOWN_TAGS,
@@ -43,6 +39,10 @@ from qaeval_tui.core.promotion_draft import (
     parse_checkpoint,
     suggest_case_id,
 )
+from qaeval_tui.core.curation.inbox import InboxDecision, InboxEntry, inbox_entry
+from qaeval_tui.core.errors import QaevalError, UsageError
+from qaeval_tui.core.golden.loader import LIVING_SPLIT, GoldenSet, case_content_hash, expand_paths, load_golden
+from qaeval_tui.core.models import CASE_ID_PATTERN, GoldenCase, LoadedCase
 from qaeval_tui.core.store import Store, utc_now
 
 if TYPE_CHECKING:  # neardup brings numpy; only a promotion needs it

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from qaeval_tui.core.curation.inbox import ProductionMiss
 from qaeval_tui.core.golden.loader import case_to_json_dict, parse_case_line
-from qaeval_tui.core.inbox import ProductionMiss
 from qaeval_tui.core.jsonl import loads
 from qaeval_tui.core.models import GoldenCase
 
