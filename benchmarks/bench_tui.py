@@ -27,7 +27,7 @@ from qaeval_tui.core.config import Config
 from qaeval_tui.core.golden.hashing import content_hash, item_id_for
 from qaeval_tui.core.golden.loader import load_golden
 from qaeval_tui.core.review.session import assign, build_review_items
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 
 REVIEWER = "bench"
 NEWCOMER = "newcomer"

@@ -36,7 +36,7 @@ from qaeval_tui.core.review.session import assign, build_review_items
 from qaeval_tui.core.running.adapters import load_adapter
 from qaeval_tui.core.running.judge import load_judge
 from qaeval_tui.core.running.runner import run_suite, store_run
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 
 REVIEWERS = ("ana", "ben", "chloe")
 OVERLAP = 2

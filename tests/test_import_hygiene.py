@@ -46,7 +46,7 @@ def test_validate_loads_only_what_it_uses() -> None:
     heavy = {"numpy", "krippendorff", "textual", "sqlite_utils", "sqlite3"}
     assert not {m for m in loaded if m.split(".")[0] in heavy}
     unused = {
-        "store",
+        "store.sqlite",
         "running.runner",
         "statistics.agreement",
         "statistics.calibration",

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from qaeval_tui.core.curation.inbox import InboxEntry
     from qaeval_tui.core.curation.promotion import CurationError
     from qaeval_tui.core.golden.neardup import SimilarCase
-    from qaeval_tui.core.store import Store
+    from qaeval_tui.core.store.sqlite import Store
 
 # The curation core is imported inside each command, so other commands do not pay for it.
 
@@ -57,7 +57,7 @@ def _tell(text: str) -> None:
 
 
 def _store(ctx: typer.Context, db: Path | None) -> Store:
-    from qaeval_tui.core.store import Store
+    from qaeval_tui.core.store.sqlite import Store
 
     config = config_from(ctx)
     return Store.open(db or config.path(config.paths.store))

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from qaeval_tui.core.review.labels_io import Format
     from qaeval_tui.core.statistics.sources import LabelInput
     from qaeval_tui.core.statistics.verdict_table import VerdictTable
-    from qaeval_tui.core.store import Store
+    from qaeval_tui.core.store.sqlite import Store
 
 # The statistics (numpy, krippendorff) and report modules are imported inside the commands
 # that use them, so `qaeval --help`, `validate` and `review` start without them.
@@ -196,7 +196,7 @@ def _labels(
 
 
 def _existing_store(config: Config, db: Path | None) -> Store | None:
-    from qaeval_tui.core.store import Store
+    from qaeval_tui.core.store.sqlite import Store
 
     path = db or config.path(config.paths.store)
     if db is not None and not Path(db).is_file():

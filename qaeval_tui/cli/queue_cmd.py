@@ -15,13 +15,13 @@ from qaeval_tui.core.errors import UsageError
 
 if TYPE_CHECKING:
     from qaeval_tui.core.config import Config
-    from qaeval_tui.core.store import Store
+    from qaeval_tui.core.store.sqlite import Store
 
 DB_HELP = "SQLite store (default: paths.store from the config)."
 
 
 def open_store(config: Config, db: Path | None, *, must_exist: bool = False) -> Store:
-    from qaeval_tui.core.store import Store
+    from qaeval_tui.core.store.sqlite import Store
 
     path = db or config.path(config.paths.store)
     if must_exist and not Path(path).is_file():

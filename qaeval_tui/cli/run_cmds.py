@@ -91,7 +91,7 @@ def execute(
     from qaeval_tui.core.running.adapters import adapter_label, load_adapter
     from qaeval_tui.core.running.judge import effective_config, load_judge
     from qaeval_tui.core.running.runner import run_suite, store_run
-    from qaeval_tui.core.store import Store
+    from qaeval_tui.core.store.sqlite import Store
 
     config = config_from(ctx)
     golden = load_golden(data or [config.path(config.paths.golden)])
@@ -209,7 +209,7 @@ def gate(
     from qaeval_tui.core.gate.report import gate_json, gate_junit, gate_markdown
     from qaeval_tui.core.gate.trust import stored_axis_trust
     from qaeval_tui.core.running.runner import write_json
-    from qaeval_tui.core.store import Store
+    from qaeval_tui.core.store.sqlite import Store
 
     config = config_from(ctx)
     reference = load_baseline(baseline_path)  # before the run: a bad baseline costs nothing

@@ -21,7 +21,7 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.loader import load_golden
 from qaeval_tui.core.review.prepare import PrepareReport, ensure_prepared, run_configured
 from qaeval_tui.core.running.runner import store_run
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.app import ReviewApp, create_app
 from qaeval_tui.tui.gateway import Gateway
 

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from qaeval_tui.core.golden.hashing import content_hash, item_id_for
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 
 ADAPTER_NAME = "SecretHubAdapter"
 JUDGE_NAME = "mechanical-judge"

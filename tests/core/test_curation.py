@@ -24,7 +24,7 @@ from qaeval_tui.core.curation.promotion import (
 )
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.golden.loader import load_golden
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 from tests.conftest import write_jsonl
 from tests.curation_fixtures import BEDROOM, DEMO_INBOX, FAN_LABOR, NOISE, RESTOCKING, demo_copy, make_miss
 
@@ -261,7 +261,7 @@ KILLED_MID_PROMOTION = """
 import os, sys
 from pathlib import Path
 import qaeval_tui.core.curation.promotion as curation
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 from tests.core.test_curation import bedroom_draft
 
 real_append = curation.append_line_atomically

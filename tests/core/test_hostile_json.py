@@ -21,7 +21,7 @@ from qaeval_tui.core.gate.drift import read_timeseries
 from qaeval_tui.core.golden.loader import load_golden
 from qaeval_tui.core.jsonl import lone_surrogate_column
 from qaeval_tui.core.review.labels_io import read_labels, read_verdicts
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 
 DEPTH = 100_000
 DEEP_ARRAY = "[" * DEPTH + "]" * DEPTH

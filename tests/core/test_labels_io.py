@@ -23,7 +23,7 @@ from qaeval_tui.core.review.labels_io import (
     read_verdicts,
 )
 from qaeval_tui.core.review.session import ReviewSession, assign, build_review_items
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 from tests.core.review_fixtures import FULL, JUDGE_HASH, store_with_run
 
 RUBRIC = Config().rubric

@@ -23,7 +23,7 @@ from qaeval_tui.core.review.session import (
     build_review_items,
     find_quote,
 )
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 from tests.core.review_fixtures import ADAPTER_NAME, FULL, JUDGE_NAME, demo_case, store_with_run
 
 

@@ -18,7 +18,7 @@ from qaeval_tui.core.models import CaseView, GoldenCase, LoadedCase, Rubric, SUT
 from qaeval_tui.core.running.adapters import SystemAdapter
 from qaeval_tui.core.running.judge import JudgeResult, MechanicalJudge, make_mechanical_judge
 from qaeval_tui.core.running.runner import RUN_FORMAT, RunResult, dumps_document, run_suite, store_run, write_json
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 from tests.core.run_fixtures import FIXED_TIME, RUBRIC, ScriptedAdapter, abstain_case, case, loaded, multi_hop_case
 
 

@@ -29,7 +29,7 @@ from qaeval_tui.core.statistics.sources import (
     verdicts_from_store,
 )
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
-from qaeval_tui.core.store import Store, StoredLabel, StoredVerdict
+from qaeval_tui.core.store.sqlite import Store, StoredLabel, StoredVerdict
 from tests.core.review_fixtures import JUDGE_HASH, JUDGE_NAME, store_with_run
 
 CONFIG = Config()

@@ -8,7 +8,7 @@ from pathlib import Path
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.review.prepare import ensure_prepared, pace, reviewer_name_problem, store_overview
 from qaeval_tui.core.review.session import Progress
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 from tests.conftest import DEMO_GOLDEN, make_case, write_jsonl
 
 

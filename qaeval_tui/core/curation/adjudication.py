@@ -22,7 +22,7 @@ from qaeval_tui.core.curation.dossier import CONSENSUS_SOURCES, latest_blind_lab
 from qaeval_tui.core.models import Axis, Label
 from qaeval_tui.core.statistics.calibration import adjudicate, human_consensus
 from qaeval_tui.core.statistics.label_table import LabelTable
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 
 __all__ = ["AdjudicationQueue", "BlindScore", "Disagreement", "adjudication_queue", "record_consensus"]
 

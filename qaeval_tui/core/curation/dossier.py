@@ -28,7 +28,7 @@ from qaeval_tui.core.statistics.calibration import (
     human_consensus,
 )
 from qaeval_tui.core.statistics.label_table import LabelTable, select_labels
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 
 CONSENSUS_SOURCES: dict[int, str] = {
     NO_HUMAN_VALUE: "no human value",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.statistics.sources import calibration_from_store
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 
 
 def stored_axis_trust(store: Store, config: Config, judge_config_hash: str) -> dict[str, str] | None:

@@ -22,7 +22,7 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.loader import LIVING_SPLIT, split_of
 from qaeval_tui.core.models import CASE_ID_PATTERN, Label
 from qaeval_tui.core.review.session import label_from_row
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 
 VERDICTS_FILENAME = "judge-verdicts.jsonl"
 EXPORT_LOCK = ".qaeval-export.lock"

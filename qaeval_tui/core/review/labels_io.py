@@ -30,7 +30,7 @@ from qaeval_tui.core.review.label_export import (
 )
 from qaeval_tui.core.review.labels_foreign import FieldMapping, read_foreign_file
 from qaeval_tui.core.review.rubric_fit import score_misfits
-from qaeval_tui.core.store import Store, utc_now
+from qaeval_tui.core.store.sqlite import Store, utc_now
 
 __all__ = [
     "LABEL_FIELDS",

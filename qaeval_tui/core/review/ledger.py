@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from qaeval_tui.core.review.views import Progress
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 
 
 @dataclass(slots=True)

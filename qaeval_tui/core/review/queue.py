@@ -15,7 +15,7 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.hashing import item_id_for
 from qaeval_tui.core.golden.loader import GoldenSet
 from qaeval_tui.core.models import CASE_ID_PATTERN
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 
 
 @dataclass(frozen=True)

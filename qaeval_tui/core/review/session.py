@@ -29,7 +29,7 @@ from qaeval_tui.core.review.views import (
     content_views,
     find_quote,
 )
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 
 __all__ = [
     "AssignmentReport",

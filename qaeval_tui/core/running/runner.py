@@ -32,7 +32,7 @@ from qaeval_tui.core.running.checks import CheckResult, run_checks
 from qaeval_tui.core.running.judge import JudgeClient, effective_config, judge_descriptor, judge_verdict
 from qaeval_tui.core.running.metrics import Scoreboard, case_values, scoreboard
 from qaeval_tui.core.running.trajectory import TrajectoryResult, score_trajectory
-from qaeval_tui.core.store import Store, utc_now
+from qaeval_tui.core.store.sqlite import Store, utc_now
 
 RUN_FORMAT = "qaeval-run"
 ARTIFACT_VERSION = 1

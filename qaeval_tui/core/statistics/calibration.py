@@ -21,7 +21,7 @@ from qaeval_tui.core.models import Axis, Rubric
 from qaeval_tui.core.statistics import stats
 from qaeval_tui.core.statistics.label_table import BoolArray, FloatArray, IntArray, LabelRevision, LabelTable, Selection
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 
 Verdict = Literal["TRUSTED", "RETUNE", "INSUFFICIENT"]
 EXIT_CODES: dict[Verdict, int] = {"TRUSTED": 0, "RETUNE": 1, "INSUFFICIENT": 3}

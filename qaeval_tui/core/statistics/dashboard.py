@@ -34,7 +34,7 @@ from qaeval_tui.core.statistics.sources import (
     verdicts_from_store,
 )
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
-from qaeval_tui.core.store import Store, StoredLabel
+from qaeval_tui.core.store.sqlite import Store, StoredLabel
 
 STEPS: tuple[str, ...] = (
     "Reading labels",

@@ -18,7 +18,7 @@ from qaeval_tui.core.statistics.agreement import AgreementReport, agreement_repo
 from qaeval_tui.core.statistics.calibration import CalibrationReport, calibrate
 from qaeval_tui.core.statistics.label_table import LabelRevision, LabelTable, Selection, select_labels
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from qaeval_tui.core.curation.promotion import (
     reject,
 )
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 
 if TYPE_CHECKING:
     from qaeval_tui.core.curation.adjudication import AdjudicationQueue
