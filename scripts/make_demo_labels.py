@@ -30,9 +30,9 @@ from typing import Any
 
 from qaeval_tui.core.config import Config, load_config
 from qaeval_tui.core.golden.loader import load_golden
-from qaeval_tui.core.models import Axis
 from qaeval_tui.core.review.labels_io import VERDICTS_FILENAME, export_labels
 from qaeval_tui.core.review.session import assign, build_review_items
+from qaeval_tui.core.rubric import Axis
 from qaeval_tui.core.running.adapters import load_adapter
 from qaeval_tui.core.running.judge import load_judge
 from qaeval_tui.core.running.runner import run_suite, store_run

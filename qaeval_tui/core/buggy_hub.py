@@ -16,8 +16,8 @@ Run it on `golden_buggy/`: each of its bugs is the kind a real system ships by a
 from __future__ import annotations
 
 from qaeval_tui.core.hub import ReferenceHub, build_prompt, quote_answer
-from qaeval_tui.core.models import CaseView, Citation, SUTOutput
 from qaeval_tui.core.running.matching import LexicalRetriever, normalize_space
+from qaeval_tui.core.running.models import CaseView, Citation, SUTOutput
 
 # Warmed long ago from an export of the golden answers: the leak this hub exists to show.
 _STALE_CACHE = {

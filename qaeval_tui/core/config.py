@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from qaeval_tui.core.errors import ConfigError
-from qaeval_tui.core.models import Axis, Rubric
+from qaeval_tui.core.rubric import Axis, Rubric
 from qaeval_tui.core.text import one_line
 
 DEFAULT_AXES: tuple[Axis, ...] = (

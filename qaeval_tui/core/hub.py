@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from qaeval_tui.core.models import CaseView, Citation, Source, SUTOutput
+from qaeval_tui.core.golden.models import Source
 from qaeval_tui.core.running.matching import Hit, LexicalRetriever, analyze, term_set
+from qaeval_tui.core.running.models import CaseView, Citation, SUTOutput
 
 ABSTAIN_MESSAGE = "I can't answer that from the available sources."
 PROMPT_HEADER = (

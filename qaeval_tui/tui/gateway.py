@@ -13,7 +13,7 @@ from pathlib import Path
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.models import Label
+from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.prepare import PrepareReport, StoreOverview, ensure_prepared, store_overview
 from qaeval_tui.core.review.session import BlindItemView, Progress, RevealView, ReviewSession, SessionSummary
 from qaeval_tui.core.store.sqlite import Store

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qaeval_tui.core.models import Axis, Label, Rubric
+from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.rubric import Axis, Rubric
 from qaeval_tui.core.statistics.agreement import agreement_report
 from qaeval_tui.core.statistics.label_table import LabelTable, select_labels
 

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.models import Axis, Citation, GoldenCase, JudgeConfig, Rubric, SUTOutput
+from qaeval_tui.core.golden.models import GoldenCase
+from qaeval_tui.core.rubric import Axis, Rubric
 from qaeval_tui.core.running.judge import (
     JudgeResult,
     MechanicalJudge,
@@ -18,6 +19,7 @@ from qaeval_tui.core.running.judge import (
     load_judge,
     make_mechanical_judge,
 )
+from qaeval_tui.core.running.models import Citation, JudgeConfig, SUTOutput
 from tests.core.run_fixtures import (
     HB5_WARRANTY,
     RUBRIC,
@@ -219,7 +221,7 @@ def test_a_judge_config_no_verdict_could_record_is_refused_at_load(
 ) -> None:
     (tmp_path / "odd_judges.py").write_text(
         "from qaeval_tui.core.running.judge import MechanicalJudge\n"
-        "from qaeval_tui.core.models import JudgeConfig\n"
+        "from qaeval_tui.core.running.models import JudgeConfig\n"
         "def nan_temperature():\n"
         "    return MechanicalJudge(JudgeConfig(name='x', model='m', temperature=float('nan')))\n"
         "class Exiting(MechanicalJudge):\n"

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from qaeval_tui.core.models import Source
+from qaeval_tui.core.golden.models import Source
 from qaeval_tui.core.running.matching import (
     LexicalRetriever,
     affirmed_terms,

@@ -12,7 +12,7 @@ import pytest
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.loader import GoldenSet
-from qaeval_tui.core.models import Axis, GoldenCase, LoadedCase, Rubric
+from qaeval_tui.core.golden.models import GoldenCase, LoadedCase
 from qaeval_tui.core.review.session import (
     ABSTAIN_GOLD,
     BlindItemView,
@@ -23,6 +23,7 @@ from qaeval_tui.core.review.session import (
     build_review_items,
     find_quote,
 )
+from qaeval_tui.core.rubric import Axis, Rubric
 from qaeval_tui.core.store.sqlite import Store
 from tests.core.review_fixtures import ADAPTER_NAME, FULL, JUDGE_NAME, demo_case, store_with_run
 

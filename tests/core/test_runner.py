@@ -13,10 +13,12 @@ import pytest
 
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.hashing import content_hash, item_id_for
+from qaeval_tui.core.golden.models import GoldenCase, LoadedCase
 from qaeval_tui.core.hub import ReferenceHub
-from qaeval_tui.core.models import CaseView, GoldenCase, LoadedCase, Rubric, SUTOutput
+from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.adapters import SystemAdapter
 from qaeval_tui.core.running.judge import JudgeResult, MechanicalJudge, make_mechanical_judge
+from qaeval_tui.core.running.models import CaseView, SUTOutput
 from qaeval_tui.core.running.runner import RUN_FORMAT, RunResult, dumps_document, run_suite, store_run, write_json
 from qaeval_tui.core.store.sqlite import Store
 from tests.core.run_fixtures import FIXED_TIME, RUBRIC, ScriptedAdapter, abstain_case, case, loaded, multi_hop_case

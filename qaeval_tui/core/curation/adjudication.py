@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.curation.dossier import CONSENSUS_SOURCES, latest_blind_labels
-from qaeval_tui.core.models import Axis, Label
+from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.rubric import Axis
 from qaeval_tui.core.statistics.calibration import adjudicate, human_consensus
 from qaeval_tui.core.statistics.label_table import LabelTable
 from qaeval_tui.core.store.sqlite import Store

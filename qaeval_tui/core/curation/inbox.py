@@ -19,8 +19,8 @@ from pydantic import Field, ValidationError, model_validator
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.golden.hashing import canonical_json
 from qaeval_tui.core.golden.loader import iter_lines, problems_from_validation
+from qaeval_tui.core.golden.models import IsoTimestamp, Source, StrictModel, parse_timestamp
 from qaeval_tui.core.jsonl import json_problem, loads, lone_surrogate_column, lone_surrogate_message
-from qaeval_tui.core.models import IsoTimestamp, Source, StrictModel, parse_timestamp
 from qaeval_tui.core.store.sqlite import Store
 
 # Typeable as a command-line argument and safe to show anywhere.

@@ -42,7 +42,7 @@ from qaeval_tui.core.curation.draft import (
 from qaeval_tui.core.curation.inbox import InboxDecision, InboxEntry, inbox_entry
 from qaeval_tui.core.errors import QaevalError, UsageError
 from qaeval_tui.core.golden.loader import LIVING_SPLIT, GoldenSet, case_content_hash, expand_paths, load_golden
-from qaeval_tui.core.models import CASE_ID_PATTERN, GoldenCase, LoadedCase
+from qaeval_tui.core.golden.models import CASE_ID_PATTERN, GoldenCase, LoadedCase
 from qaeval_tui.core.store.sqlite import Store, utc_now
 
 if TYPE_CHECKING:  # neardup brings numpy; only a promotion needs it

@@ -23,7 +23,6 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.jsonl import RefusedJSON, loads
-from qaeval_tui.core.models import JudgeConfig
 from qaeval_tui.core.running.metrics import (
     METRIC_NAMES,
     METRIC_SPECS,
@@ -31,6 +30,7 @@ from qaeval_tui.core.running.metrics import (
     metric_value_from_json,
     rate_problem,
 )
+from qaeval_tui.core.running.models import JudgeConfig
 from qaeval_tui.core.running.runner import ARTIFACT_VERSION, RUN_FORMAT, RunResult
 from qaeval_tui.core.text import one_line
 

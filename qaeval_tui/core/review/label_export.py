@@ -20,7 +20,8 @@ from typing import Any
 from qaeval_tui.core.atomic_file import held_lock, remove_leftover_temps, strict_json, write_output
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.loader import LIVING_SPLIT, split_of
-from qaeval_tui.core.models import CASE_ID_PATTERN, Label
+from qaeval_tui.core.golden.models import CASE_ID_PATTERN
+from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.session import label_from_row
 from qaeval_tui.core.store.sqlite import Store
 

@@ -20,9 +20,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from qaeval_tui.core.errors import Problem, UsageError
+from qaeval_tui.core.golden.models import CASE_ID_PATTERN
 from qaeval_tui.core.jsonl import json_object_lines
-from qaeval_tui.core.models import CASE_ID_PATTERN, Label, Rubric
+from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.session import score_problems
+from qaeval_tui.core.rubric import Rubric
 
 TEXT_FIELDS = ("item_id", "case_id", "reviewer", "note", "created_at", "rubric_version")
 BOOL_FIELDS = ("flagged", "skipped", "revealed")

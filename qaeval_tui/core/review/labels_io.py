@@ -19,8 +19,8 @@ from pydantic import ValidationError
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.golden.hashing import canonical_json
 from qaeval_tui.core.golden.loader import problems_from_validation
+from qaeval_tui.core.golden.models import CASE_ID_PATTERN
 from qaeval_tui.core.jsonl import json_object_lines
-from qaeval_tui.core.models import CASE_ID_PATTERN, JudgeVerdict, Label, Rubric
 from qaeval_tui.core.review.label_export import (
     LABEL_FIELDS,
     VERDICTS_FILENAME,
@@ -29,7 +29,10 @@ from qaeval_tui.core.review.label_export import (
     label_record,
 )
 from qaeval_tui.core.review.labels_foreign import FieldMapping, read_foreign_file
+from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.rubric_fit import score_misfits
+from qaeval_tui.core.rubric import Rubric
+from qaeval_tui.core.running.models import JudgeVerdict
 from qaeval_tui.core.store.sqlite import Store, utc_now
 
 __all__ = [

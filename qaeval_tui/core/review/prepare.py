@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import QaevalError, UsageError
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
-from qaeval_tui.core.models import CASE_ID_PATTERN
+from qaeval_tui.core.golden.models import CASE_ID_PATTERN
 from qaeval_tui.core.review.session import Progress, assign, build_review_items
 from qaeval_tui.core.store.sqlite import Store
 

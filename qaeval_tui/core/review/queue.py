@@ -14,7 +14,7 @@ from itertools import combinations
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.hashing import item_id_for
 from qaeval_tui.core.golden.loader import GoldenSet
-from qaeval_tui.core.models import CASE_ID_PATTERN
+from qaeval_tui.core.golden.models import CASE_ID_PATTERN
 from qaeval_tui.core.store.sqlite import Store
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.models import Rubric
+from qaeval_tui.core.rubric import Rubric
 
 BUMP = "if the rubric changed, bump rubric.version in the config"
 

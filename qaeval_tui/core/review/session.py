@@ -14,8 +14,8 @@ from typing import Any
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import QaevalError, UsageError
-from qaeval_tui.core.models import Label, Rubric
 from qaeval_tui.core.review.ledger import QueueLedger
+from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.queue import AssignmentReport, assign, build_review_items
 from qaeval_tui.core.review.views import (
     AxisView,
@@ -29,6 +29,7 @@ from qaeval_tui.core.review.views import (
     content_views,
     find_quote,
 )
+from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.store.sqlite import Store
 
 __all__ = [

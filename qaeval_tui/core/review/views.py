@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from qaeval_tui.core.models import Rubric
+from qaeval_tui.core.rubric import Rubric
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,12 @@ from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
 
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.models import Axis, Citation, GoldenCase, JudgeConfig, Rubric, Source, SUTOutput
+from qaeval_tui.core.golden.models import GoldenCase, Source
+from qaeval_tui.core.rubric import Axis, Rubric
 from qaeval_tui.core.running.adapters import describe_failure, load_factory
 from qaeval_tui.core.running.checks import load_bearing_sentences, sentence_is_cited
 from qaeval_tui.core.running.matching import analyze, split_sentences, support, support_terms, term_set
+from qaeval_tui.core.running.models import Citation, JudgeConfig, SUTOutput
 from qaeval_tui.core.running.trajectory import key_facts
 
 FAITHFULNESS = "faithfulness"

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from qaeval_tui.core.models import Source
+from qaeval_tui.core.golden.models import Source
 
 _WORD = r"\w++(?:[.,'’\-/]\w++)*+"
 # Each pattern twice: the ASCII build scans plain-ASCII text (most text) about twice as fast, same matches.

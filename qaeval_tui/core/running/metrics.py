@@ -11,10 +11,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from qaeval_tui.core.models import GoldenCase, Rubric, SUTOutput
+from qaeval_tui.core.golden.models import GoldenCase
+from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.checks import CheckResult, citation_problems, coverage_counts
 from qaeval_tui.core.running.judge import ANSWER_CORRECTNESS, CITATION_CORRECTNESS, FAITHFULNESS
 from qaeval_tui.core.running.matching import ndcg_at_k, precision_at_k, recall_at_k, reciprocal_rank
+from qaeval_tui.core.running.models import SUTOutput
 from qaeval_tui.core.running.trajectory import TrajectoryResult
 
 

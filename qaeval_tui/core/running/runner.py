@@ -26,11 +26,13 @@ from qaeval_tui.core.batch import collector_paused
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.hashing import content_hash, item_id_for, suite_hash
 from qaeval_tui.core.golden.loader import case_to_json_dict
-from qaeval_tui.core.models import CaseView, Citation, JudgeConfig, LoadedCase, Rubric, SUTOutput
+from qaeval_tui.core.golden.models import LoadedCase
+from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.adapters import SystemAdapter, adapter_label, case_view, describe_failure
 from qaeval_tui.core.running.checks import CheckResult, run_checks
 from qaeval_tui.core.running.judge import JudgeClient, effective_config, judge_descriptor, judge_verdict
 from qaeval_tui.core.running.metrics import Scoreboard, case_values, scoreboard
+from qaeval_tui.core.running.models import CaseView, Citation, JudgeConfig, SUTOutput
 from qaeval_tui.core.running.trajectory import TrajectoryResult, score_trajectory
 from qaeval_tui.core.store.sqlite import Store, utc_now
 

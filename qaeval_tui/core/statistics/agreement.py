@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from qaeval_tui.core.models import Rubric
+from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.statistics import stats
 from qaeval_tui.core.statistics.label_table import LabelRevision, LabelTable, Selection
 

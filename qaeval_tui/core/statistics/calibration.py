@@ -17,7 +17,7 @@ import numpy as np
 
 from qaeval_tui.core.config import CalibrationConfig
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.models import Axis, Rubric
+from qaeval_tui.core.rubric import Axis, Rubric
 from qaeval_tui.core.statistics import stats
 from qaeval_tui.core.statistics.label_table import BoolArray, FloatArray, IntArray, LabelRevision, LabelTable, Selection
 from qaeval_tui.core.statistics.verdict_table import VerdictTable

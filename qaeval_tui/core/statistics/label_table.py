@@ -14,7 +14,7 @@ from typing import Generic, Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from qaeval_tui.core.models import Rubric
+from qaeval_tui.core.rubric import Rubric
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.models import Rubric
 from qaeval_tui.core.review.labels_io import VERDICTS_FILENAME, read_labels, read_verdicts
 from qaeval_tui.core.review.rubric_fit import check_rubric_unchanged
+from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.statistics.agreement import AgreementReport, agreement_report
 from qaeval_tui.core.statistics.calibration import CalibrationReport, calibrate
 from qaeval_tui.core.statistics.label_table import LabelRevision, LabelTable, Selection, select_labels

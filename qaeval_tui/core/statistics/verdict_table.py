@@ -9,8 +9,8 @@ from typing import Protocol
 import numpy as np
 
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.models import Rubric
 from qaeval_tui.core.review.rubric_fit import check_rubric_unchanged
+from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.statistics.label_table import BoolArray, FloatArray, IntArray, axis_values
 
 

@@ -13,7 +13,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from qaeval_tui.core.curation.adjudication import Disagreement
-from qaeval_tui.core.models import Axis
+from qaeval_tui.core.rubric import Axis
 from qaeval_tui.tui.literal import editable, line, plain
 
 

@@ -1,6 +1,6 @@
-"""Pydantic models for everything qaeval_tui reads, stores and scores.
+"""The models of a golden file: cases, their sources, checkpoints and provenance.
 
-Golden-set models are strict (`extra="forbid"`, no type coercion) because a silently
+They are strict (`extra="forbid"`, no type coercion) because a silently
 accepted typo in a golden case is a silently wrong measurement.
 """
 
@@ -14,11 +14,9 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 CASE_ID_PATTERN = re.compile(r"^[A-Za-z0-9._-]+$")
-SQLITE_MAX_INTEGER = 2**63 - 1  # the store's INTEGER columns hold signed 64-bit values
 
 Difficulty = Literal["single_hop", "multi_hop", "aggregation"]
 Behavior = Literal["answer", "abstain"]
-Level = Literal["nominal", "ordinal", "interval"]
 
 
 def parse_timestamp(value: str) -> datetime:
@@ -182,162 +180,3 @@ class LoadedCase:
     path: str
     line: int
     content_hash: str
-
-
-class CaseView(BaseModel):
-    """What crosses the boundary to the system under test: nothing that gives the answer away.
-
-    No gold answer, gold sources, expected behaviour, tags, or readable case id.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    opaque_id: str
-    question: str
-    sources: tuple[Source, ...]
-
-
-class Citation(BaseModel):
-    """A pointer from the system's answer into one source."""
-
-    model_config = ConfigDict(frozen=True)
-
-    source_id: str
-    quote: str | None = None
-    claim: str | None = None
-
-
-class SUTOutput(BaseModel):
-    """What the system under test returned for one case (DESIGN §3.2)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    answer: str = ""
-    citations: tuple[Citation, ...] = ()
-    retrieved_ids: tuple[str, ...] = ()
-    abstained: bool = False
-    model_was_called: bool = False
-    prompt: str = ""
-    computed: dict[str, str | int | float] = Field(default_factory=dict)
-    error: str | None = None
-
-
-class Axis(BaseModel):
-    """One labeling axis of the rubric (DESIGN §3.4, §8.1)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    name: str = Field(min_length=1, description="Axis name used in labels, verdicts and reports.")
-    scale: tuple[int, ...] = Field(default=(0, 1, 2), description="Distinct integer scale points, in order.")
-    level: Level = Field(default="ordinal", description="Level of measurement for agreement statistics.")
-    anchors: tuple[str, ...] = Field(description="One anchor sentence per scale point.")
-    needs_gold: bool = Field(default=False, description="Show the gold answer for this axis (after the blind axes).")
-
-    @model_validator(mode="after")
-    def _scale_and_anchors(self) -> Axis:
-        if len(self.scale) < 2:
-            raise ValueError("scale: needs at least two points")
-        if len(set(self.scale)) != len(self.scale):
-            raise ValueError("scale: points must be distinct")
-        if list(self.scale) != sorted(self.scale):
-            raise ValueError("scale: points must be in increasing order")
-        if len(self.anchors) != len(self.scale):
-            raise ValueError(f"anchors: need one per scale point ({len(self.scale)}), got {len(self.anchors)}")
-        return self
-
-    def anchor_for(self, value: int) -> str:
-        return self.anchors[self.scale.index(value)]
-
-
-class Rubric(BaseModel):
-    """The versioned set of axes every label and verdict is made under."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    version: str = Field(
-        default="1", description="Recorded with every label; bump when anchors, a scale or an axis name change."
-    )
-    axes: tuple[Axis, ...]
-
-    @model_validator(mode="after")
-    def _unique_axes(self) -> Rubric:
-        names = [axis.name for axis in self.axes]
-        if not names:
-            raise ValueError("axes: at least one axis is required")
-        if len(set(names)) != len(names):
-            raise ValueError("axes: axis names must be unique")
-        return self
-
-    def axis(self, name: str) -> Axis:
-        for axis in self.axes:
-            if axis.name == name:
-                return axis
-        raise KeyError(name)
-
-    @property
-    def axis_names(self) -> tuple[str, ...]:
-        return tuple(axis.name for axis in self.axes)
-
-
-class JudgeConfig(BaseModel):
-    """Pinned judge settings; its hash binds verdicts and calibrations to one judge."""
-
-    model_config = ConfigDict(frozen=True)
-
-    name: str
-    model: str
-    temperature: float = 0.0
-    seed: int = 0
-    prompt_version: str = "1"
-    rubric_version: str = "1"
-
-    def config_hash(self) -> str:
-        from qaeval_tui.core.golden.hashing import content_hash
-
-        return content_hash(self.model_dump(mode="json"))
-
-
-class JudgeVerdict(BaseModel):
-    """One judge's scores for one (case, output) pair (DESIGN §8.3)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    item_id: str
-    case_id: str
-    judge: dict[str, str | float | int]
-    status: Literal["ok", "error"]
-    scores: dict[str, int | None]
-    evidence: dict[str, str]
-    created_at: str
-    error: str | None = None
-
-
-class ReviewItem(BaseModel):
-    """One (case, system output) pair to be labeled, id = case hash + output hash."""
-
-    model_config = ConfigDict(frozen=True)
-
-    item_id: str
-    case_id: str
-    case_hash: str
-    output_hash: str
-    run_id: str
-
-
-class Label(BaseModel):
-    """One revision of one reviewer's label on one item (DESIGN §3.5, §8.2)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    item_id: str = Field(min_length=1)
-    case_id: str
-    reviewer: str = Field(min_length=1)
-    scores: dict[str, int | None]
-    note: str = ""
-    flagged: bool = False
-    skipped: bool = False
-    rubric_version: str
-    revealed: bool = False
-    revision: int = Field(ge=1, le=SQLITE_MAX_INTEGER)
-    created_at: str
-    seconds_spent: float = Field(default=0.0, ge=0, allow_inf_nan=False)

@@ -1,0 +1,38 @@
+"""The models of blind review: a review item and one revision of a reviewer's label (DESIGN §3.5, §8.2)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SQLITE_MAX_INTEGER = 2**63 - 1  # the store's INTEGER columns hold signed 64-bit values
+
+
+class ReviewItem(BaseModel):
+    """One (case, system output) pair to be labeled, id = case hash + output hash."""
+
+    model_config = ConfigDict(frozen=True)
+
+    item_id: str
+    case_id: str
+    case_hash: str
+    output_hash: str
+    run_id: str
+
+
+class Label(BaseModel):
+    """One revision of one reviewer's label on one item (DESIGN §3.5, §8.2)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    item_id: str = Field(min_length=1)
+    case_id: str
+    reviewer: str = Field(min_length=1)
+    scores: dict[str, int | None]
+    note: str = ""
+    flagged: bool = False
+    skipped: bool = False
+    rubric_version: str
+    revealed: bool = False
+    revision: int = Field(ge=1, le=SQLITE_MAX_INTEGER)
+    created_at: str
+    seconds_spent: float = Field(default=0.0, ge=0, allow_inf_nan=False)
