@@ -82,10 +82,10 @@ class PathsConfig(Section):
 
 class RunConfig(Section):
     adapter: str = Field(
-        default="qaeval_tui.core.hub:make_reference_hub", description="module:factory of the system under test."
+        default="qaeval_tui.bundled.hub:make_reference_hub", description="module:factory of the system under test."
     )
     judge: str = Field(
-        default="qaeval_tui.core.running.judge:make_mechanical_judge", description="module:factory of the judge."
+        default="qaeval_tui.bundled.mechanical_judge:make_mechanical_judge", description="module:factory of the judge."
     )
     workers: int = Field(default=1, ge=1, le=64, description="Parallel adapter calls.")
     top_k: int = Field(default=3, ge=1, description="k for retrieval recall@k / precision@k.")

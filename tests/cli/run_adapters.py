@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from qaeval_tui.core.hub import ReferenceHub
+from qaeval_tui.bundled.hub import ReferenceHub
 from qaeval_tui.core.running.models import CaseView, Citation, SUTOutput
 
 

@@ -75,7 +75,7 @@ def test_run_on_invalid_golden_data_exits_2_naming_file_line_and_field(tmp_path:
     ("option", "value", "message"),
     [
         ("--adapter", "no_such_pkg_qaeval:make", "--adapter 'no_such_pkg_qaeval:make': no module named"),
-        ("--judge", "qaeval_tui.core.hub:make_reference_hub", "has no score() method"),
+        ("--judge", "qaeval_tui.bundled.hub:make_reference_hub", "has no score() method"),
         ("--workers", "0", "Invalid value for '--workers'"),
     ],
 )
@@ -179,7 +179,7 @@ def test_the_demo_set_passes_its_committed_baseline_and_the_buggy_split_is_block
         "--baseline",
         str(committed),
         "--adapter",
-        "qaeval_tui.core.buggy_hub:make_buggy_hub",
+        "qaeval_tui.bundled.buggy_hub:make_buggy_hub",
     )
     assert buggy.exit_code == 1
     for check, case_id in [

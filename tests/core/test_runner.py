@@ -11,13 +11,14 @@ from typing import Any
 
 import pytest
 
+from qaeval_tui.bundled.hub import ReferenceHub
+from qaeval_tui.bundled.mechanical_judge import MechanicalJudge, make_mechanical_judge
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.hashing import content_hash, item_id_for
 from qaeval_tui.core.golden.models import GoldenCase, LoadedCase
-from qaeval_tui.core.hub import ReferenceHub
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.adapters import SystemAdapter
-from qaeval_tui.core.running.judge import JudgeResult, MechanicalJudge, make_mechanical_judge
+from qaeval_tui.core.running.judge import JudgeResult
 from qaeval_tui.core.running.models import CaseView, SUTOutput
 from qaeval_tui.core.running.runner import RUN_FORMAT, RunResult, dumps_document, run_suite, store_run, write_json
 from qaeval_tui.core.store.sqlite import Store

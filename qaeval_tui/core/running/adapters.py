@@ -62,7 +62,7 @@ def load_factory(spec: str, option: str = "--adapter") -> object:
     """
     module_name, sep, attribute = spec.partition(":")
     if not sep or not module_name or not attribute:
-        raise UsageError(f"{option} {spec!r}: expected module:factory, e.g. qaeval_tui.core.hub:make_reference_hub")
+        raise UsageError(f"{option} {spec!r}: expected module:factory, e.g. qaeval_tui.bundled.hub:make_reference_hub")
     here = os.getcwd()
     if here not in sys.path:
         sys.path.append(here)

@@ -1,4 +1,4 @@
-"""Lexical matching shared by the bundled hub and judge, and the retrieval metrics (DESIGN §3.2).
+"""Lexical matching shared by the checks, the trajectory scorer and the bundled hub, retriever and judge.
 
 The matcher is deliberately simple and deterministic: casefolded word tokens, a small stop
 list, a light suffix stripper, identifiers (model numbers, error codes, versions) kept whole,
@@ -9,13 +9,9 @@ checks and the judge look at the same passages of a case one after the other.
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-
-from qaeval_tui.core.golden.models import Source
 
 _WORD = r"\w++(?:[.,'’\-/]\w++)*+"
 # Each pattern twice: the ASCII build scans plain-ASCII text (most text) about twice as fast, same matches.
@@ -202,132 +198,3 @@ def support_terms(claim_terms: frozenset[str], evidence_terms: frozenset[str]) -
     if not claim_terms:
         return 1.0
     return len(claim_terms & evidence_terms) / len(claim_terms)
-
-
-# -- the bundled lexical retriever ------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Hit:
-    """One retrieved passage: its best snippet (a sentence) and how much of the question it covers."""
-
-    source_id: str
-    score: float
-    snippet: str
-    question_coverage: float
-
-
-@dataclass(frozen=True)
-class LexicalRetriever:
-    """Ranks a case's passages by their best sentence against the question; nothing below the floor counts.
-
-    A sentence (read with its passage title) scores the idf-weighted share of the question's
-    *known* terms (terms some passage of the case contains) that it affirms. It clears the
-    floor when that share is at least `floor` and it also covers `min_question_coverage` of
-    the whole question, unknown terms included: a question made mostly of words the corpus
-    never uses is about something else. Identifiers are exact: a question naming an
-    identifier no passage has retrieves nothing, and a snippet (sentence plus title) naming
-    none of the question's distinguishing identifiers is skipped.
-    """
-
-    floor: float = 0.4
-    min_question_coverage: float = 0.1
-    top_k: int = 3
-
-    def rank(self, question: str, sources: Sequence[Source]) -> list[Hit]:
-        wanted = list(dict.fromkeys(terms(question)))
-        if not wanted or not sources:
-            return []
-        analyses = [analyze(source.text) for source in sources]
-        titles = [term_set(source.title or "") for source in sources]
-        known_sets = [analysis.all_terms | title for analysis, title in zip(analyses, titles, strict=True)]
-        count = len(sources)
-        frequency = {term: sum(term in known for known in known_sets) for term in wanted}
-        weight = {term: math.log(1.0 + count / (frequency[term] or 0.5)) for term in wanted}
-        identifiers = [term for term in wanted if is_identifier(term)]
-        if any(frequency[term] == 0 for term in identifiers):
-            return []
-        known_total = math.fsum(weight[term] for term in wanted if frequency[term])
-        if not known_total:
-            return []
-        total = math.fsum(weight.values())
-        wanted_set = frozenset(wanted)
-        id_set = frozenset(identifiers)
-        plain_set = wanted_set - id_set
-        # Identifiers are exact keys: a snippet naming more of them outranks a wordier near miss.
-        hits: list[tuple[int, float, int, Hit]] = []
-        for position, (source, analysis, title, known) in enumerate(
-            zip(sources, analyses, titles, known_sets, strict=True)
-        ):
-            if id_set and known.isdisjoint(id_set):
-                continue
-            from_title = wanted_set & title
-            best: tuple[int, float] | None = None
-            best_hit: Hit | None = None
-            for sentence, sentence_terms in zip(analysis.sentences, analysis.sentence_terms, strict=True):
-                matched = (wanted_set & sentence_terms) | from_title
-                if matched.isdisjoint(plain_set):
-                    continue
-                named = len(matched & id_set)
-                if id_set and not named:
-                    continue
-                covered = math.fsum(map(weight.__getitem__, matched))  # exact sum: the same in any set order
-                score = covered / known_total
-                coverage = covered / total
-                if score < self.floor or coverage < self.min_question_coverage:
-                    continue
-                if best is None or (named, score) > best:
-                    best = (named, score)
-                    best_hit = Hit(source.id, round(score, 6), sentence, round(coverage, 6))
-            if best is not None and best_hit is not None:
-                hits.append((-best[0], -best[1], position, best_hit))
-        hits.sort(key=lambda item: item[:3])
-        return [hit for *_, hit in hits[: self.top_k]]
-
-
-# -- retrieval metrics against gold source ids ----------------------------------------------
-
-
-def recall_at_k(retrieved: Sequence[str], gold: Sequence[str], k: int) -> float | None:
-    """Share of gold sources among the first k retrieved; None without gold sources."""
-    relevant = set(gold)
-    if not relevant:
-        return None
-    return len(relevant.intersection(retrieved[:k])) / len(relevant)
-
-
-def precision_at_k(retrieved: Sequence[str], gold: Sequence[str], k: int) -> float | None:
-    """Share of the first k retrieved (as many as there are, up to k) that are gold; 0 when none retrieved."""
-    relevant = set(gold)
-    if not relevant:
-        return None
-    top = list(dict.fromkeys(retrieved[:k]))
-    if not top:
-        return 0.0
-    return sum(1 for source_id in top if source_id in relevant) / len(top)
-
-
-def reciprocal_rank(retrieved: Sequence[str], gold: Sequence[str]) -> float | None:
-    """1 / rank of the first gold source in the whole retrieved list (0 if none); None without gold."""
-    relevant = set(gold)
-    if not relevant:
-        return None
-    for rank, source_id in enumerate(retrieved, start=1):
-        if source_id in relevant:
-            return 1.0 / rank
-    return 0.0
-
-
-def ndcg_at_k(retrieved: Sequence[str], gold: Sequence[str], k: int) -> float | None:
-    """Binary-relevance nDCG over the first k retrieved; None without gold sources."""
-    relevant = set(gold)
-    if not relevant:
-        return None
-    seen: set[str] = set()
-    gain = 0.0
-    for rank, source_id in enumerate(retrieved[:k], start=1):
-        if source_id in relevant and source_id not in seen:
-            gain += 1.0 / math.log2(rank + 1)
-        seen.add(source_id)
-    ideal = sum(1.0 / math.log2(rank + 1) for rank in range(1, min(len(relevant), k) + 1))
-    return gain / ideal

@@ -15,7 +15,6 @@ from qaeval_tui.core.golden.models import GoldenCase
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.checks import CheckResult, citation_problems, coverage_counts
 from qaeval_tui.core.running.judge import ANSWER_CORRECTNESS, CITATION_CORRECTNESS, FAITHFULNESS
-from qaeval_tui.core.running.matching import ndcg_at_k, precision_at_k, recall_at_k, reciprocal_rank
 from qaeval_tui.core.running.models import SUTOutput
 from qaeval_tui.core.running.trajectory import TrajectoryResult
 
@@ -215,3 +214,51 @@ def rate_problem(value: object) -> str | None:
 def metric_value_from_json(data: Mapping[str, Any]) -> MetricValue:
     value = data.get("value")
     return MetricValue(None if value is None else float(value), int(data.get("n", 0)), data.get("reason"))
+
+
+# -- retrieval metrics against gold source ids ----------------------------------------------
+
+
+def recall_at_k(retrieved: Sequence[str], gold: Sequence[str], k: int) -> float | None:
+    """Share of gold sources among the first k retrieved; None without gold sources."""
+    relevant = set(gold)
+    if not relevant:
+        return None
+    return len(relevant.intersection(retrieved[:k])) / len(relevant)
+
+
+def precision_at_k(retrieved: Sequence[str], gold: Sequence[str], k: int) -> float | None:
+    """Share of the first k retrieved (as many as there are, up to k) that are gold; 0 when none retrieved."""
+    relevant = set(gold)
+    if not relevant:
+        return None
+    top = list(dict.fromkeys(retrieved[:k]))
+    if not top:
+        return 0.0
+    return sum(1 for source_id in top if source_id in relevant) / len(top)
+
+
+def reciprocal_rank(retrieved: Sequence[str], gold: Sequence[str]) -> float | None:
+    """1 / rank of the first gold source in the whole retrieved list (0 if none); None without gold."""
+    relevant = set(gold)
+    if not relevant:
+        return None
+    for rank, source_id in enumerate(retrieved, start=1):
+        if source_id in relevant:
+            return 1.0 / rank
+    return 0.0
+
+
+def ndcg_at_k(retrieved: Sequence[str], gold: Sequence[str], k: int) -> float | None:
+    """Binary-relevance nDCG over the first k retrieved; None without gold sources."""
+    relevant = set(gold)
+    if not relevant:
+        return None
+    seen: set[str] = set()
+    gain = 0.0
+    for rank, source_id in enumerate(retrieved[:k], start=1):
+        if source_id in relevant and source_id not in seen:
+            gain += 1.0 / math.log2(rank + 1)
+        seen.add(source_id)
+    ideal = sum(1.0 / math.log2(rank + 1) for rank in range(1, min(len(relevant), k) + 1))
+    return gain / ideal

@@ -15,8 +15,9 @@ Run it on `golden_buggy/`: each of its bugs is the kind a real system ships by a
 
 from __future__ import annotations
 
-from qaeval_tui.core.hub import ReferenceHub, build_prompt, quote_answer
-from qaeval_tui.core.running.matching import LexicalRetriever, normalize_space
+from qaeval_tui.bundled.hub import ReferenceHub, build_prompt, quote_answer
+from qaeval_tui.bundled.retriever import LexicalRetriever
+from qaeval_tui.core.running.matching import normalize_space
 from qaeval_tui.core.running.models import CaseView, Citation, SUTOutput
 
 # Warmed long ago from an export of the golden answers: the leak this hub exists to show.
@@ -59,5 +60,5 @@ class BuggyHub(ReferenceHub):
 
 
 def make_buggy_hub() -> BuggyHub:
-    """Zero-argument factory for `--adapter qaeval_tui.core.buggy_hub:make_buggy_hub`."""
+    """Zero-argument factory for `--adapter qaeval_tui.bundled.buggy_hub:make_buggy_hub`."""
     return BuggyHub()

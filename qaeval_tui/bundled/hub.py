@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from qaeval_tui.bundled.retriever import Hit, LexicalRetriever
 from qaeval_tui.core.golden.models import Source
-from qaeval_tui.core.running.matching import Hit, LexicalRetriever, analyze, term_set
+from qaeval_tui.core.running.matching import analyze, term_set
 from qaeval_tui.core.running.models import CaseView, Citation, SUTOutput
 
 ABSTAIN_MESSAGE = "I can't answer that from the available sources."
@@ -93,5 +94,5 @@ class ReferenceHub:
 
 
 def make_reference_hub() -> ReferenceHub:
-    """Zero-argument factory for `--adapter qaeval_tui.core.hub:make_reference_hub`."""
+    """Zero-argument factory for `--adapter qaeval_tui.bundled.hub:make_reference_hub`."""
     return ReferenceHub()
