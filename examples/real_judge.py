@@ -20,10 +20,7 @@ import os
 import urllib.request
 from typing import Any
 
-from qaeval_tui.core.golden.models import GoldenCase
-from qaeval_tui.core.rubric import Rubric
-from qaeval_tui.core.running.judge import JudgeResult
-from qaeval_tui.core.running.models import JudgeConfig, SUTOutput
+from qaeval_tui import GoldenCase, JudgeConfig, JudgeResult, Rubric, SUTOutput
 
 PROMPT_VERSION = "llm-judge-1"
 SYSTEM = (
