@@ -86,37 +86,19 @@ def execute(
     against: Baseline | None = None,
 ) -> RunResult:
     """Load, run, store: the part every command shares. With `against`, refuse a mismatched baseline first."""
-    from qaeval_tui.core.gate.baseline import check_settings
-    from qaeval_tui.core.golden.loader import load_golden
-    from qaeval_tui.core.running.adapters import adapter_label, load_adapter
-    from qaeval_tui.core.running.judge import effective_config, load_judge
-    from qaeval_tui.core.running.runner import run_suite, store_run
-    from qaeval_tui.core.store.sqlite import Store
+    from qaeval_tui.core.usecases.run import run_from_config
 
     config = config_from(ctx)
-    golden = load_golden(data or [config.path(config.paths.golden)])
-    adapter_spec = adapter or config.run.adapter
-    judge_spec = judge or config.run.judge
-    system = load_adapter(adapter_spec)
-    judge_client = load_judge(judge_spec)
-    if against is not None:  # a baseline from another judge, rubric or k fails before spending a run
-        check_settings(against, effective_config(judge_client, config.rubric), config.rubric.version, config.run.top_k)
-    with progress_bar() as progress:
-        result = run_suite(
-            golden.cases,
-            system,
-            judge_client,
-            rubric=config.rubric,
-            adapter_spec=adapter_spec,
-            judge_spec=judge_spec,
-            adapter_name=adapter_label(system, adapter_spec),
-            workers=workers or config.run.workers,
-            top_k=config.run.top_k,
-            progress=progress,
-        )
-    with Store.open(db or config.path(config.paths.store)) as store:
-        store_run(store, result)
-    return result
+    return run_from_config(
+        config,
+        data or [config.path(config.paths.golden)],
+        db or config.path(config.paths.store),
+        adapter=adapter,
+        judge=judge,
+        workers=workers,
+        against=against,
+        progress=progress_bar,
+    )
 
 
 @guarded
@@ -204,46 +186,35 @@ def gate(
     Exit 0 pass, 1 block, 2 usage or input error (a missing, unreadable or mismatched baseline too).
     """
     from qaeval_tui.cli.run_views import print_gate, print_scoreboard
-    from qaeval_tui.core.gate.baseline import load_baseline
-    from qaeval_tui.core.gate.decision import run_gate
-    from qaeval_tui.core.gate.report import gate_json, gate_junit, gate_markdown
-    from qaeval_tui.core.gate.trust import stored_axis_trust
-    from qaeval_tui.core.running.runner import write_json
-    from qaeval_tui.core.store.sqlite import Store
+    from qaeval_tui.core.gate.report import gate_json
+    from qaeval_tui.core.usecases.gate import GateOutputs, gate_against_baseline
 
     config = config_from(ctx)
-    reference = load_baseline(baseline_path)  # before the run: a bad baseline costs nothing
-    _check_targets(out, junit, markdown)
-    result = execute(ctx, data, adapter, judge, workers, db, against=reference)
-    with Store.open(db or config.path(config.paths.store)) as store:
-        trust = stored_axis_trust(store, config, result.judge_config.config_hash())
-    report = run_gate(
-        result,
-        reference,
-        tolerances=config.gate.tolerances,
-        replicates=config.gate.bootstrap_replicates,
-        seed=config.gate.seed,
-        axis_trust=trust,
+    outcome = gate_against_baseline(
+        config,
+        baseline_path,
+        data or [config.path(config.paths.golden)],
+        db or config.path(config.paths.store),
+        adapter=adapter,
+        judge=judge,
+        workers=workers,
+        outputs=GateOutputs(artifact=out, junit=junit, markdown=markdown),
+        progress=progress_bar,
     )
-    if out is not None:
-        write_json(out, result.artifact())
-    _write_text(junit, gate_junit(report))
-    _write_text(markdown, gate_markdown(report))
+    report = outcome.report
     if as_json:
         print_json(gate_json(report))
     else:
-        print_scoreboard(result)
+        print_scoreboard(outcome.result)
         print_gate(report)
     raise typer.Exit(report.exit_code)
 
 
 def _check_targets(*paths: Path | None) -> None:
     """Refuse an output path that can never be written before the suite runs, not after."""
-    from qaeval_tui.core.atomic_file import check_output_target
+    from qaeval_tui.core.usecases.run import check_output_targets
 
-    for path in paths:
-        if path is not None:
-            check_output_target(path)
+    check_output_targets(*paths)
 
 
 def _print_document(document: dict[str, Any]) -> None:
@@ -254,13 +225,6 @@ def _print_document(document: dict[str, Any]) -> None:
 
     require_finite(document, "stdout")
     sys.stdout.write(json_visible(dumps_document(document)))  # hidden characters as \u escapes
-
-
-def _write_text(path: Path | None, text: str) -> None:
-    from qaeval_tui.core.atomic_file import write_output
-
-    if path is not None:
-        write_output(path, text)
 
 
 @guarded

@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import QaevalError, UsageError
@@ -22,9 +21,6 @@ from qaeval_tui.core.golden.loader import GoldenSet, load_golden
 from qaeval_tui.core.golden.models import CASE_ID_PATTERN
 from qaeval_tui.core.review.session import Progress, assign, build_review_items
 from qaeval_tui.core.store.sqlite import Store
-
-if TYPE_CHECKING:
-    from qaeval_tui.core.running.runner import RunResult
 
 Step = Callable[[str], object]
 
@@ -100,32 +96,15 @@ def _preparation_lock(store: Store) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def run_configured(config: Config, golden: GoldenSet, say: Step) -> RunResult:
-    """Run the configured adapter and judge over the golden set (the runner of issue 3)."""
-    from qaeval_tui.core.running.adapters import adapter_label, load_adapter
-    from qaeval_tui.core.running.judge import load_judge
-    from qaeval_tui.core.running.runner import run_suite
-
-    adapter = load_adapter(config.run.adapter)
-    judge = load_judge(config.run.judge)
-    every = max(1, len(golden.cases) // 20)
+def _announce_progress(cases: int, say: Step) -> Callable[[int, int], None]:
+    """Progress of the first run in words, about every twentieth of the cases."""
+    every = max(1, cases // 20)
 
     def progress(done: int, total: int) -> None:
         if done == total or done % every == 0:
             say(f"Running the system and the judge: {done} of {total} cases")
 
-    return run_suite(
-        golden.cases,
-        adapter,
-        judge,
-        rubric=config.rubric,
-        adapter_spec=config.run.adapter,
-        judge_spec=config.run.judge,
-        adapter_name=adapter_label(adapter, config.run.adapter),
-        workers=config.run.workers,
-        top_k=config.run.top_k,
-        progress=progress,
-    )
+    return progress
 
 
 def _join_queue(store: Store, reviewer: str, config: Config) -> int:
@@ -167,10 +146,12 @@ def ensure_prepared(
         run = store.latest_run()
         if run is None:
             say("Loading the golden set…")
-            golden = load_golden(data_paths)
+            from qaeval_tui.core.running.configured import plan_run
             from qaeval_tui.core.running.runner import store_run
 
-            result = run_configured(config, golden, say)
+            plan = plan_run(config, data_paths)
+            golden = plan.golden
+            result = plan.run(_announce_progress(len(golden.cases), say))
             store_run(store, result)
             run_id = result.run_id
             ran = True
