@@ -269,7 +269,8 @@ def reject_cmd(
     Exit 0 rejected, 1 invalid (empty reason, already decided; nothing written; a miss already in
     the golden set: that promotion is recorded), 2 usage.
     """
-    from qaeval_tui.core.curation.promotion import CurationError, GoldenTarget, reject
+    from qaeval_tui.core.curation.promotion import CurationError, GoldenTarget
+    from qaeval_tui.core.curation.rejection import reject
 
     with _store(ctx, db) as store:
         try:

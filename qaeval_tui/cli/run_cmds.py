@@ -21,7 +21,7 @@ from qaeval_tui.core.errors import InputError
 
 if TYPE_CHECKING:
     from qaeval_tui.core.gate.baseline import Baseline
-    from qaeval_tui.core.running.runner import RunResult
+    from qaeval_tui.core.running.result import RunResult
 
 # Modules that do the work are imported inside the commands that need them, so that
 # `qaeval --help` and the other commands do not pay for them (see cli/main.py).
@@ -119,7 +119,7 @@ def run(
     Exit 0 ran, 2 usage or input error.
     """
     from qaeval_tui.cli.run_views import print_scoreboard
-    from qaeval_tui.core.running.runner import write_json
+    from qaeval_tui.core.running.result import write_json
 
     _check_targets(out)
     result = execute(ctx, data, adapter, judge, workers, db)
@@ -150,7 +150,7 @@ def baseline(
     """Run the suite and write the scores as the baseline the gate compares against. Exit 0, or 2."""
     from qaeval_tui.cli.run_views import print_scoreboard
     from qaeval_tui.core.gate.baseline import baseline_document
-    from qaeval_tui.core.running.runner import write_json
+    from qaeval_tui.core.running.result import write_json
 
     _check_targets(out)
     result = execute(ctx, data, adapter, judge, workers, db)
@@ -220,7 +220,7 @@ def _check_targets(*paths: Path | None) -> None:
 def _print_document(document: dict[str, Any]) -> None:
     """A run or baseline document on stdout: refused whole, naming the field, if it holds NaN."""
     from qaeval_tui.core.atomic_file import require_finite
-    from qaeval_tui.core.running.runner import dumps_document
+    from qaeval_tui.core.running.result import dumps_document
     from qaeval_tui.core.text import json_visible
 
     require_finite(document, "stdout")

@@ -15,7 +15,7 @@ from qaeval_tui.core.gate.decision import GateReport
 from qaeval_tui.core.gate.drift import DriftReport
 from qaeval_tui.core.gate.report import fired_checks, format_ci, judge_errors, metric_label
 from qaeval_tui.core.running.metrics import METRIC_SPECS, Scoreboard
-from qaeval_tui.core.running.runner import RunResult
+from qaeval_tui.core.running.result import RunResult
 from qaeval_tui.core.text import one_line
 
 SLICE_COLUMNS = {

@@ -19,9 +19,9 @@ from qaeval_tui.core.curation.promotion import (
     draft_from_miss,
     promote,
     promotion_context,
-    reject,
     validate_promotion,
 )
+from qaeval_tui.core.curation.rejection import reject
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.golden.loader import load_golden
 from qaeval_tui.core.store.sqlite import Store
@@ -216,7 +216,8 @@ def test_a_set_that_fails_to_reload_is_restored(
             return real_load(paths)
         raise InputError([Problem("golden/living.jsonl", 10, "id", "simulated")], what="golden set")
 
-    monkeypatch.setattr("qaeval_tui.core.curation.promotion.load_golden", load_then_fail)
+    monkeypatch.setattr("qaeval_tui.core.curation.target.load_golden", load_then_fail)  # the snapshot
+    monkeypatch.setattr("qaeval_tui.core.curation.promotion.load_golden", load_then_fail)  # the re-load
     before = snapshot_of(root)
     with pytest.raises(InputError):
         promote(store, bedroom_draft(), target)

@@ -20,7 +20,8 @@ from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.adapters import SystemAdapter
 from qaeval_tui.core.running.judge import JudgeResult
 from qaeval_tui.core.running.models import CaseView, Citation, JudgeConfig, SUTOutput
-from qaeval_tui.core.running.runner import RunResult, run_suite, write_json
+from qaeval_tui.core.running.result import RunResult, write_json
+from qaeval_tui.core.running.runner import run_suite
 from tests.core.run_fixtures import (
     FIXED_TIME,
     HB5_WARRANTY,

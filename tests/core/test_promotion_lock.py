@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from qaeval_tui.core.curation.inbox import import_misses, inbox_entry
-from qaeval_tui.core.curation.promotion import GoldenTarget, PromotionDraft, promote, reject
+from qaeval_tui.core.curation.promotion import GoldenTarget, PromotionDraft, promote
+from qaeval_tui.core.curation.rejection import reject
 from qaeval_tui.core.golden.loader import load_golden
 from qaeval_tui.core.store.sqlite import Store
 from tests.curation_fixtures import BEDROOM, DEMO_INBOX, NOISE, RESTOCKING, demo_copy

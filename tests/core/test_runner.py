@@ -20,7 +20,8 @@ from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.adapters import SystemAdapter
 from qaeval_tui.core.running.judge import JudgeResult
 from qaeval_tui.core.running.models import CaseView, SUTOutput
-from qaeval_tui.core.running.runner import RUN_FORMAT, RunResult, dumps_document, run_suite, store_run, write_json
+from qaeval_tui.core.running.result import RUN_FORMAT, RunResult, dumps_document, write_json
+from qaeval_tui.core.running.runner import run_suite, store_run
 from qaeval_tui.core.store.sqlite import Store
 from tests.core.run_fixtures import FIXED_TIME, RUBRIC, ScriptedAdapter, abstain_case, case, loaded, multi_hop_case
 

@@ -83,7 +83,7 @@ async def test_a_bad_miss_file_is_reported_by_line_and_nothing_is_imported(works
 async def test_status_filter_and_search_narrow_the_list(workspace: Workspace) -> None:
     import_demo_inbox(workspace)
     with workspace.store() as store:
-        from qaeval_tui.core.curation.promotion import reject
+        from qaeval_tui.core.curation.rejection import reject
 
         reject(store, RESTOCKING, reason="the answer was right", curator="dana")
     app = OversightHost(workspace, InboxScreen)

@@ -1,6 +1,6 @@
-"""Turning a production miss into a golden case, or rejecting it (DESIGN §3.6).
+"""Turning a production miss into a golden case (DESIGN §3.6; rejecting one: `rejection`).
 
-The promote form and `qaeval promote` share this module. A `PromotionDraft` (promotion_draft.py)
+The promote form and `qaeval promote` share this module. A `PromotionDraft` (`draft`)
 holds the form's fields as typed; `validate_promotion` is cheap enough to run on every keystroke
 and names each problem by draft field. Validation is the loader's own (the same model, the same cross-field
 rules, run through `parse_case_line`) plus what only curation knows: the id must be new to the
@@ -15,15 +15,10 @@ writes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
-from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from qaeval_tui.core.atomic_file import append_line_atomically, held_lock, remove_leftover_temps, restore_file
-from qaeval_tui.core.config import Config
+from qaeval_tui.core.atomic_file import append_line_atomically, restore_file
 from qaeval_tui.core.curation.draft import (
     BEHAVIORS,
     DIFFICULTIES,
@@ -40,13 +35,14 @@ from qaeval_tui.core.curation.draft import (
     suggest_case_id,
 )
 from qaeval_tui.core.curation.inbox import InboxDecision, InboxEntry, inbox_entry
-from qaeval_tui.core.errors import QaevalError, UsageError
-from qaeval_tui.core.golden.loader import LIVING_SPLIT, GoldenSet, case_content_hash, expand_paths, load_golden
+from qaeval_tui.core.curation.target import GoldenSnapshot, GoldenTarget, living_file_lock
+from qaeval_tui.core.errors import QaevalError
+from qaeval_tui.core.golden.loader import GoldenSet, case_content_hash, load_golden
 from qaeval_tui.core.golden.models import CASE_ID_PATTERN, GoldenCase, LoadedCase
 from qaeval_tui.core.store.sqlite import Store, utc_now
 
 if TYPE_CHECKING:  # neardup brings numpy; only a promotion needs it
-    from qaeval_tui.core.golden.neardup import QuestionIndex, SimilarCase
+    from qaeval_tui.core.golden.neardup import SimilarCase
 
 __all__ = [
     "BEHAVIORS",
@@ -68,10 +64,8 @@ __all__ = [
     "parse_checkpoint",
     "promote",
     "promotion_context",
-    "reject",
     "suggest_case_id",
     "validate_promotion",
-    "validate_rejection",
 ]
 
 
@@ -96,60 +90,6 @@ class CurationError(QaevalError):
         if self.recorded:
             return "only the promotion already in the golden set was recorded"
         return "nothing was written"
-
-
-@dataclass(frozen=True)
-class GoldenTarget:
-    """What promotions must stay consistent with (the golden paths) and where they go (the living file)."""
-
-    golden: tuple[Path, ...]
-    living: Path
-
-    @classmethod
-    def from_config(cls, config: Config) -> GoldenTarget:
-        return cls(golden=(config.path(config.paths.golden),), living=config.path(config.paths.living))
-
-    def files(self) -> list[Path]:
-        """Every golden file, the living file included once when it exists."""
-        if self.living.stem != LIVING_SPLIT:
-            raise UsageError(
-                f"{self.living}: promotions go to the living split, so the file must be named living.jsonl"
-            )
-        files = expand_paths(self.golden) if self.golden else []
-        seen = {file.resolve() for file in files}
-        if self.living.is_file() and self.living.resolve() not in seen:
-            files.append(self.living)
-        if not files:
-            raise UsageError("no golden files to check a promotion against")
-        return files
-
-
-@dataclass(frozen=True)
-class GoldenSnapshot:
-    """The golden set as loaded once, with what validation and the near-duplicate check need."""
-
-    golden: GoldenSet
-
-    @classmethod
-    def load(cls, target: GoldenTarget) -> GoldenSnapshot:
-        """Strict-load the current set; an invalid set raises InputError (nothing can be promoted into it)."""
-        return cls(load_golden(target.files()))
-
-    @cached_property
-    def where(self) -> dict[str, str]:
-        """Case id -> 'path:line' of every existing case."""
-        return {loaded.case.id: f"{loaded.path}:{loaded.line}" for loaded in self.golden.cases}
-
-    @cached_property
-    def promoted_traces(self) -> dict[str, str]:
-        """Trace id -> case id of every case already promoted from a production miss."""
-        return {c.case.provenance.trace_id: c.case.id for c in self.golden.cases if c.case.provenance is not None}
-
-    @cached_property
-    def index(self) -> QuestionIndex:
-        from qaeval_tui.core.golden.neardup import QuestionIndex
-
-        return QuestionIndex((loaded.case.id, loaded.case.question) for loaded in self.golden.cases)
 
 
 @dataclass(frozen=True)
@@ -184,7 +124,7 @@ class PromotionResult:
     golden: GoldenSet = field(repr=False)
 
 
-def _already_decided(done: InboxDecision) -> FieldError:
+def already_decided(done: InboxDecision) -> FieldError:
     what = f"promoted as {done.case_id!r}" if done.decision == "promoted" else "rejected"
     return FieldError("trace_id", f"already {what} by {done.curator} at {done.decided_at}; a miss is decided once")
 
@@ -194,7 +134,7 @@ def _curation_errors(draft: PromotionDraft, context: PromotionContext) -> list[F
     errors: list[FieldError] = []
     entry, snapshot = context.entry, context.snapshot
     if entry.decision is not None:
-        errors.append(_already_decided(entry.decision))
+        errors.append(already_decided(entry.decision))
     elif context.unrecorded_promotion is not None:
         errors.append(
             FieldError(
@@ -298,7 +238,7 @@ def complete_interrupted_promotion(
     except _GoneMeanwhile:
         return  # nothing recorded: the decision at hand goes ahead as for any pending miss
     if earlier is not None:  # decided elsewhere meanwhile: that decision stands
-        raise CurationError(entry.trace_id, [_already_decided(InboxDecision(**earlier))], action=action)
+        raise CurationError(entry.trace_id, [already_decided(InboxDecision(**earlier))], action=action)
     message = (
         f"already in the golden set as {case_id!r}: that promotion (by {provenance.promoted_by} at "
         f"{provenance.promoted_at}) had not been recorded, and now is"
@@ -313,21 +253,6 @@ def _from_trace(loaded: LoadedCase, trace_id: str) -> bool:
 
 class _GoneMeanwhile(Exception):
     """The case seen in the golden set was no longer there under the write lock."""
-
-
-@contextmanager
-def living_file_lock(target: GoldenTarget, *, optional: bool = False) -> Iterator[None]:
-    """Held by every promotion into `target.living`, from reading the file to recording the decision.
-
-    The store's write lock serializes the promotions of one store only; two stores (two curators'
-    databases) on one golden folder take turns on `.living.jsonl.lock` beside the file, so neither
-    can drop the other's line. Under it, temporary files of a promotion killed midway are removed.
-    """
-    living = target.living.resolve()
-    with held_lock(living.parent / f".{living.name}.lock", optional=optional) as held:
-        if held:
-            remove_leftover_temps(living.parent, lambda name: name == living.name)
-        yield
 
 
 def promotion_context(store: Store, target: GoldenTarget, trace_id: str) -> PromotionContext:
@@ -403,7 +328,7 @@ def _promote_locked(
             restore_file(target.living, landed["before"])
         raise
     if earlier is not None:
-        raise CurationError(draft.trace_id, [_already_decided(InboxDecision(**earlier))])
+        raise CurationError(draft.trace_id, [already_decided(InboxDecision(**earlier))])
     return PromotionResult(
         case=case,
         loaded=landed["loaded"],
@@ -411,57 +336,3 @@ def _promote_locked(
         near_duplicates=tuple(context.near_duplicates(case.question)),
         golden=landed["golden"],
     )
-
-
-def validate_rejection(entry: InboxEntry, reason: str, curator: str) -> list[FieldError]:
-    """Every problem with rejecting `entry` (empty: it can be rejected)."""
-    errors = []
-    if entry.decision is not None:
-        errors.append(_already_decided(entry.decision))
-    if not reason.strip():
-        errors.append(FieldError("reason", "required: why this miss does not become a golden case"))
-    if not curator.strip():
-        errors.append(FieldError("curator", "required: who is rejecting it"))
-    return errors
-
-
-def reject(
-    store: Store,
-    trace_id: str,
-    *,
-    reason: str,
-    curator: str,
-    now: str | None = None,
-    target: GoldenTarget | None = None,
-) -> InboxDecision:
-    """Mark a miss rejected with a reason. Raises CurationError when invalid or already decided.
-
-    With `target`, a pending miss whose case is already in that golden set cannot be rejected: its
-    promotion is recorded instead (see complete_interrupted_promotion). A golden set that does not
-    load skips that check: a broken set must not stop a curator from rejecting a miss.
-    """
-    entry = inbox_entry(store, trace_id)
-    if target is not None and entry.decision is None:
-        try:
-            snapshot = GoldenSnapshot.load(target)
-        except QaevalError:
-            snapshot = None
-        if snapshot is not None:
-            # A golden folder no one can write holds no promotion to wait for: look unlocked.
-            with living_file_lock(target, optional=True):
-                complete_interrupted_promotion(store, entry, snapshot, target, "rejection")
-    errors = validate_rejection(entry, reason, curator)
-    if errors:
-        raise CurationError(trace_id, errors, action="rejection")
-    decision = InboxDecision("rejected", None, reason.strip(), curator.strip(), now or utc_now())
-    earlier = store.record_inbox_decision(
-        trace_id,
-        "rejected",
-        case_id=None,
-        reason=decision.reason,
-        curator=decision.curator,
-        decided_at=decision.decided_at,
-    )
-    if earlier is not None:
-        raise CurationError(trace_id, [_already_decided(InboxDecision(**earlier))], action="rejection")
-    return decision

@@ -31,7 +31,7 @@ from qaeval_tui.core.running.metrics import (
     rate_problem,
 )
 from qaeval_tui.core.running.models import JudgeConfig
-from qaeval_tui.core.running.runner import ARTIFACT_VERSION, RUN_FORMAT, RunResult
+from qaeval_tui.core.running.result import ARTIFACT_VERSION, RUN_FORMAT, RunResult
 from qaeval_tui.core.text import one_line
 
 BASELINE_FORMAT = "qaeval-baseline"

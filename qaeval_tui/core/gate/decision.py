@@ -24,8 +24,8 @@ from qaeval_tui.core.config import GateConfig
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.gate.baseline import Baseline, check_comparable
 from qaeval_tui.core.running.metrics import METRIC_NAMES, METRIC_SPECS
-from qaeval_tui.core.running.runner import RunResult
-from qaeval_tui.core.statistics.stats import paired_bootstrap_ci
+from qaeval_tui.core.running.result import RunResult
+from qaeval_tui.core.statistics.intervals import paired_bootstrap_ci
 
 CONFIDENCE = 0.95
 JUDGE_ERROR = "judge_error"

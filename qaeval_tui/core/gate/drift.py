@@ -21,7 +21,7 @@ from typing import Any, Literal
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.jsonl import json_object_lines
 from qaeval_tui.core.running.metrics import METRIC_NAMES, METRIC_SPECS, rate_problem
-from qaeval_tui.core.running.runner import RunResult
+from qaeval_tui.core.running.result import RunResult
 
 DRIFT_VERSION = 1
 

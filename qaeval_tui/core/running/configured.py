@@ -15,7 +15,8 @@ from qaeval_tui.core.golden.loader import GoldenSet, load_golden
 from qaeval_tui.core.running.adapters import SystemAdapter, adapter_label, load_adapter
 from qaeval_tui.core.running.judge import JudgeClient, effective_config, load_judge
 from qaeval_tui.core.running.models import JudgeConfig
-from qaeval_tui.core.running.runner import RunResult, run_suite
+from qaeval_tui.core.running.result import RunResult
+from qaeval_tui.core.running.runner import run_suite
 
 
 @dataclass(frozen=True)

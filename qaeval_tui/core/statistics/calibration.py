@@ -18,7 +18,7 @@ import numpy as np
 from qaeval_tui.core.config import CalibrationConfig
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.rubric import Axis, Rubric
-from qaeval_tui.core.statistics import stats
+from qaeval_tui.core.statistics import intervals, stats
 from qaeval_tui.core.statistics.label_table import BoolArray, FloatArray, IntArray, LabelRevision, LabelTable, Selection
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
 from qaeval_tui.core.store.sqlite import Store
@@ -227,7 +227,7 @@ def axis_calibration(
     if n:
         hits = int((human == machine).sum())
         exact = hits / n
-        exact_ci = stats.wilson_interval(hits, n)
+        exact_ci = intervals.wilson_interval(hits, n)
         kappa = stats.cohen_kappa(human, machine, axis.scale)
         alpha = stats.alpha(np.vstack([machine, human]), axis.level, axis.scale)
         if axis.level != "nominal":
@@ -241,7 +241,7 @@ def axis_calibration(
     if warning is not None:
         reason = f"{reason}; but {warning}"
     p = exact if exact is not None else 0.5
-    needed = max(0, stats.half_width_n(p, bar.target_half_width) - n)
+    needed = max(0, intervals.half_width_n(p, bar.target_half_width) - n)
     counts = np.bincount(consensus.source, minlength=5)
     return AxisCalibration(
         axis=axis.name,

@@ -17,7 +17,7 @@ from qaeval_tui.core.gate.baseline import load_baseline
 from qaeval_tui.core.gate.decision import GateReport, run_gate
 from qaeval_tui.core.gate.report import gate_junit, gate_markdown
 from qaeval_tui.core.gate.trust import stored_axis_trust
-from qaeval_tui.core.running.runner import RunResult, write_json
+from qaeval_tui.core.running.result import RunResult, write_json
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.core.usecases.run import ProgressDisplay, check_output_targets, no_progress, run_from_config
 

@@ -10,7 +10,8 @@ from qaeval_tui.core.atomic_file import check_output_target
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.gate.baseline import Baseline, check_settings
 from qaeval_tui.core.running.configured import plan_run
-from qaeval_tui.core.running.runner import RunResult, store_run
+from qaeval_tui.core.running.result import RunResult
+from qaeval_tui.core.running.runner import store_run
 from qaeval_tui.core.store.sqlite import Store
 
 ProgressUpdate = Callable[[int, int], None]

@@ -24,8 +24,8 @@ from qaeval_tui.core.curation.promotion import (
     PromotionResult,
     promote,
     promotion_context,
-    reject,
 )
+from qaeval_tui.core.curation.rejection import reject
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
 from qaeval_tui.core.store.sqlite import Store
 
