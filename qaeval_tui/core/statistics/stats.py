@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from qaeval_tui.core.statistics.intervals import MAX_BLOCK_ELEMENTS, check_confidence
 
-# Same names as the rubric's level of measurement (`models.Level`).
+# Same names as the rubric's level of measurement (`core.rubric.Level`).
 Level = Literal["nominal", "ordinal", "interval"]
 LEVELS: tuple[Level, ...] = ("nominal", "ordinal", "interval")
 KappaWeights = Literal["linear", "quadratic"] | None
