@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 
@@ -55,7 +56,10 @@ def test_validate_loads_only_what_it_uses() -> None:
         "review.session",
         "statistics.report_html",
     }
+    # Each name must still be a module, or a move would leave this check asserting nothing.
+    assert all(importlib.util.find_spec(f"qaeval_tui.core.{name}") for name in unused)
     assert not {f"qaeval_tui.core.{name}" for name in unused} & loaded
+    assert not {m for m in loaded if m.startswith(("qaeval_tui.core.usecases", "qaeval_tui.bundled"))}
 
 
 def test_review_app_starts_without_the_statistics() -> None:

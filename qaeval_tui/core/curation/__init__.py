@@ -1,2 +1,3 @@
-"""Curation: the production-miss inbox, promoting a miss into a golden case (the draft and the
-promotion), adjudicating reviewer disagreements, and the item dossier a curator reads."""
+"""Curation: the production-miss inbox, promoting a miss into a golden case (the draft, the golden
+target and the promotion) or rejecting it, adjudicating reviewer disagreements, and the item
+dossier a curator reads."""

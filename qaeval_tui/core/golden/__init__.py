@@ -1,1 +1,2 @@
-"""The golden set: strict loading of golden files, content hashes, case selection and near-duplicate questions."""
+"""The golden set: the models of golden files, strict loading, content hashes, case selection and
+near-duplicate questions."""
