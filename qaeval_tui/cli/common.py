@@ -18,9 +18,10 @@ from qaeval_tui.core.text import json_visible
 P = ParamSpec("P")
 R = TypeVar("R")
 
-# Data prints as written: no markup, no emoji codes, control and bidi characters escaped.
+# Data prints as written: no markup, no emoji codes, control and bidi characters escaped. A
+# diagnostic is one line however long, terminal or CI log: a grep for it must not meet a break.
 stdout = LiteralConsole(soft_wrap=False)
-stderr = LiteralConsole(stderr=True)
+stderr = LiteralConsole(stderr=True, soft_wrap=True)
 
 
 def config_from(ctx: typer.Context) -> Config:
@@ -43,11 +44,11 @@ def guarded(func: Callable[P, R], *, invalid_input_exit: int | None = None) -> C
             return func(*args, **kwargs)
         except InputError as exc:
             for problem in exc.problems:
-                stderr.print(str(problem), soft_wrap=True)
+                stderr.print(str(problem))
             stderr.print(f"error: {len(exc.problems)} problem(s) in {exc.what}; nothing was changed")
             raise typer.Exit(invalid_input_exit or exc.exit_code) from exc
         except QaevalError as exc:
-            stderr.print(f"error: {exc}", soft_wrap=True)
+            stderr.print(f"error: {exc}")
             raise typer.Exit(exc.exit_code) from exc
 
     return wrapper
@@ -55,7 +56,7 @@ def guarded(func: Callable[P, R], *, invalid_input_exit: int | None = None) -> C
 
 def guarded_input_as_usage(func: Callable[P, R]) -> Callable[P, R]:
     """`guarded` for a command whose documented exit codes have none for invalid input files, which
-    then exit 2 like any usage error (`cases`, `agreement`; `calibrate`, whose 1 means RETUNE)."""
+    then exit 2 like any usage error (`cases`, `queue`, `agreement`; `calibrate`, whose 1 means RETUNE)."""
     return guarded(func, invalid_input_exit=2)
 
 

@@ -16,6 +16,7 @@ from qaeval_tui.cli import queue_cmd
 from qaeval_tui.cli.common import config_from, guarded, guarded_input_as_usage, print_json, stderr, stdout
 from qaeval_tui.cli.queue_cmd import DB_HELP, open_store
 from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.limits import MAX_SEED
 
 if TYPE_CHECKING:
     from qaeval_tui.core.config import Config
@@ -56,6 +57,11 @@ def _check_outputs(as_json: bool, markdown: Path | None, html: Path | None) -> b
     ]
     if len(to_stdout) > 1:
         raise UsageError(f"{' and '.join(to_stdout)} both write to stdout; send one to a file")
+    from qaeval_tui.core.atomic_file import check_output_target
+
+    for target in (markdown, html):
+        if target is not None and str(target) != "-":
+            check_output_target(target)  # a golden split or a folder: refused before any work
     return not to_stdout
 
 
@@ -83,6 +89,8 @@ def labels_export(
     from qaeval_tui.core.review.label_export import VERDICTS_FILENAME
     from qaeval_tui.core.usecases.export import export_labels
 
+    if out is not None and str(out) == "-":  # elsewhere `-` is stdout; a folder of files cannot be
+        raise UsageError("--out -: an export is a folder of files, one per reviewer; name a folder")
     config = config_from(ctx)
     with open_store(config, db, must_exist=True) as store:
         report = export_labels(
@@ -90,7 +98,7 @@ def labels_export(
         )
     folder = report.folder
     for leftover in report.removed:
-        stderr.print(f"removed {leftover}, left by an export that was cut short", soft_wrap=True)
+        stderr.print(f"removed {leftover}, left by an export that was cut short")
     written, verdict_count = report.labels, report.verdicts
     if as_json:
         print_json({"folder": str(folder), "labels": written, "verdicts": verdict_count})
@@ -189,7 +197,9 @@ def agreement(
     replicates: int | None = typer.Option(
         None, "--replicates", min=100, help="Bootstrap replicates (default: calibration.bootstrap_replicates)."
     ),
-    seed: int | None = typer.Option(None, "--seed", help="Bootstrap seed (default: calibration.seed)."),
+    seed: int | None = typer.Option(
+        None, "--seed", min=0, max=MAX_SEED, help="Bootstrap seed (default: calibration.seed)."
+    ),
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
     markdown: Path | None = typer.Option(None, "--markdown", help=MD_HELP),

@@ -1,6 +1,6 @@
 """`qaeval queue`: review items from a run, assigned to reviewers (balanced, k per item, seeded order).
 
-Exit 0, or 2 on a usage error.
+Exit 0, or 2 on a usage or input error (an invalid golden set included).
 """
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from qaeval_tui.cli.common import config_from, guarded, print_json, stdout
+from qaeval_tui.cli.common import config_from, guarded_input_as_usage, print_json, stdout
 from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.limits import MAX_SEED
 
 if TYPE_CHECKING:
     from qaeval_tui.core.config import Config
@@ -29,7 +30,7 @@ def open_store(config: Config, db: Path | None, *, must_exist: bool = False) -> 
     return Store.open(path)
 
 
-@guarded
+@guarded_input_as_usage
 def queue(
     ctx: typer.Context,
     reviewers: str | None = typer.Option(
@@ -37,7 +38,11 @@ def queue(
     ),
     overlap: int | None = typer.Option(None, "--overlap", help="Reviewers per item (default: review.overlap)."),
     seed: int | None = typer.Option(
-        None, "--seed", help="Seed of the assignment and of each reviewer's order (default: review.seed)."
+        None,
+        "--seed",
+        min=0,
+        max=MAX_SEED,
+        help="Seed of the assignment and of each reviewer's order (default: review.seed).",
     ),
     run_id: str | None = typer.Option(
         None, "--run", help="Run whose outputs become review items (default: the latest run)."
@@ -53,7 +58,8 @@ def queue(
 ) -> None:
     """Create review items from a run and assign them to reviewers: balanced, k per item, seeded order.
 
-    Exit 0, or 2 on a usage error (no run, bad reviewer names, overlap larger than the team).
+    Exit 0, or 2 on a usage or input error (no run, bad reviewer names, overlap larger than the team,
+    invalid --data).
     """
     from rich.table import Table
 

@@ -40,7 +40,8 @@ def review(
     """Open the review TUI: blind-label system answers per axis, from the keyboard.
 
     On a fresh store it first runs the configured system and judge over the data and builds the
-    queue; after that it resumes where you left off. Exit 0.
+    queue; after that it resumes where you left off. Exit 0, 1 on invalid golden data found while
+    preparing a fresh store, 2 on a usage error.
     """
     config = config_from(ctx)
     name = choose_reviewer(reviewer, config.review.reviewer)

@@ -7,7 +7,6 @@ or input (a missing, unreadable or mismatched baseline included); drift 0, 1 ala
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -111,7 +110,9 @@ def run(
     judge: str | None = JUDGE,
     workers: int | None = WORKERS,
     db: Path | None = DB,
-    out: Path | None = typer.Option(None, "--out", help="Also write the versioned JSON run artifact here."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Also write the versioned JSON run artifact here ('-' for stdout)."
+    ),
     as_json: bool = AS_JSON,
 ) -> None:
     """Run the suite through the adapter and the judge, print the scoreboard and store the run.
@@ -119,17 +120,16 @@ def run(
     Exit 0 ran, 2 usage or input error.
     """
     from qaeval_tui.cli.run_views import print_scoreboard
-    from qaeval_tui.core.running.result import write_json
 
-    _check_targets(out)
+    console = _check_targets(as_json, ("--out", out))
     result = execute(ctx, data, adapter, judge, workers, db)
-    if out is not None:
-        write_json(out, result.artifact())
+    _write_document(out, result.artifact())
     if as_json:
         _print_document(result.artifact())
         return
-    print_scoreboard(result)
-    stderr.print(f"stored run {result.run_id}" + (f"; artifact written to {out}" if out else ""))
+    if console:
+        print_scoreboard(result)
+    stderr.print(f"stored run {result.run_id}" + (f"; artifact written to {_shown(out)}" if out else ""))
 
 
 @guarded
@@ -138,7 +138,7 @@ def run(
 def baseline(
     ctx: typer.Context,
     out: Path = typer.Option(
-        ..., "--out", help="Write the baseline here (commit it; updating it is a deliberate act)."
+        ..., "--out", help="Write the baseline here (commit it; updating it is a deliberate act; '-' for stdout)."
     ),
     data: list[Path] | None = DATA,
     adapter: str | None = ADAPTER,
@@ -150,17 +150,17 @@ def baseline(
     """Run the suite and write the scores as the baseline the gate compares against. Exit 0, or 2."""
     from qaeval_tui.cli.run_views import print_scoreboard
     from qaeval_tui.core.gate.baseline import baseline_document
-    from qaeval_tui.core.running.result import write_json
 
-    _check_targets(out)
+    console = _check_targets(as_json, ("--out", out))
     result = execute(ctx, data, adapter, judge, workers, db)
     document = baseline_document(result)
-    write_json(out, document)
+    _write_document(out, document)
     if as_json:
         _print_document(document)
         return
-    print_scoreboard(result)
-    stderr.print(f"baseline written to {out} (suite {result.suite_hash[:12]}, {len(result.cases)} cases)")
+    if console:
+        print_scoreboard(result)
+    stderr.print(f"baseline written to {_shown(out)} (suite {result.suite_hash[:12]}, {len(result.cases)} cases)")
 
 
 @guarded
@@ -174,11 +174,13 @@ def gate(
     judge: str | None = JUDGE,
     workers: int | None = WORKERS,
     db: Path | None = DB,
-    junit: Path | None = typer.Option(None, "--junit", help="Write JUnit XML here (a testcase per case)."),
-    markdown: Path | None = typer.Option(
-        None, "--markdown", help="Write a Markdown summary here (fits a CI step summary)."
+    junit: Path | None = typer.Option(
+        None, "--junit", help="Write JUnit XML here (a testcase per case; '-' for stdout)."
     ),
-    out: Path | None = typer.Option(None, "--out", help="Also write the JSON run artifact here."),
+    markdown: Path | None = typer.Option(
+        None, "--markdown", help="Write a Markdown summary here (fits a CI step summary; '-' for stdout)."
+    ),
+    out: Path | None = typer.Option(None, "--out", help="Also write the JSON run artifact here ('-' for stdout)."),
     as_json: bool = AS_JSON,
 ) -> None:
     """Run the suite and gate it against the baseline: Tier 1 checks, Tier 2 deltas.
@@ -198,33 +200,43 @@ def gate(
         adapter=adapter,
         judge=judge,
         workers=workers,
-        outputs=GateOutputs(artifact=out, junit=junit, markdown=markdown),
+        outputs=GateOutputs(artifact=out, junit=junit, markdown=markdown, as_json=as_json),
         progress=progress_bar,
     )
     report = outcome.report
     if as_json:
         print_json(gate_json(report))
-    else:
+    elif outcome.console:
         print_scoreboard(outcome.result)
         print_gate(report)
+    else:  # a report took stdout; the verdict still reaches the log
+        stderr.print(f"GATE: {report.verdict}")
     raise typer.Exit(report.exit_code)
 
 
-def _check_targets(*paths: Path | None) -> None:
-    """Refuse an output path that can never be written before the suite runs, not after."""
+def _check_targets(as_json: bool, *options: tuple[str, Path | None]) -> bool:
+    """Refuse unwritable outputs and a second claim on stdout before the suite runs; True: stdout is free."""
     from qaeval_tui.core.usecases.run import check_output_targets
 
-    check_output_targets(*paths)
+    return check_output_targets(as_json, *options)
+
+
+def _shown(path: Path | None) -> str:
+    from qaeval_tui.core.usecases.run import STDOUT
+
+    return "stdout" if str(path) == STDOUT else str(path)
+
+
+def _write_document(path: Path | None, document: dict[str, Any]) -> None:
+    from qaeval_tui.core.usecases.run import write_document
+
+    write_document(path, document)
 
 
 def _print_document(document: dict[str, Any]) -> None:
-    """A run or baseline document on stdout: refused whole, naming the field, if it holds NaN."""
-    from qaeval_tui.core.atomic_file import require_finite
-    from qaeval_tui.core.running.result import dumps_document
-    from qaeval_tui.core.text import json_visible
+    from qaeval_tui.core.usecases.run import print_document
 
-    require_finite(document, "stdout")
-    sys.stdout.write(json_visible(dumps_document(document)))  # hidden characters as \u escapes
+    print_document(document)
 
 
 @guarded

@@ -23,15 +23,46 @@ from typing import Any
 
 from qaeval_tui.core.errors import QaevalError, UsageError
 
-NEW_FILE_MODE = 0o644
 LOCK_TIMEOUT_S = 30.0
+GOLDEN_CASE_KEYS = frozenset({"question", "expected_behavior"})
+_SNIFF_LIMIT = 16 * 2**20  # a golden line longer than this is not recognised; none is near it
 # mkstemp's random part is 8 characters of [a-z0-9_].
 _TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp$")
 
 
+def _umask_shown() -> int | None:
+    """The process umask where the system shows it without changing it (Linux 4.7+), else None."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _umask_at_import() -> int:
+    shown = _umask_shown()
+    if shown is not None:
+        return shown
+    mask = os.umask(0o022)  # elsewhere the only read is a write: done once, at import, before any thread
+    os.umask(mask)
+    return mask
+
+
+_UMASK_AT_IMPORT = _umask_at_import()
+
+
+def new_file_mode() -> int:
+    """The mode `open()` would give a new file: 0o666 less the umask (mkstemp's own 0o600 ignores it)."""
+    shown = _umask_shown()
+    return 0o666 & ~(_UMASK_AT_IMPORT if shown is None else shown)
+
+
 def replace_file(path: Path, data: bytes) -> None:
-    """Atomically make `data` the whole content of `path`, keeping its permissions."""
-    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else NEW_FILE_MODE
+    """Atomically make `data` the whole content of `path`, keeping its permissions (a new file: as the umask says)."""
+    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else new_file_mode()
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     tmp = Path(tmp_name)
     try:
@@ -52,9 +83,10 @@ def write_output(path: Path, text: str) -> None:
     """Make `text` the whole content of a file a command was asked to write, or fail changing nothing.
 
     Any failure is one `UsageError` "PATH: cannot write: reason" (exit 2): a folder, a parent that
-    is a file, no permission, a read-only or full disk. An existing file keeps its permissions; a
-    link keeps pointing where it did and its file gets the text; a pipe or a terminal
-    (`/dev/stdout`) is written straight through, as there is nothing to replace.
+    is a file, no permission, a read-only or full disk; a golden split is refused the same way. An
+    existing file keeps its permissions; a link keeps pointing where it did and its file gets the
+    text; a pipe or a terminal (`/dev/stdout`) is written straight through, as there is nothing to
+    replace.
     """
     try:
         try:
@@ -63,6 +95,9 @@ def write_output(path: Path, text: str) -> None:
             info = None
         if info is not None and stat.S_ISDIR(info.st_mode):
             raise UsageError(f"{path}: cannot write: it is a folder")
+        golden = golden_split_problem(path) if info is not None and stat.S_ISREG(info.st_mode) else None
+        if golden is not None:
+            raise UsageError(f"{path}: refused: {golden}; write the output elsewhere")
         data = text.encode("utf-8")
         if info is not None and not stat.S_ISREG(info.st_mode):
             with path.open("wb") as stream:
@@ -75,14 +110,45 @@ def write_output(path: Path, text: str) -> None:
         raise UsageError(f"{path}: cannot write: {why_not_written(path, exc)}") from exc
 
 
+def golden_split_problem(path: Path) -> str | None:
+    """Why `path` is a golden split that no output may replace, or None.
+
+    Sniffed, not looked up: its first non-blank line is a JSON object with a golden case's keys
+    (`question` and `expected_behavior`) and no `item_id` (a label or verdict line). So a copy of the
+    golden folder, or one that is not the configured one, is recognised too. Only a regular file is
+    read (never a pipe or a terminal), and only its first line.
+    """
+    try:
+        if not path.is_file():
+            return None
+        with path.open("rb") as handle:
+            first = b""
+            while not first.strip():
+                first = handle.readline(_SNIFF_LIMIT)
+                if not first:
+                    return None
+    except OSError:
+        return None
+    try:
+        data = json.loads(first)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(data, dict) and data.keys() >= GOLDEN_CASE_KEYS and "item_id" not in data:
+        return f"{path.name} is a golden split (its first line is a golden case)"
+    return None
+
+
 def check_output_target(path: Path) -> None:
-    """UsageError now when `path` can clearly never be written (a folder, or under a file).
+    """UsageError now when `path` can clearly never be written (a folder, or under a file) or is a golden split.
 
     Commands that run a suite call it for every output path first, so a typo in `--junit` costs
     a second, not a whole run; `write_output` still catches whatever only the write itself finds.
     """
     if path.is_dir():
         raise UsageError(f"{path}: cannot write: it is a folder")
+    golden = golden_split_problem(path)
+    if golden is not None:
+        raise UsageError(f"{path}: refused: {golden}; write the output elsewhere")
     for folder in path.parents:
         if folder.exists():
             if not folder.is_dir():

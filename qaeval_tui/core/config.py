@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from qaeval_tui.core.errors import ConfigError
+from qaeval_tui.core.limits import MAX_SEED
 from qaeval_tui.core.rubric import Axis, Rubric
 from qaeval_tui.core.text import one_line
 
@@ -66,8 +67,22 @@ def _known_metric(name: str) -> str:
 
 MetricName = Annotated[str, AfterValidator(_known_metric)]
 
-# A seed is a whole number, 0 or more (numpy refuses negative seeds; 1.5 seeds nothing).
-Seed = Annotated[int, Field(strict=True, ge=0)]
+
+def _reviewer_name(name: str) -> str:
+    """The rule a name typed at the door meets: no hidden characters, no file that clashes with a split."""
+    from qaeval_tui.core.review.label_export import reviewer_name_problem  # light: no store, no statistics
+
+    problem = reviewer_name_problem(name)
+    if problem is not None:
+        raise ValueError(f"{name!r}: {problem}")
+    return name
+
+
+ReviewerName = Annotated[str, AfterValidator(_reviewer_name)]
+
+# A seed is a whole number from 0 to 2^63 - 1 (numpy refuses negative seeds; 1.5 seeds nothing; the
+# store keeps the review seed in a signed 64-bit column).
+Seed = Annotated[int, Field(strict=True, ge=0, le=MAX_SEED)]
 
 
 class PathsConfig(Section):
@@ -122,8 +137,10 @@ class CalibrationConfig(Section):
 
 
 class ReviewConfig(Section):
-    reviewer: str | None = Field(default=None, description="Default reviewer name (else QAEVAL_REVIEWER, else asked).")
-    reviewers: tuple[str, ...] = Field(
+    reviewer: ReviewerName | None = Field(
+        default=None, description="Default reviewer name (else QAEVAL_REVIEWER, else asked)."
+    )
+    reviewers: tuple[ReviewerName, ...] = Field(
         default=("ana", "ben", "chloe"), description="Reviewers the default queue is built for."
     )
     overlap: int = Field(default=2, ge=1, description="How many reviewers label each item.")
@@ -148,14 +165,34 @@ class Config(Section):
         return candidate if candidate.is_absolute() else Path(self.base_dir) / candidate
 
 
+def _tuples(value: Any) -> Any:
+    """TOML arrays as tuples: every sequence of the config is a tuple, and strict validation takes no list for one."""
+    if isinstance(value, list):
+        return tuple(_tuples(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _tuples(item) for key, item in value.items()}
+    return value
+
+
+_PLAIN_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _field_name(loc: tuple[str | int, ...]) -> str:
+    """`gate.tolerances.mrr`; a key holding a space or an odd character quoted (`gate.tolerances.'mrr '`)."""
+    parts = (part if isinstance(part, int) or _PLAIN_KEY.match(part) else repr(part) for part in loc)
+    return one_line(".".join(str(part) for part in parts)) or "(config)"
+
+
 def _from_mapping(data: dict[str, Any], origin: str, base_dir: Path, lines: TomlLines | None = None) -> Config:
     try:
-        return Config.model_validate({**data, "base_dir": str(base_dir)})
+        # Strict for what a file says (`true` is not 1, `1.0` is not a worker count, `1e3` not a count of
+        # replicates); the models stay lax for the Python that builds them (an int for a float is fine).
+        return Config.model_validate({**_tuples(data), "base_dir": str(base_dir)}, strict=True)
     except ValidationError as exc:
         problems = []
         for error in exc.errors(include_url=False):
             loc = tuple(part for part in error["loc"] if part != "[key]")
-            field = one_line(".".join(str(part) for part in loc)) or "(config)"
+            field = _field_name(loc)
             line = None if lines is None else lines.line_of(loc)
             where = origin if line is None else f"{origin}:{line}"
             problems.append(f"{where}: {field}: {one_line(error['msg'].removeprefix('Value error, '))}")

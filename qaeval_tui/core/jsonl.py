@@ -116,7 +116,7 @@ def first_refusal(document: str) -> RefusedJSON | None:
                 keys.add(key)
         elif token in _CONSTANTS or (_FRACTION.search(token) and not math.isfinite(float(token))):
             what = "is not a JSON number" if token in _CONSTANTS else "is too large for a number"
-            return RefusedJSON(f"{token} {what}; write a finite number or null", document, match.start(), _path(frames))
+            return RefusedJSON(f"{token} {what}; write a finite number", document, match.start(), _path(frames))
     return None
 
 

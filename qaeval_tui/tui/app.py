@@ -19,6 +19,7 @@ from qaeval_tui.core.config import Config
 from qaeval_tui.tui.commands import RULE_HELP, Scope, bindings, commands_for, keymap, resolve_keys, scale_digits
 from qaeval_tui.tui.context import ReviewContext
 from qaeval_tui.tui.gateway import Gateway
+from qaeval_tui.tui.literal import palette
 from qaeval_tui.tui.screens.help import HelpScreen
 from qaeval_tui.tui.screens.home import HomeScreen
 from qaeval_tui.tui.screens.oversight_base import OversightScreen
@@ -99,7 +100,7 @@ class ReviewApp(App[int]):
         scope: Scope | None = getattr(screen, "SCOPE", None)
         keys = resolve_keys(self.config.review.keys)
         for command in commands_for(scope) if scope else ():
-            key = self.get_key_display(Binding(keys[command.name], command.name))
+            key = palette(self.get_key_display(Binding(keys[command.name], command.name)))  # keys come from config
             callback: Callable[[], object] = partial(screen.run_action, command.name)
             yield SystemCommand(f"{command.palette_title} ({key})", command.help, callback)
         if scope in DIGIT_COMMANDS:
@@ -112,7 +113,7 @@ class ReviewApp(App[int]):
             for entry in (entry for entry in ENTRIES if entry.scope != scope):
                 command = next(c for c in commands_for("home") if c.name == entry.name)
                 yield SystemCommand(command.palette_title, command.help, partial(self._open_entry, entry))
-        help_key = self.get_key_display(Binding(keys["help"], "help"))
+        help_key = palette(self.get_key_display(Binding(keys["help"], "help")))
         yield SystemCommand(f"Help ({help_key})", "Every key and what it does.", self.action_help)
 
 

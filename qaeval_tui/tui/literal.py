@@ -7,8 +7,9 @@ visible escapes through `core.text.literal`, the one literal path; the result is
 markup, so `[bold red]x[/]` and `:warning:` show as typed.
 
 What does not take a `Content` parses a `str` as markup: a DataTable cell, a border title, a
-notification. Hand those `cell()` / `line()` / `notice()` results, never the data string itself;
-an Input or TextArea draws its value raw, so prefill it with `editable()`.
+notification, a command palette entry. Hand those `cell()` / `line()` / `notice()` / `palette()`
+results, never the data string itself; an Input or TextArea draws its value raw, so prefill it
+with `editable()`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from itertools import pairwise
 
 from rich.text import Text
 from textual.content import Content
+from textual.markup import escape
 
 from qaeval_tui.core.text import literal, one_line
 
@@ -56,6 +58,11 @@ def editable(text: str) -> str:
 def notice(text: str) -> str:
     """A notification's title or text quoting data: literal, line breaks kept (notify with markup=False)."""
     return literal(text)
+
+
+def palette(text: str) -> str:
+    """Data in a command palette entry (Textual parses its title as markup): literal, one line, markup escaped."""
+    return escape(one_line(text))
 
 
 def marked(text: str, marks: Sequence[Mark] = ()) -> Content:

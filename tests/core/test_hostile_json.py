@@ -201,7 +201,7 @@ def test_a_number_that_is_not_finite_is_a_located_problem(tmp_path: Path, reader
     [problem] = problems
     assert (problem.path, problem.line, problem.field) == (str(path), 2, field)
     assert problem.message.startswith(f"invalid JSON: {number} is ")
-    assert problem.message.endswith(f"write a finite number or null at column {at + 1}")
+    assert problem.message.endswith(f"write a finite number at column {at + 1}")  # null is not always allowed
 
 
 def test_a_repeated_key_in_a_baseline_is_an_error_naming_file_line_and_field(tmp_path: Path) -> None:

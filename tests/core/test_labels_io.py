@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import InputError, UsageError
+from qaeval_tui.core.limits import MAX_REVISION
 from qaeval_tui.core.review.labels_io import (
     LABEL_FIELDS,
     VERDICTS_FILENAME,
@@ -220,8 +221,9 @@ def _native_line(**overrides: object) -> str:
 
 
 def test_a_revision_beyond_the_store_integers_is_a_located_problem(tmp_path: Path) -> None:
-    # SQLite holds signed 64-bit integers: 2**63 escaped the import as an OverflowError traceback.
-    largest = 2**63 - 1
+    # SQLite holds signed 64-bit integers: 2**63 escaped the import as an OverflowError traceback. Files
+    # are capped far below, so the revision after the largest one still fits (and exports read back).
+    largest = MAX_REVISION
     (tmp_path / "ana.jsonl").write_text(_native_line(revision=largest) + "\n" + _native_line(revision=largest + 1))
     with Store.open(tmp_path / "q.db") as store:
         with pytest.raises(InputError) as caught:

@@ -42,8 +42,9 @@ from qaeval_tui.tui.screens.promote import PromoteScreen
 from qaeval_tui.tui.screens.reject_dialog import RejectDialog
 from qaeval_tui.tui.screens.reveal import RevealDialog
 from qaeval_tui.tui.screens.review import ReviewScreen
+from qaeval_tui.tui.screens.reviewer import ReviewerScreen
 from qaeval_tui.tui.screens.summary import SummaryScreen
-from tests.hostile import EMOJI, MISSES, REVIEWERS, TIME, TRACE_ID, hostile_workspace, label_line, raw_controls
+from tests.hostile import EMOJI, HOSTILE, MISSES, REVIEWERS, TIME, TRACE_ID, hostile_workspace, label_line, raw_controls
 from tests.tui.conftest import flat, screen_text
 
 
@@ -181,9 +182,27 @@ async def test_home_and_summary_show_hostile_data_literally(hostile: Hostile) ->
 
 
 async def test_reviewer_prompt(hostile: Hostile) -> None:
-    app = review_app(hostile, None)
-    async with app.run_test(size=(80, 24)) as pilot:
-        check(await snap(pilot), "reviewer prompt", quoted=False)
+    # The config refuses such names now; built directly, as a config from before that rule would be.
+    review = hostile.config.review.model_copy(update={"reviewers": ("ana", HOSTILE)})
+    app = review_app(Hostile(hostile.root, hostile.config.model_copy(update={"review": review}), hostile.db), None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ReviewerScreen))
+        svg = await snap(pilot)
+    check(svg, "reviewer prompt")
+    assert "Configured reviewers: ana, EVIL" in flat(screen_text_of(svg))
+
+
+async def test_command_palette_shows_a_remapped_key_literally(hostile: Hostile) -> None:
+    # A palette entry is parsed as markup; the key in it comes from [review.keys].
+    review = hostile.config.review.model_copy(update={"keys": {"help": HOSTILE}})
+    app = review_app(Hostile(hostile.root, hostile.config.model_copy(update={"review": review}), hostile.db), None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ReviewerScreen))
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: "Help (EVIL" in flat(screen_text(app)))
+        svg = await snap(pilot)
+    check(svg, "command palette")
+    assert "Help (EVIL\\x1b[2J" in flat(screen_text_of(svg)) and "[bold red]markup[/]" in flat(screen_text_of(svg))
 
 
 # -- curation and oversight ----------------------------------------------------------------------------------

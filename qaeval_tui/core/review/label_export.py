@@ -1,7 +1,8 @@
 """Writing label and judge-verdict files (DESIGN §8.2, §8.3) where they can never touch the golden set.
 
 An export folder is refused when it is or lies inside a golden folder, or holds a golden file
-(paths resolved, so a link into the golden set counts), and a reviewer is refused when
+(paths resolved, so a link into the golden set counts) or any file that reads as a golden split
+(so a copy of the golden folder counts too), and a reviewer is refused when
 `<reviewer>.jsonl` would be an unsafe file name or could be taken for something else: a golden
 split (`frozen.jsonl`), the verdict export, a hidden file or a device name. All of it is checked
 before the first file is written. Exports into one folder take turns on a lock file there, each
@@ -15,15 +16,22 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from qaeval_tui.core.atomic_file import held_lock, remove_leftover_temps, strict_json, write_output
+from qaeval_tui.core.atomic_file import (
+    golden_split_problem,
+    held_lock,
+    remove_leftover_temps,
+    strict_json,
+    write_output,
+)
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.loader import LIVING_SPLIT, split_of
 from qaeval_tui.core.golden.models import CASE_ID_PATTERN
 from qaeval_tui.core.review.models import Label
-from qaeval_tui.core.review.session import label_from_row
-from qaeval_tui.core.store.sqlite import Store
+
+if TYPE_CHECKING:  # the name rules below are read when a config is loaded: no store for that
+    from qaeval_tui.core.store.sqlite import Store
 
 VERDICTS_FILENAME = "judge-verdicts.jsonl"
 EXPORT_LOCK = ".qaeval-export.lock"
@@ -57,6 +65,18 @@ def reviewer_file_problem(name: str, splits: Collection[str] = SPLIT_NAMES) -> s
     if _DEVICE_NAME.match(name):
         return f"{name} is a device name on Windows, not a file"
     return None
+
+
+def reviewer_name_problem(name: str) -> str | None:
+    """Why `name` cannot be a reviewer name (typed at the door, configured or given), or None when it can."""
+    if not name.strip():
+        return "a reviewer name is required"
+    if not CASE_ID_PATTERN.match(name):
+        return "use letters, digits, '.', '_' and '-' only"
+    # Refused at the door, not only at export: a reviewer named `frozen` could label for a week
+    # and then find that their labels can never be exported (their file would pass for a split).
+    problem = reviewer_file_problem(name)
+    return None if problem is None else f"{problem}; choose another name"
 
 
 @dataclass(frozen=True)
@@ -104,6 +124,7 @@ def export_folder(
             raise UsageError(f"{file}: refused: it is a link; exports replace plain files only")
     if folder.exists() and not folder.is_dir():
         raise UsageError(f"{folder}: cannot write: it is a file, not a folder")
+    _check_no_golden_split(folder)
     with held_lock(folder / EXPORT_LOCK):
         removed = remove_leftover_temps(folder, lambda name: name.endswith(".jsonl"))
         written = {name: _write_labels(store, folder / f"{name}.jsonl", name) for name in names}
@@ -127,6 +148,8 @@ def export_verdicts(store: Store, path: Path, *, run_id: str | None = None, conf
 
 
 def _write_labels(store: Store, path: Path, reviewer: str) -> int:
+    from qaeval_tui.core.review.session import label_from_row
+
     rows = store.labels(reviewer=reviewer)
     lines = [
         strict_json(label_record(label_from_row(row)), f"{path}:{n}", ensure_ascii=False) + "\n"
@@ -151,6 +174,19 @@ def _check_folder(folder: Path, protected: Sequence[Path]) -> None:
             reason = f"it holds {path}"
         if reason is not None:
             raise UsageError(f"{folder}: refused: {reason}; export labels to a folder of their own (paths.labels)")
+
+
+def _check_no_golden_split(folder: Path) -> None:
+    """UsageError when `folder` holds a golden split the config does not name (a copy of the golden
+    folder, `golden_buggy/`): writing `<reviewer>.jsonl` there would add a split to that set."""
+    if not folder.is_dir():
+        return
+    for file in sorted(folder.glob("*.jsonl")):
+        if golden_split_problem(file) is not None:
+            raise UsageError(
+                f"{folder}: refused: it holds {file.name}, a golden split (its first line is a golden case); "
+                "export labels to a folder of their own (paths.labels)"
+            )
 
 
 def _is_folder(path: Path) -> bool:

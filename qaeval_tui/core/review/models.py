@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SQLITE_MAX_INTEGER = 2**63 - 1  # the store's INTEGER columns hold signed 64-bit values
+from qaeval_tui.core.limits import MAX_REVISION
 
 
 class ReviewItem(BaseModel):
@@ -33,6 +33,6 @@ class Label(BaseModel):
     skipped: bool = False
     rubric_version: str
     revealed: bool = False
-    revision: int = Field(ge=1, le=SQLITE_MAX_INTEGER)
+    revision: int = Field(ge=1, le=MAX_REVISION)
     created_at: str
     seconds_spent: float = Field(default=0.0, ge=0, allow_inf_nan=False)

@@ -18,7 +18,7 @@ from pathlib import Path
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import QaevalError, UsageError
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
-from qaeval_tui.core.golden.models import CASE_ID_PATTERN
+from qaeval_tui.core.review.label_export import reviewer_name_problem as reviewer_name_problem  # the one rule
 from qaeval_tui.core.review.session import Progress, assign, build_review_items
 from qaeval_tui.core.store.sqlite import Store
 
@@ -59,20 +59,6 @@ class StoreOverview:
     golden_problem: str | None
     runs: tuple[RunLine, ...]
     review_items: int
-
-
-def reviewer_name_problem(name: str) -> str | None:
-    """Why `name` cannot be a reviewer name, or None when it can."""
-    if not name.strip():
-        return "a reviewer name is required"
-    if not CASE_ID_PATTERN.match(name):
-        return "use letters, digits, '.', '_' and '-' only"
-    # Refused at the door, not only at export: a reviewer named `frozen` could label for a week
-    # and then find that their labels can never be exported (their file would pass for a split).
-    from qaeval_tui.core.review.label_export import reviewer_file_problem
-
-    problem = reviewer_file_problem(name)
-    return None if problem is None else f"{problem}; choose another name"
 
 
 def pace(progress: Progress) -> float | None:

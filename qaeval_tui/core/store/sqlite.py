@@ -18,7 +18,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.errors import QaevalError, UsageError
+from qaeval_tui.core.limits import MAX_REVISION, MAX_SEED
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -564,7 +565,7 @@ class Store:
             conn.executemany(
                 """INSERT OR IGNORE INTO assignments (reviewer, item_id, position, seed, created_at)
                    VALUES (?, ?, ?, ?, ?)""",
-                ((reviewer, item_id, position, seed, now) for reviewer, item_id, position, seed in rows),
+                ((reviewer, item_id, position, _seed(seed), now) for reviewer, item_id, position, seed in rows),
             )
             return conn.total_changes - before
 
@@ -601,7 +602,7 @@ class Store:
                     int(bool(label.get("skipped", False))),
                     label["rubric_version"],
                     int(bool(revealed)),
-                    latest + 1,
+                    _revision(latest + 1, item_id, reviewer),
                     label.get("created_at") or utc_now(),
                     float(label.get("seconds_spent", 0.0)),
                     origin,
@@ -628,7 +629,7 @@ class Store:
                         int(lab["skipped"]),
                         lab["rubric_version"],
                         int(lab["revealed"]),
-                        lab["revision"],
+                        _revision(lab["revision"], lab["item_id"], lab["reviewer"]),
                         lab["created_at"],
                         float(lab["seconds_spent"]),
                         origin,
@@ -753,6 +754,26 @@ class Store:
     def queued_items(self) -> list[tuple[str, str]]:
         """(reviewer, item_id) of every queue entry, in no particular order: the queues as sets."""
         return self.conn.execute("SELECT reviewer, item_id FROM assignments").fetchall()
+
+
+class OutOfRangeError(QaevalError):
+    """A number the store would have to hold is beyond what it takes (nothing is written): exit 2."""
+
+
+def _revision(revision: int, item_id: str, reviewer: str) -> int:
+    """A label revision the files can carry back (label files cap it): refused, never an overflow."""
+    if not 1 <= revision <= MAX_REVISION:
+        raise OutOfRangeError(
+            f"revision {revision} of {reviewer} on {item_id} is beyond the largest a label can have "
+            f"({MAX_REVISION}); nothing was stored"
+        )
+    return revision
+
+
+def _seed(seed: int) -> int:
+    if not 0 <= seed <= MAX_SEED:
+        raise OutOfRangeError(f"seed {seed} is not a whole number from 0 to {MAX_SEED}; nothing was stored")
+    return seed
 
 
 class StoredLabel(NamedTuple):

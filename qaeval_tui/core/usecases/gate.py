@@ -2,7 +2,7 @@
 
 The baseline is read and its settings checked before the suite runs, so a missing, unreadable or
 mismatched baseline costs nothing; so is every output path, so a report that could never be
-written does not wait for the run to find out.
+written (or two outputs that both claim stdout) does not wait for the run to find out.
 """
 
 from __future__ import annotations
@@ -10,31 +10,42 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
-from qaeval_tui.core.atomic_file import write_output
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.gate.baseline import load_baseline
 from qaeval_tui.core.gate.decision import GateReport, run_gate
 from qaeval_tui.core.gate.report import gate_junit, gate_markdown
 from qaeval_tui.core.gate.trust import stored_axis_trust
-from qaeval_tui.core.running.result import RunResult, write_json
+from qaeval_tui.core.running.result import RunResult
 from qaeval_tui.core.store.sqlite import Store
-from qaeval_tui.core.usecases.run import ProgressDisplay, check_output_targets, no_progress, run_from_config
+from qaeval_tui.core.usecases.run import (
+    ProgressDisplay,
+    check_output_targets,
+    no_progress,
+    run_from_config,
+    write_document,
+    write_report,
+)
 
 
 @dataclass(frozen=True)
 class GateOutputs:
-    """Files the gate writes besides its report on stdout (each optional)."""
+    """Where the gate writes besides its report on the console (each optional; `-` is stdout)."""
 
     artifact: Path | None = None
     junit: Path | None = None
     markdown: Path | None = None
+    as_json: bool = False
+    """The JSON report goes to stdout (written by the caller): no other output may claim it."""
 
 
 @dataclass(frozen=True)
 class GateOutcome:
     result: RunResult
     report: GateReport
+    console: bool
+    """True when stdout is free for the tables (no output was sent there)."""
 
 
 def gate_against_baseline(
@@ -48,10 +59,14 @@ def gate_against_baseline(
     workers: int | None = None,
     outputs: GateOutputs = GateOutputs(),
     progress: ProgressDisplay = no_progress,
+    stdout: TextIO | None = None,
 ) -> GateOutcome:
-    """Load the baseline, run and store the suite, read the judge's trust, decide, write the outputs."""
+    """Load the baseline, check the outputs, run and store the suite against it, read the judge's
+    trust, decide, and write the artifact and the JUnit and Markdown reports."""
     reference = load_baseline(baseline_path)
-    check_output_targets(outputs.artifact, outputs.junit, outputs.markdown)
+    console = check_output_targets(
+        outputs.as_json, ("--out", outputs.artifact), ("--junit", outputs.junit), ("--markdown", outputs.markdown)
+    )
     result = run_from_config(
         config,
         golden_paths,
@@ -72,10 +87,7 @@ def gate_against_baseline(
         seed=config.gate.seed,
         axis_trust=trust,
     )
-    if outputs.artifact is not None:
-        write_json(outputs.artifact, result.artifact())
-    if outputs.junit is not None:
-        write_output(outputs.junit, gate_junit(report))
-    if outputs.markdown is not None:
-        write_output(outputs.markdown, gate_markdown(report))
-    return GateOutcome(result, report)
+    write_document(outputs.artifact, result.artifact(), stdout)
+    write_report(outputs.junit, gate_junit(report), stdout)
+    write_report(outputs.markdown, gate_markdown(report), stdout)
+    return GateOutcome(result, report, console)

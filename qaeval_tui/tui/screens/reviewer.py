@@ -9,7 +9,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from qaeval_tui.core.review.prepare import reviewer_name_problem
-from qaeval_tui.tui.literal import styled
+from qaeval_tui.tui.literal import line, styled
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 
 
@@ -30,7 +30,8 @@ class ReviewerScreen(Screen[str]):
                 markup=False,
             )
             if self.known:
-                yield Static(Content.assemble(("Configured reviewers: ", "$foreground-muted"), ", ".join(self.known)))
+                known = line(", ".join(self.known))  # from the config: shown literally
+                yield Static(Content.assemble(("Configured reviewers: ", "$foreground-muted"), known))
             yield Input(placeholder="your name (letters, digits, . _ -)", id="reviewer")
             yield Static("", id="problem", markup=False)
         yield KeyBar()

@@ -1,0 +1,540 @@
+"""One real scenario per (command, exit code) the README documents, for tests/test_exit_codes.py.
+
+Each scenario builds what it needs under an empty folder (the working directory when it runs) and
+returns the `qaeval` arguments. `means` is a word the README's meaning of that code must contain,
+so a scenario that exits 2 for a bad input cannot stand for a "2" the README gives another sense.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from qaeval_tui.cli.main import app
+from tests.conftest import DEMO_GOLDEN, REPO, make_case, write_jsonl
+from tests.core.review_fixtures import store_with_run
+from tests.curation_fixtures import BEDROOM, DEMO_INBOX, RESTOCKING, demo_copy, make_miss
+
+Build = Callable[[Path], list[str]]
+
+DEMO = str(DEMO_GOLDEN)
+DEMO_LABELS = REPO / "labels"
+DEMO_BASELINE = str(REPO / "baselines" / "demo.json")
+BUGGY = ["--data", str(REPO / "golden_buggy"), "--adapter", "qaeval_tui.bundled.buggy_hub:make_buggy_hub"]
+REFUSING = "tests.cli.run_adapters:make_refusing_hub"
+OUTAGE_JUDGE = "tests.cli.hostile_plugins:make_outage_judge"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    command: str  # as in the README's exit-code table, without "qaeval" ("" for qaeval itself)
+    code: int
+    name: str
+    build: Build
+    means: str = ""
+    bad_input: bool = False  # a user mistake: one message on stderr, no traceback
+    tui_seconds: int | None = None  # run the real TUI headless in a subprocess; it quits after this long
+
+    @property
+    def id(self) -> str:
+        return f"{self.command or 'qaeval'}:{self.code}:{self.name}".replace(" ", "-")
+
+
+SCENARIOS: list[Scenario] = []
+
+
+def scenario(
+    command: str, code: int, means: str = "", *, bad_input: bool = False, tui_seconds: int | None = None
+) -> Callable[[Build], Build]:
+    def register(build: Build) -> Build:
+        name = build.__name__.replace("_", " ")
+        SCENARIOS.append(Scenario(command, code, name, build, means, bad_input, tui_seconds))
+        return build
+
+    return register
+
+
+def fixed(command: str, code: int, name: str, args: list[str], means: str = "", *, bad_input: bool = False) -> None:
+    """A scenario that needs no files of its own."""
+    SCENARIOS.append(Scenario(command, code, name, lambda _: list(args), means, bad_input))
+
+
+# -- small files --------------------------------------------------------------------------------------
+
+
+def invalid_golden(root: Path) -> str:
+    """A golden folder whose second line is not JSON."""
+    write_jsonl(root / "bad_golden" / "frozen.jsonl", [make_case("c1"), "{not json"])
+    return str(root / "bad_golden")
+
+
+def labels_copy(root: Path) -> Path:
+    """The demo labels and judge verdicts, in a folder of this scenario's own."""
+    return Path(shutil.copytree(DEMO_LABELS, root / "labels"))
+
+
+def off_scale_labels(root: Path) -> Path:
+    """The demo labels with one more revision whose faithfulness is 7 on a 0-2 scale."""
+    folder = labels_copy(root)
+    ana = folder / "ana.jsonl"
+    line = json.loads(ana.read_text(encoding="utf-8").splitlines()[0])
+    line.update(item_id="off.scale", scores={"faithfulness": 7}, skipped=False)
+    with ana.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(line) + "\n")
+    return folder
+
+
+def config(root: Path, text: str) -> list[str]:
+    (root / "qaeval.toml").write_text(text, encoding="utf-8")
+    return ["--config", str(root / "qaeval.toml")]
+
+
+def cli(*args: str) -> None:
+    """A set-up step through the real command; it must succeed."""
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+
+
+def curation_root(root: Path) -> None:
+    """A private copy of the demo golden set (config in the working folder) with its inbox imported."""
+    demo_copy(root)
+    cli("inbox", "import")
+
+
+# -- qaeval itself -----------------------------------------------------------------------------------------
+
+fixed("", 0, "version", ["--version"])
+fixed("", 0, "help", ["--help"])
+fixed("", 2, "no command", [], "usage", bad_input=True)
+fixed("", 2, "unknown command", ["frobnicate"], "usage", bad_input=True)
+
+# -- validate, cases ---------------------------------------------------------------------------------------
+
+fixed("validate", 0, "demo set", ["validate", DEMO])
+fixed("validate", 2, "missing path", ["validate", "no-such-folder"], "missing path", bad_input=True)
+
+
+@scenario("validate", 1, "invalid", bad_input=True)
+def validate_invalid_json_line(root: Path) -> list[str]:
+    return ["validate", invalid_golden(root)]
+
+
+@scenario("validate", 1, "invalid", bad_input=True)
+def validate_duplicate_case_id(root: Path) -> list[str]:
+    write_jsonl(root / "g" / "frozen.jsonl", [make_case("c1"), make_case("c1", question="Again?")])
+    return ["validate", str(root / "g")]
+
+
+@scenario("validate", 2, "bad config", bad_input=True)
+def validate_with_a_bad_config(root: Path) -> list[str]:
+    return [*config(root, '[gate.tolerances]\nmrr = "0.02"\n'), "validate", DEMO]
+
+
+fixed("cases", 0, "demo living split", ["cases", DEMO, "--split", "living"])
+fixed("cases", 2, "missing path", ["cases", "no-such-folder"], "usage", bad_input=True)
+fixed("cases", 2, "unknown difficulty", ["cases", DEMO, "--difficulty", "bogus"], "usage", bad_input=True)
+
+
+@scenario("cases", 2, "invalid set", bad_input=True)
+def cases_of_an_invalid_set(root: Path) -> list[str]:
+    return ["cases", invalid_golden(root), "--json"]
+
+
+# -- run, baseline, gate, drift ---------------------------------------------------------------------------
+
+fixed("run", 0, "demo set", ["run", "--data", DEMO])
+fixed("run", 2, "missing data", ["run", "--data", "no-such-folder"], "usage", bad_input=True)
+fixed(
+    "run", 2, "unloadable adapter", ["run", "--data", DEMO, "--adapter", "no_such_module:make"], "usage", bad_input=True
+)
+fixed("run", 2, "zero workers", ["run", "--data", DEMO, "--workers", "0"], "usage", bad_input=True)
+
+
+@scenario("run", 2, "input error", bad_input=True)
+def run_on_an_invalid_set(root: Path) -> list[str]:
+    return ["run", "--data", invalid_golden(root)]
+
+
+fixed("baseline", 0, "demo set", ["baseline", "--out", "baseline.json", "--data", DEMO])
+fixed("baseline", 2, "no --out", ["baseline", "--data", DEMO], "usage", bad_input=True)
+fixed(
+    "baseline",
+    2,
+    "judge failed",
+    ["baseline", "--out", "b.json", "--data", DEMO, "--judge", OUTAGE_JUDGE],
+    "judge failed",
+    bad_input=True,
+)
+
+
+@scenario("baseline", 2, "usage", bad_input=True)
+def baseline_out_is_a_folder(root: Path) -> list[str]:
+    (root / "out").mkdir()
+    return ["baseline", "--out", "out", "--data", DEMO]
+
+
+@scenario("baseline", 2, "input error", bad_input=True)
+def baseline_of_an_invalid_set(root: Path) -> list[str]:
+    return ["baseline", "--out", "b.json", "--data", invalid_golden(root)]
+
+
+fixed("gate", 0, "demo passes its baseline", ["gate", "--baseline", DEMO_BASELINE, "--data", DEMO])
+fixed("gate", 1, "buggy hub blocks", ["gate", "--baseline", DEMO_BASELINE, *BUGGY], "block")
+fixed("gate", 2, "missing baseline", ["gate", "--baseline", "no-such.json", "--data", DEMO], "missing", bad_input=True)
+
+
+@scenario("gate", 2, "unreadable", bad_input=True)
+def gate_baseline_not_json(root: Path) -> list[str]:
+    (root / "baseline.json").write_text("{ not json", encoding="utf-8")
+    return ["gate", "--baseline", "baseline.json", "--data", DEMO]
+
+
+@scenario("gate", 2, "input error", bad_input=True)
+def gate_baseline_with_nan(root: Path) -> list[str]:
+    document = json.loads(Path(DEMO_BASELINE).read_text(encoding="utf-8"))
+    document["metrics"]["overall"]["mrr"]["value"] = "NAN-HERE"
+    text = json.dumps(document).replace('"NAN-HERE"', "NaN")  # what a hand edit or another tool leaves
+    (root / "baseline.json").write_text(text, encoding="utf-8")
+    return ["gate", "--baseline", "baseline.json", "--data", DEMO]
+
+
+@scenario("gate", 2, "mismatched baseline", bad_input=True)
+def gate_baseline_of_another_k(root: Path) -> list[str]:
+    return [*config(root, "[run]\ntop_k = 5\n"), "gate", "--baseline", DEMO_BASELINE, "--data", DEMO]
+
+
+@scenario("gate", 2, "input error", bad_input=True)
+def gate_on_an_invalid_set(root: Path) -> list[str]:
+    return ["gate", "--baseline", DEMO_BASELINE, "--data", invalid_golden(root)]
+
+
+fixed("drift", 0, "first point", ["drift", "--timeseries", "series.jsonl", "--data", DEMO])
+fixed(
+    "drift",
+    1,
+    "judge failed",
+    ["drift", "--timeseries", "series.jsonl", "--data", DEMO, "--judge", OUTAGE_JUDGE],
+    "judge failed",
+)
+fixed("drift", 2, "zero window", ["drift", "--timeseries", "s.jsonl", "--window", "0"], "usage", bad_input=True)
+
+
+@scenario("drift", 1, "alarm")
+def drift_when_the_system_starts_refusing(root: Path) -> list[str]:
+    cli("drift", "--timeseries", "series.jsonl", "--data", DEMO)
+    series = root / "series.jsonl"
+    series.write_text(series.read_text(encoding="utf-8") * 3, encoding="utf-8")  # three steady points
+    return ["drift", "--timeseries", "series.jsonl", "--data", DEMO, "--adapter", REFUSING]
+
+
+@scenario("drift", 2, "time series", bad_input=True)
+def drift_series_with_a_bad_line(root: Path) -> list[str]:
+    (root / "series.jsonl").write_text("not json\n", encoding="utf-8")
+    return ["drift", "--timeseries", "series.jsonl", "--data", DEMO]
+
+
+@scenario("drift", 2, "time series", bad_input=True)
+def drift_series_with_nan(root: Path) -> list[str]:
+    point = {"version": 1, "at": "t", "run_id": "r", "suite_hash": "s", "judge_config_hash": "j", "metrics": {}}
+    line = json.dumps(point).replace('"metrics": {}', '"metrics": {"mrr": NaN}')
+    (root / "series.jsonl").write_text(line + "\n", encoding="utf-8")
+    return ["drift", "--timeseries", "series.jsonl", "--data", DEMO]
+
+
+# -- review (the real TUI, headless), queue -------------------------------------------------------------------
+
+
+@scenario("review", 0, "quit", tui_seconds=1)
+def review_prepares_the_demo_and_quits(root: Path) -> list[str]:
+    return ["review", "--reviewer", "ana", "--data", DEMO, "--db", "review.db"]
+
+
+@scenario("review", 1, "invalid golden data", bad_input=True, tui_seconds=60)
+def review_of_an_invalid_set_on_a_fresh_store(root: Path) -> list[str]:
+    return ["review", "--reviewer", "ana", "--data", invalid_golden(root), "--db", "review.db"]
+
+
+fixed("review", 2, "bad reviewer name", ["review", "--reviewer", "a/b"], "reviewer name", bad_input=True)
+
+
+@scenario("queue", 0, "assigned")
+def queue_a_stored_run(root: Path) -> list[str]:
+    store_with_run(root / "q.db", n_items=9)[0].close()
+    return ["queue", "--db", "q.db", "--reviewers", "a,b,c", "--overlap", "2"]
+
+
+fixed("queue", 2, "no store", ["queue", "--db", "none.db"], "no store", bad_input=True)
+
+
+@scenario("queue", 2, "overlap larger than the team", bad_input=True)
+def queue_overlap_larger_than_the_team(root: Path) -> list[str]:
+    store_with_run(root / "q.db")[0].close()
+    return ["queue", "--db", "q.db", "--reviewers", "a,b", "--overlap", "3"]
+
+
+@scenario("queue", 2, "invalid `--data`", bad_input=True)
+def queue_with_invalid_data_for_cases_the_store_lacks(root: Path) -> list[str]:
+    store_with_run(root / "q.db", store_cases=False)[0].close()
+    return ["queue", "--db", "q.db", "--data", invalid_golden(root)]
+
+
+# -- labels, agreement, calibrate ----------------------------------------------------------------------------
+
+
+@scenario("labels export", 0, "exported")
+def labels_export_of_imported_demo_labels(root: Path) -> list[str]:
+    cli("labels", "import", str(DEMO_LABELS), "--db", "s.db")
+    return ["labels", "export", "--db", "s.db", "--out", "exported"]
+
+
+fixed("labels export", 2, "no store", ["labels", "export", "--db", "none.db"], "no store", bad_input=True)
+
+
+@scenario("labels export", 2, "refused folder", bad_input=True)
+def labels_export_into_the_golden_folder(root: Path) -> list[str]:
+    cli("labels", "import", str(DEMO_LABELS), "--db", "s.db")
+    shutil.copytree(DEMO_GOLDEN, root / "golden")
+    return ["labels", "export", "--db", "s.db", "--out", "golden"]
+
+
+@scenario("labels export", 2, "refused folder or reviewer", bad_input=True)
+def labels_export_for_a_reviewer_named_like_a_split(root: Path) -> list[str]:
+    cli("labels", "import", str(DEMO_LABELS), "--db", "s.db")
+    return ["labels", "export", "--db", "s.db", "--out", "exported", "--reviewer", "frozen"]
+
+
+fixed("labels import", 0, "demo labels", ["labels", "import", str(DEMO_LABELS), "--db", "s.db"])
+fixed(
+    "labels import",
+    2,
+    "missing file",
+    ["labels", "import", "none.jsonl", "--db", "s.db"],
+    "missing file",
+    bad_input=True,
+)
+fixed(
+    "labels import",
+    2,
+    "unknown format",
+    ["labels", "import", str(DEMO_LABELS), "--format", "xml"],
+    "unknown format",
+    bad_input=True,
+)
+
+
+@scenario("labels import", 1, "invalid", bad_input=True)
+def labels_import_of_an_off_scale_score(root: Path) -> list[str]:
+    return ["labels", "import", str(off_scale_labels(root) / "ana.jsonl"), "--db", "s.db"]
+
+
+@scenario("labels import", 1, "invalid", bad_input=True)
+def labels_import_of_a_line_that_is_not_json(root: Path) -> list[str]:
+    write_jsonl(root / "ana.jsonl", ["{not json"])
+    return ["labels", "import", "ana.jsonl", "--db", "s.db"]
+
+
+fixed("agreement", 0, "demo labels", ["agreement", "--labels", str(DEMO_LABELS), "--replicates", "100"])
+fixed("agreement", 2, "no labels anywhere", ["agreement"], "usage", bad_input=True)
+fixed("agreement", 2, "missing file", ["agreement", "--labels", "none.jsonl"], "usage", bad_input=True)
+fixed(
+    "agreement",
+    2,
+    "too few replicates",
+    ["agreement", "--labels", str(DEMO_LABELS), "--replicates", "5"],
+    "usage",
+    bad_input=True,
+)
+
+
+@scenario("agreement", 2, "invalid label file", bad_input=True)
+def agreement_on_an_off_scale_score(root: Path) -> list[str]:
+    return ["agreement", "--labels", str(off_scale_labels(root)), "--replicates", "100"]
+
+
+@scenario("calibrate", 0, "all TRUSTED")
+def calibrate_demo_labels_against_a_lower_bar(root: Path) -> list[str]:
+    return [*config(root, "[calibration]\nmin_exact = 0.5\n"), "calibrate", "--labels", str(DEMO_LABELS)]
+
+
+fixed("calibrate", 1, "demo citation_correctness", ["calibrate", "--labels", str(DEMO_LABELS)], "some axis RETUNE")
+
+
+@scenario("calibrate", 3, "INSUFFICIENT")
+def calibrate_demo_labels_with_a_high_min_n(root: Path) -> list[str]:
+    return [*config(root, "[calibration]\nmin_n = 1000\n"), "calibrate", "--labels", str(DEMO_LABELS)]
+
+
+fixed("calibrate", 2, "missing file", ["calibrate", "--labels", "none.jsonl"], "usage", bad_input=True)
+
+
+fixed(
+    "calibrate",
+    2,
+    "missing verdict file",
+    ["calibrate", "--labels", str(DEMO_LABELS), "--verdicts", "none.jsonl"],
+    "usage",
+    bad_input=True,
+)
+
+
+@scenario("calibrate", 2, "invalid label", bad_input=True)
+def calibrate_on_an_off_scale_score(root: Path) -> list[str]:
+    return ["calibrate", "--labels", str(off_scale_labels(root))]
+
+
+@scenario("calibrate", 2, "verdict file", bad_input=True)
+def calibrate_with_a_verdict_line_that_is_not_json(root: Path) -> list[str]:
+    folder = labels_copy(root)
+    with (folder / "judge-verdicts.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write("{not json\n")
+    return ["calibrate", "--labels", str(folder)]
+
+
+@scenario("calibrate", 2, "usage", bad_input=True)
+def calibrate_labels_without_verdicts(root: Path) -> list[str]:
+    (root / "only").mkdir()
+    shutil.copy(DEMO_LABELS / "ana.jsonl", root / "only" / "ana.jsonl")
+    return ["calibrate", "--labels", "only"]
+
+
+# -- inbox, promote, reject ------------------------------------------------------------------------------------
+
+fixed("inbox import", 0, "demo inbox", ["inbox", "import", str(DEMO_INBOX), "--db", "s.db"])
+fixed(
+    "inbox import", 2, "missing file", ["inbox", "import", "none.jsonl", "--db", "s.db"], "missing file", bad_input=True
+)
+
+
+@scenario("inbox import", 1, "invalid", bad_input=True)
+def inbox_import_of_a_line_that_is_not_json(root: Path) -> list[str]:
+    write_jsonl(root / "misses.jsonl", [make_miss("tr-a"), "{not json"])
+    return ["inbox", "import", "misses.jsonl", "--db", "s.db"]
+
+
+@scenario("inbox import", 1, "invalid", bad_input=True)
+def inbox_import_of_a_known_trace_id_with_another_payload(root: Path) -> list[str]:
+    cli("inbox", "import", str(DEMO_INBOX), "--db", "s.db")
+    write_jsonl(root / "misses.jsonl", [make_miss(BEDROOM)])
+    return ["inbox", "import", "misses.jsonl", "--db", "s.db"]
+
+
+@scenario("inbox list", 0, "listed")
+def inbox_list_after_import(root: Path) -> list[str]:
+    cli("inbox", "import", str(DEMO_INBOX), "--db", "s.db")
+    return ["inbox", "list", "--db", "s.db", "--status", "pending"]
+
+
+fixed(
+    "inbox list",
+    2,
+    "unknown status",
+    ["inbox", "list", "--db", "s.db", "--status", "bogus"],
+    "unknown status",
+    bad_input=True,
+)
+
+
+@scenario("inbox list", 2, "usage", bad_input=True)
+def inbox_list_of_a_store_that_is_not_a_database(root: Path) -> list[str]:
+    (root / "s.db").write_text("not a database\n", encoding="utf-8")
+    return ["inbox", "list", "--db", "s.db"]
+
+
+@scenario("inbox show", 0, "shown")
+def inbox_show_a_known_miss(root: Path) -> list[str]:
+    cli("inbox", "import", str(DEMO_INBOX), "--db", "s.db")
+    return ["inbox", "show", BEDROOM, "--db", "s.db"]
+
+
+fixed(
+    "inbox show",
+    2,
+    "unknown trace id",
+    ["inbox", "show", "tr-none", "--db", "s.db"],
+    "unknown trace id",
+    bad_input=True,
+)
+
+PROMOTE_BEDROOM = [
+    "promote", BEDROOM, "--id", "install-bedroom-01", "--gold-answer", "No: not in sleeping areas.",
+    "--gold-source", "s2", "--tag", "decoy", "--curator", "Mara Okafor",
+]  # fmt: skip
+
+
+@scenario("promote", 0, "promoted")
+def promote_a_demo_miss(root: Path) -> list[str]:
+    curation_root(root)
+    return PROMOTE_BEDROOM
+
+
+@scenario("promote", 1, "invalid", bad_input=True)
+def promote_with_a_gold_source_the_miss_lacks(root: Path) -> list[str]:
+    curation_root(root)
+    return [
+        "promote",
+        BEDROOM,
+        "--id",
+        "install-bedroom-01",
+        "--gold-answer",
+        "No.",
+        "--gold-source",
+        "s99",
+        "--curator",
+        "Mara Okafor",
+    ]
+
+
+@scenario("promote", 1, "only that promotion is recorded")
+def promote_a_miss_whose_case_is_already_in_the_golden_set(root: Path) -> list[str]:
+    curation_root(root)
+    cli(*PROMOTE_BEDROOM)
+    cli("inbox", "import", str(DEMO_INBOX), "--db", "fresh.db")  # another store: the miss is pending there
+    return [*PROMOTE_BEDROOM, "--db", "fresh.db"]
+
+
+@scenario("promote", 2, "unknown trace id", bad_input=True)
+def promote_an_unknown_trace_id(root: Path) -> list[str]:
+    curation_root(root)
+    return ["promote", "tr-none", "--id", "x-01", "--curator", "Mara Okafor"]
+
+
+@scenario("promote", 2, "missing option", bad_input=True)
+def promote_without_a_curator(root: Path) -> list[str]:
+    curation_root(root)
+    return ["promote", BEDROOM, "--id", "x-01", "--gold-answer", "No.", "--gold-source", "s2"]
+
+
+@scenario("reject", 0, "rejected")
+def reject_a_demo_miss(root: Path) -> list[str]:
+    curation_root(root)
+    return ["reject", RESTOCKING, "--reason", "the answer was right", "--curator", "Mara Okafor"]
+
+
+@scenario("reject", 1, "a miss already decided", bad_input=True)
+def reject_twice(root: Path) -> list[str]:
+    curation_root(root)
+    cli("reject", RESTOCKING, "--reason", "the answer was right", "--curator", "Mara Okafor")
+    return ["reject", RESTOCKING, "--reason", "again", "--curator", "Mara Okafor"]
+
+
+@scenario("reject", 1, "an empty reason", bad_input=True)
+def reject_with_an_empty_reason(root: Path) -> list[str]:
+    curation_root(root)
+    return ["reject", RESTOCKING, "--reason", " ", "--curator", "Mara Okafor"]
+
+
+@scenario("reject", 2, "unknown trace id", bad_input=True)
+def reject_an_unknown_trace_id(root: Path) -> list[str]:
+    curation_root(root)
+    return ["reject", "tr-none", "--reason", "r", "--curator", "Mara Okafor"]
+
+
+@scenario("reject", 2, "missing option", bad_input=True)
+def reject_without_a_reason(root: Path) -> list[str]:
+    curation_root(root)
+    return ["reject", RESTOCKING, "--curator", "Mara Okafor"]
