@@ -16,8 +16,7 @@ from typing import Any
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.review.models import Label
-from qaeval_tui.core.review.session import label_from_row
+from qaeval_tui.core.review.models import Label, label_from_row
 from qaeval_tui.core.review.views import CitationView, SourceView, content_views
 from qaeval_tui.core.statistics.calibration import (
     ADJUDICATED,

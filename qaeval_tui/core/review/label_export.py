@@ -28,7 +28,7 @@ from qaeval_tui.core.atomic_file import (
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.loader import LIVING_SPLIT, split_of
 from qaeval_tui.core.golden.models import CASE_ID_PATTERN
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.review.models import Label, label_from_row
 
 if TYPE_CHECKING:  # the name rules below are read when a config is loaded: no store for that
     from qaeval_tui.core.store.sqlite import Store
@@ -148,8 +148,6 @@ def export_verdicts(store: Store, path: Path, *, run_id: str | None = None, conf
 
 
 def _write_labels(store: Store, path: Path, reviewer: str) -> int:
-    from qaeval_tui.core.review.session import label_from_row
-
     rows = store.labels(reviewer=reviewer)
     lines = [
         strict_json(label_record(label_from_row(row)), f"{path}:{n}", ensure_ascii=False) + "\n"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from qaeval_tui.core.limits import MAX_REVISION
@@ -36,3 +39,8 @@ class Label(BaseModel):
     revision: int = Field(ge=1, le=MAX_REVISION)
     created_at: str
     seconds_spent: float = Field(default=0.0, ge=0, allow_inf_nan=False)
+
+
+def label_from_row(row: Mapping[str, Any]) -> Label:
+    """A stored label row as the §8.2 model (store-only keys dropped)."""
+    return Label.model_validate({key: value for key, value in row.items() if key in Label.model_fields})

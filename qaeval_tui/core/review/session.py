@@ -15,7 +15,7 @@ from typing import Any
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import QaevalError, UsageError
 from qaeval_tui.core.review.ledger import QueueLedger
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.review.models import Label, label_from_row
 from qaeval_tui.core.review.queue import AssignmentReport, assign, build_review_items
 from qaeval_tui.core.review.views import (
     AxisView,
@@ -82,11 +82,6 @@ def score_problems(rubric: Rubric, scores: Mapping[str, object], *, require_all:
             if axis_name not in scores:
                 problems.append((f"scores.{axis_name}", "missing: give a scale value, or null for can't judge"))
     return problems
-
-
-def label_from_row(row: Mapping[str, Any]) -> Label:
-    """A stored label row as the §8.2 model (store-only keys dropped)."""
-    return Label.model_validate({key: value for key, value in row.items() if key in Label.model_fields})
 
 
 class ReviewSession:
