@@ -28,6 +28,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check qaeval_tui tests benchmarks scripts
 	$(BIN)/ruff format --check qaeval_tui tests benchmarks scripts
 	$(BIN)/mypy qaeval_tui
+	$(BIN)/lint-imports
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks import Figure
-from qaeval_tui.core.agreement import agreement_report
-from qaeval_tui.core.calibration import calibrate
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.label_table import LabelTable
-from qaeval_tui.core.verdict_table import VerdictTable
+from qaeval_tui.core.statistics.agreement import agreement_report
+from qaeval_tui.core.statistics.calibration import calibrate
+from qaeval_tui.core.statistics.label_table import LabelTable
+from qaeval_tui.core.statistics.verdict_table import VerdictTable
 
 ITEMS, REVIEWERS, REPLICATES = 100_000, 5, 1_000
 

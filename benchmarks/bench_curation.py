@@ -9,8 +9,14 @@ from pathlib import Path
 
 from benchmarks import Figure
 from benchmarks.synthetic import write_synthetic_golden
-from qaeval_tui.core.curation import GoldenSnapshot, GoldenTarget, PromotionContext, PromotionDraft, validate_promotion
-from qaeval_tui.core.inbox import InboxEntry, ProductionMiss
+from qaeval_tui.core.curation.inbox import InboxEntry, ProductionMiss
+from qaeval_tui.core.curation.promotion import (
+    GoldenSnapshot,
+    GoldenTarget,
+    PromotionContext,
+    PromotionDraft,
+    validate_promotion,
+)
 
 RUNS = 21
 

@@ -16,8 +16,8 @@ import numpy as np
 
 from benchmarks import Figure
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.dashboard import compute_dashboard
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.statistics.dashboard import compute_dashboard
+from qaeval_tui.core.store.sqlite import Store
 
 ITEMS, REVIEWERS = 50_000, ("rev-a", "rev-b")
 CREATED = "2026-10-01T09:00:00.000Z"

@@ -24,10 +24,10 @@ from typing import Any
 from benchmarks import Figure
 from benchmarks.synthetic import write_synthetic_golden
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.golden import load_golden
-from qaeval_tui.core.hashing import content_hash, item_id_for
-from qaeval_tui.core.review import assign, build_review_items
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.golden.hashing import content_hash, item_id_for
+from qaeval_tui.core.golden.loader import load_golden
+from qaeval_tui.core.review.session import assign, build_review_items
+from qaeval_tui.core.store.sqlite import Store
 
 REVIEWER = "bench"
 NEWCOMER = "newcomer"

@@ -22,7 +22,7 @@ from pathlib import Path
 from benchmarks import Figure
 from benchmarks.synthetic import write_synthetic_golden
 from qaeval_tui.core.batch import collector_paused
-from qaeval_tui.core.golden import load_golden
+from qaeval_tui.core.golden.loader import load_golden
 
 ROUNDS = 5
 CASES = 10_000

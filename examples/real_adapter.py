@@ -19,7 +19,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from qaeval_tui.core.models import CaseView, Citation, SUTOutput
+from qaeval_tui import CaseView, Citation, SUTOutput
 
 
 class HttpHubAdapter:

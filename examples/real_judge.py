@@ -20,8 +20,7 @@ import os
 import urllib.request
 from typing import Any
 
-from qaeval_tui.core.judge import JudgeResult
-from qaeval_tui.core.models import GoldenCase, JudgeConfig, Rubric, SUTOutput
+from qaeval_tui import GoldenCase, JudgeConfig, JudgeResult, Rubric, SUTOutput
 
 PROMPT_VERSION = "llm-judge-1"
 SYSTEM = (

@@ -1,3 +1,73 @@
-"""qaeval_tui: keep a retrieval-augmented QA system's evaluation honest."""
+"""qaeval_tui: keep a retrieval-augmented QA system's evaluation honest.
+
+The names in `__all__` are the public API for people who write a system adapter or a judge, and
+they are stable (a test pins them); everything else is internal and may move.
+
+- `SystemAdapter`: anything with `answer(view: CaseView) -> SUTOutput` (an optional `name` labels
+  its runs). A `CaseView` holds an opaque id, the question and the frozen `Source` passages.
+- `SUTOutput` and `Citation`: what the system hands back.
+- `JudgeClient` (also `Judge`): anything with a pinned `config: JudgeConfig` and
+  `score(case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult`; a `Rubric` is a
+  version and its `Axis` list.
+
+The names load on first use, so `import qaeval_tui` and `qaeval --help` stay fast.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from qaeval_tui.core.golden.models import GoldenCase, Source
+    from qaeval_tui.core.rubric import Axis, Rubric
+    from qaeval_tui.core.running.adapters import SystemAdapter
+    from qaeval_tui.core.running.judge import JudgeClient, JudgeResult
+    from qaeval_tui.core.running.judge import JudgeClient as Judge
+    from qaeval_tui.core.running.models import CaseView, Citation, JudgeConfig, SUTOutput
+
+_HOMES: dict[str, tuple[str, str]] = {
+    "Axis": ("qaeval_tui.core.rubric", "Axis"),
+    "CaseView": ("qaeval_tui.core.running.models", "CaseView"),
+    "Citation": ("qaeval_tui.core.running.models", "Citation"),
+    "GoldenCase": ("qaeval_tui.core.golden.models", "GoldenCase"),
+    "Judge": ("qaeval_tui.core.running.judge", "JudgeClient"),
+    "JudgeClient": ("qaeval_tui.core.running.judge", "JudgeClient"),
+    "JudgeConfig": ("qaeval_tui.core.running.models", "JudgeConfig"),
+    "JudgeResult": ("qaeval_tui.core.running.judge", "JudgeResult"),
+    "Rubric": ("qaeval_tui.core.rubric", "Rubric"),
+    "SUTOutput": ("qaeval_tui.core.running.models", "SUTOutput"),
+    "Source": ("qaeval_tui.core.golden.models", "Source"),
+    "SystemAdapter": ("qaeval_tui.core.running.adapters", "SystemAdapter"),
+}
+
+__all__ = [
+    "Axis",
+    "CaseView",
+    "Citation",
+    "GoldenCase",
+    "Judge",
+    "JudgeClient",
+    "JudgeConfig",
+    "JudgeResult",
+    "Rubric",
+    "SUTOutput",
+    "Source",
+    "SystemAdapter",
+    "__version__",
+]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(home[0]), home[1])
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -28,15 +28,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from qaeval_tui.core.adapters import load_adapter
 from qaeval_tui.core.config import Config, load_config
-from qaeval_tui.core.golden import load_golden
-from qaeval_tui.core.judge import load_judge
-from qaeval_tui.core.labels_io import VERDICTS_FILENAME, export_labels
-from qaeval_tui.core.models import Axis
-from qaeval_tui.core.review import assign, build_review_items
-from qaeval_tui.core.runner import run_suite, store_run
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.golden.loader import load_golden
+from qaeval_tui.core.review.labels_io import VERDICTS_FILENAME, export_labels
+from qaeval_tui.core.review.session import assign, build_review_items
+from qaeval_tui.core.rubric import Axis
+from qaeval_tui.core.running.adapters import load_adapter
+from qaeval_tui.core.running.judge import load_judge
+from qaeval_tui.core.running.runner import run_suite, store_run
+from qaeval_tui.core.store.sqlite import Store
 
 REVIEWERS = ("ana", "ben", "chloe")
 OVERLAP = 2

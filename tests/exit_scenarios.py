@@ -25,7 +25,7 @@ Build = Callable[[Path], list[str]]
 DEMO = str(DEMO_GOLDEN)
 DEMO_LABELS = REPO / "labels"
 DEMO_BASELINE = str(REPO / "baselines" / "demo.json")
-BUGGY = ["--data", str(REPO / "golden_buggy"), "--adapter", "qaeval_tui.core.buggy_hub:make_buggy_hub"]
+BUGGY = ["--data", str(REPO / "golden_buggy"), "--adapter", "qaeval_tui.bundled.buggy_hub:make_buggy_hub"]
 REFUSING = "tests.cli.run_adapters:make_refusing_hub"
 OUTAGE_JUDGE = "tests.cli.hostile_plugins:make_outage_judge"
 

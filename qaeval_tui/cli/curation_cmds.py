@@ -16,10 +16,10 @@ from qaeval_tui.cli.common import config_from, guarded, print_json, stderr, stdo
 from qaeval_tui.core.text import literal, one_line
 
 if TYPE_CHECKING:
-    from qaeval_tui.core.curation import CurationError
-    from qaeval_tui.core.inbox import InboxEntry
-    from qaeval_tui.core.neardup import SimilarCase
-    from qaeval_tui.core.store import Store
+    from qaeval_tui.core.curation.inbox import InboxEntry
+    from qaeval_tui.core.curation.promotion import CurationError
+    from qaeval_tui.core.golden.neardup import SimilarCase
+    from qaeval_tui.core.store.sqlite import Store
 
 # The curation core is imported inside each command, so other commands do not pay for it.
 
@@ -57,7 +57,7 @@ def _tell(text: str) -> None:
 
 
 def _store(ctx: typer.Context, db: Path | None) -> Store:
-    from qaeval_tui.core.store import Store
+    from qaeval_tui.core.store.sqlite import Store
 
     config = config_from(ctx)
     return Store.open(db or config.path(config.paths.store))
@@ -91,7 +91,7 @@ def inbox_import(
 
     Exit 0 imported, 1 invalid (every problem listed as path:line: field: message), 2 usage.
     """
-    from qaeval_tui.core.inbox import import_misses
+    from qaeval_tui.core.curation.inbox import import_misses
 
     config = config_from(ctx)
     with _store(ctx, db) as store:
@@ -113,7 +113,7 @@ def inbox_list(
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """List inbox entries, oldest report first. Exit 0, or 2 on a usage error."""
-    from qaeval_tui.core.inbox import entry_to_json, list_inbox, status_counts
+    from qaeval_tui.core.curation.inbox import entry_to_json, list_inbox, status_counts
 
     with _store(ctx, db) as store:
         entries = list_inbox(store, status=status, search=search)
@@ -157,7 +157,7 @@ def inbox_show(
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Show one miss in full: its sources (ids to pick gold sources from), answer, citations, status."""
-    from qaeval_tui.core.inbox import entry_to_json, inbox_entry
+    from qaeval_tui.core.curation.inbox import entry_to_json, inbox_entry
 
     with _store(ctx, db) as store:
         entry = inbox_entry(store, trace_id)
@@ -216,7 +216,7 @@ def promote_cmd(
     Exit 0 promoted, 1 invalid (nothing written; a miss already in the golden set: that promotion
     is recorded), 2 usage.
     """
-    from qaeval_tui.core.curation import (
+    from qaeval_tui.core.curation.promotion import (
         CurationError,
         GoldenTarget,
         PromotionDraft,
@@ -269,7 +269,8 @@ def reject_cmd(
     Exit 0 rejected, 1 invalid (empty reason, already decided; nothing written; a miss already in
     the golden set: that promotion is recorded), 2 usage.
     """
-    from qaeval_tui.core.curation import CurationError, GoldenTarget, reject
+    from qaeval_tui.core.curation.promotion import CurationError, GoldenTarget
+    from qaeval_tui.core.curation.rejection import reject
 
     with _store(ctx, db) as store:
         try:

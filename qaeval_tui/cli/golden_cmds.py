@@ -8,7 +8,7 @@ import typer
 
 from qaeval_tui.cli.common import config_from, guarded, guarded_input_as_usage, print_json, stdout
 from qaeval_tui.core.batch import with_collector_paused
-from qaeval_tui.core.golden import GoldenSet, load_golden
+from qaeval_tui.core.golden.loader import GoldenSet, load_golden
 from qaeval_tui.core.text import one_line
 
 
@@ -68,7 +68,7 @@ def cases(
     """List golden cases, filtered. Exit 0, or 2 on a usage error or an invalid set (problems listed as by validate)."""
     from rich.table import Table
 
-    from qaeval_tui.core.selection import CaseFilter, select_cases
+    from qaeval_tui.core.golden.selection import CaseFilter, select_cases
 
     golden = _load(ctx, paths)
     chosen = select_cases(

@@ -16,14 +16,12 @@ from qaeval_tui.cli import queue_cmd
 from qaeval_tui.cli.common import config_from, guarded, guarded_input_as_usage, print_json, stderr, stdout
 from qaeval_tui.cli.queue_cmd import DB_HELP, open_store
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.models import MAX_SEED
+from qaeval_tui.core.limits import MAX_SEED
 
 if TYPE_CHECKING:
     from qaeval_tui.core.config import Config
-    from qaeval_tui.core.label_sources import LabelInput
-    from qaeval_tui.core.labels_io import Format
-    from qaeval_tui.core.store import Store
-    from qaeval_tui.core.verdict_table import VerdictTable
+    from qaeval_tui.core.review.labels_io import Format
+    from qaeval_tui.core.store.sqlite import Store
 
 # The statistics (numpy, krippendorff) and report modules are imported inside the commands
 # that use them, so `qaeval --help`, `validate` and `review` start without them.
@@ -88,26 +86,17 @@ def labels_export(
     Never into the golden folder; a reviewer whose file name is unsafe or clashes with a golden
     split or the verdict export is refused before anything is written. Exit 0, or 2 on a usage error.
     """
-    from qaeval_tui.core.label_export import VERDICTS_FILENAME, export_folder
+    from qaeval_tui.core.review.label_export import VERDICTS_FILENAME
+    from qaeval_tui.core.usecases.export import export_labels
 
     if out is not None and str(out) == "-":  # elsewhere `-` is stdout; a folder of files cannot be
         raise UsageError("--out -: an export is a folder of files, one per reviewer; name a folder")
     config = config_from(ctx)
-    folder = out or config.path(config.paths.labels)
     with open_store(config, db, must_exist=True) as store:
-        chosen = None
-        if verdicts:
-            run = store.latest_run()
-            chosen = judge_config_hash or (run or {}).get("judge_config_hash")
-        report = export_folder(
-            store,
-            folder,
-            reviewers=reviewer,
-            golden=(config.path(config.paths.golden), config.path(config.paths.living)),
-            inputs=(config.path(config.paths.inbox),),
-            verdicts=verdicts,
-            config_hash=chosen,
+        report = export_labels(
+            config, store, out, reviewers=reviewer, verdicts=verdicts, judge_config_hash=judge_config_hash
         )
+    folder = report.folder
     for leftover in report.removed:
         stderr.print(f"removed {leftover}, left by an export that was cut short")
     written, verdict_count = report.labels, report.verdicts
@@ -147,7 +136,7 @@ def labels_import(
     Strict: every problem is listed as file:line: field: message and nothing is imported.
     Exit 0 imported, 1 invalid input, 2 usage.
     """
-    from qaeval_tui.core.labels_io import FieldMapping, import_labels
+    from qaeval_tui.core.review.labels_io import FieldMapping, import_labels
 
     config = config_from(ctx)
     if fmt is not None and fmt not in FORMATS:
@@ -183,28 +172,12 @@ def labels_import(
 # -- agreement / calibrate -------------------------------------------------------------------------------
 
 
-def _labels(
-    config: Config, store: Store | None, paths: list[Path] | None, include_post_reveal: bool
-) -> tuple[LabelInput, list[Path]]:
-    """Labels from --labels, else the store, else the configured labels folder; returns the folders read."""
-    from qaeval_tui.core.label_sources import labels_from_files, labels_from_store
-    from qaeval_tui.core.labels_io import expand_label_paths
-
-    if paths:
-        return labels_from_files(paths, config.rubric, include_post_reveal=include_post_reveal), [
-            p for p in paths if p.is_dir()
-        ]
-    if store is not None and store.count("labels"):
-        return labels_from_store(store, config.rubric, include_post_reveal=include_post_reveal), []
-    folder = config.path(config.paths.labels)
-    if folder.is_dir() and expand_label_paths([folder]):
-        stderr.print(f"no labels in the store; reading the label files in {folder}")
-        return labels_from_files([folder], config.rubric, include_post_reveal=include_post_reveal), [folder]
-    raise UsageError("no labels: label with `qaeval review`, import with `qaeval labels import`, or pass --labels")
+def _note(message: str) -> None:
+    stderr.print(message)
 
 
 def _existing_store(config: Config, db: Path | None) -> Store | None:
-    from qaeval_tui.core.store import Store
+    from qaeval_tui.core.store.sqlite import Store
 
     path = db or config.path(config.paths.store)
     if db is not None and not Path(db).is_file():
@@ -236,19 +209,26 @@ def agreement(
     the label distribution and pairwise reviewer agreement. Exit 0, or 2 on a usage/input error.
     """
     from qaeval_tui.cli.label_render import print_agreement
-    from qaeval_tui.core.label_sources import agreement_for
-    from qaeval_tui.core.report_html import agreement_html
-    from qaeval_tui.core.report_markdown import agreement_markdown
+    from qaeval_tui.core.statistics.report_html import agreement_html
+    from qaeval_tui.core.statistics.report_markdown import agreement_markdown
+    from qaeval_tui.core.usecases.statistics import agreement_report
 
     config = config_from(ctx)
     console = _check_outputs(as_json, markdown, html)
     store = _existing_store(config, db)
     try:
-        label_input, _ = _labels(config, store, labels, include_post_reveal)
+        report = agreement_report(
+            config,
+            store,
+            labels,
+            include_post_reveal=include_post_reveal,
+            replicates=replicates,
+            seed=seed,
+            say=_note,
+        )
     finally:
         if store is not None:
             store.close()
-    report = agreement_for(label_input, config, replicates=replicates, seed=seed)
     if as_json:
         print_json(report.to_json())
     elif console:
@@ -284,17 +264,23 @@ def calibrate(
     Exit 0 all axes TRUSTED, 1 some axis RETUNE, 3 none RETUNE but some INSUFFICIENT, 2 usage/input error.
     """
     from qaeval_tui.cli.label_render import print_calibration
-    from qaeval_tui.core.label_sources import calibration_for
-    from qaeval_tui.core.report_html import calibration_html
-    from qaeval_tui.core.report_markdown import calibration_markdown
+    from qaeval_tui.core.statistics.report_html import calibration_html
+    from qaeval_tui.core.statistics.report_markdown import calibration_markdown
+    from qaeval_tui.core.usecases.statistics import calibration_report
 
     config = config_from(ctx)
     console = _check_outputs(as_json, markdown, html)
     store = _existing_store(config, db)
     try:
-        label_input, folders = _labels(config, store, labels, include_post_reveal)
-        table = _verdicts(config, store, verdicts, folders, judge_config_hash)
-        report = calibration_for(label_input, table, config, store)
+        report = calibration_report(
+            config,
+            store,
+            labels,
+            verdicts,
+            judge_config_hash=judge_config_hash,
+            include_post_reveal=include_post_reveal,
+            say=_note,
+        )
     finally:
         if store is not None:
             store.close()
@@ -305,21 +291,6 @@ def calibrate(
     _emit(calibration_markdown(report), markdown, "Markdown report")
     _emit(calibration_html(report), html, "HTML report")
     raise typer.Exit(report.exit_code)
-
-
-def _verdicts(
-    config: Config, store: Store | None, paths: list[Path] | None, folders: list[Path], config_hash: str | None
-) -> VerdictTable:
-    from qaeval_tui.core.label_sources import verdict_files_beside, verdicts_from_files, verdicts_from_store
-
-    if paths:
-        return verdicts_from_files(paths, config.rubric, config_hash)
-    beside = verdict_files_beside(folders)
-    if beside:
-        return verdicts_from_files(beside, config.rubric, config_hash)
-    if store is not None and store.count("judge_verdicts"):
-        return verdicts_from_store(store, config.rubric, config_hash)
-    raise UsageError("no judge verdicts: pass --verdicts, or run `qaeval run` so the store has them")
 
 
 # -- console rendering ------------------------------------------------------------------------------------

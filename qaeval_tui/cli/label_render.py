@@ -13,9 +13,9 @@ from rich import box
 from rich.table import Table
 
 from qaeval_tui.cli.common import stdout
-from qaeval_tui.core.agreement import AgreementReport
-from qaeval_tui.core.calibration import CalibrationReport
-from qaeval_tui.core.report_tables import distribution_text, number, signed
+from qaeval_tui.core.statistics.agreement import AgreementReport
+from qaeval_tui.core.statistics.calibration import CalibrationReport
+from qaeval_tui.core.statistics.report_tables import distribution_text, number, signed
 from qaeval_tui.core.text import one_line
 
 

@@ -12,17 +12,17 @@ import typer
 
 from qaeval_tui.cli.common import config_from, guarded_input_as_usage, print_json, stdout
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.models import MAX_SEED
+from qaeval_tui.core.limits import MAX_SEED
 
 if TYPE_CHECKING:
     from qaeval_tui.core.config import Config
-    from qaeval_tui.core.store import Store
+    from qaeval_tui.core.store.sqlite import Store
 
 DB_HELP = "SQLite store (default: paths.store from the config)."
 
 
 def open_store(config: Config, db: Path | None, *, must_exist: bool = False) -> Store:
-    from qaeval_tui.core.store import Store
+    from qaeval_tui.core.store.sqlite import Store
 
     path = db or config.path(config.paths.store)
     if must_exist and not Path(path).is_file():
@@ -63,31 +63,26 @@ def queue(
     """
     from rich.table import Table
 
-    from qaeval_tui.core.review import assign, build_review_items
+    from qaeval_tui.core.usecases.queue import queue_from_run
 
     config = config_from(ctx)
-    names = [n.strip() for n in reviewers.split(",")] if reviewers else list(config.review.reviewers)
+    names = [n.strip() for n in reviewers.split(",")] if reviewers else None
     with open_store(config, db, must_exist=True) as store:
-        run = store.get_run(run_id) if run_id else store.latest_run()
-        if run is None:
-            raise UsageError(
-                f"no run {'named ' + repr(run_id) if run_id else 'yet'} in {store.path}; run `qaeval run` first"
-            )
-        golden = None
-        missing = [o for o in store.run_outputs(run["run_id"]) if store.case_json(o["case_hash"]) is None]
-        if missing:
-            from qaeval_tui.core.golden import load_golden
-
-            golden = load_golden(data or [config.path(config.paths.golden)])
-        created = build_review_items(store, run["run_id"], golden)
-        report = assign(
-            store, names, overlap if overlap is not None else config.review.overlap,
-            seed if seed is not None else config.review.seed, replace=replace,
-        )  # fmt: skip
+        outcome = queue_from_run(
+            config,
+            store,
+            reviewers=names,
+            overlap=overlap,
+            seed=seed,
+            run_id=run_id,
+            golden_paths=data or [config.path(config.paths.golden)],
+            replace=replace,
+        )
+    report, created, chosen_run = outcome.report, outcome.new_review_items, outcome.run_id
     if as_json:
-        print_json({"run_id": run["run_id"], "new_review_items": created, **report.to_json()})
+        print_json({"run_id": chosen_run, "new_review_items": created, **report.to_json()})
         return
-    stdout.print(f"run {run['run_id']}: {created} new review item(s), {report.items} in all")
+    stdout.print(f"run {chosen_run}: {created} new review item(s), {report.items} in all")
     stdout.print(
         f"{report.newly_assigned_items} item(s) assigned to {len(report.reviewers)} reviewers, "
         f"overlap {report.overlap}, seed {report.seed}" + (" (queues rebuilt)" if replace else "")

@@ -15,7 +15,7 @@ REVIEWER_ENV = "QAEVAL_REVIEWER"
 
 def choose_reviewer(option: str | None, configured: str | None) -> str | None:
     """--reviewer, else $QAEVAL_REVIEWER, else review.reviewer from the config, else None (asked on screen)."""
-    from qaeval_tui.core.prepare import reviewer_name_problem
+    from qaeval_tui.core.review.prepare import reviewer_name_problem
 
     name = option or os.environ.get(REVIEWER_ENV) or configured
     if name is None:

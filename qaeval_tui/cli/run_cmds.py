@@ -7,7 +7,6 @@ or input (a missing, unreadable or mismatched baseline included); drift 0, 1 ala
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,11 +16,11 @@ import typer
 
 from qaeval_tui.cli.common import config_from, guarded, print_json, stderr
 from qaeval_tui.core.batch import with_collector_paused
-from qaeval_tui.core.errors import InputError, UsageError
+from qaeval_tui.core.errors import InputError
 
 if TYPE_CHECKING:
-    from qaeval_tui.core.baseline import Baseline
-    from qaeval_tui.core.runner import RunResult
+    from qaeval_tui.core.gate.baseline import Baseline
+    from qaeval_tui.core.running.result import RunResult
 
 # Modules that do the work are imported inside the commands that need them, so that
 # `qaeval --help` and the other commands do not pay for them (see cli/main.py).
@@ -86,37 +85,19 @@ def execute(
     against: Baseline | None = None,
 ) -> RunResult:
     """Load, run, store: the part every command shares. With `against`, refuse a mismatched baseline first."""
-    from qaeval_tui.core.adapters import adapter_label, load_adapter
-    from qaeval_tui.core.baseline import check_settings
-    from qaeval_tui.core.golden import load_golden
-    from qaeval_tui.core.judge import effective_config, load_judge
-    from qaeval_tui.core.runner import run_suite, store_run
-    from qaeval_tui.core.store import Store
+    from qaeval_tui.core.usecases.run import run_from_config
 
     config = config_from(ctx)
-    golden = load_golden(data or [config.path(config.paths.golden)])
-    adapter_spec = adapter or config.run.adapter
-    judge_spec = judge or config.run.judge
-    system = load_adapter(adapter_spec)
-    judge_client = load_judge(judge_spec)
-    if against is not None:  # a baseline from another judge, rubric or k fails before spending a run
-        check_settings(against, effective_config(judge_client, config.rubric), config.rubric.version, config.run.top_k)
-    with progress_bar() as progress:
-        result = run_suite(
-            golden.cases,
-            system,
-            judge_client,
-            rubric=config.rubric,
-            adapter_spec=adapter_spec,
-            judge_spec=judge_spec,
-            adapter_name=adapter_label(system, adapter_spec),
-            workers=workers or config.run.workers,
-            top_k=config.run.top_k,
-            progress=progress,
-        )
-    with Store.open(db or config.path(config.paths.store)) as store:
-        store_run(store, result)
-    return result
+    return run_from_config(
+        config,
+        data or [config.path(config.paths.golden)],
+        db or config.path(config.paths.store),
+        adapter=adapter,
+        judge=judge,
+        workers=workers,
+        against=against,
+        progress=progress_bar,
+    )
 
 
 @guarded
@@ -168,7 +149,7 @@ def baseline(
 ) -> None:
     """Run the suite and write the scores as the baseline the gate compares against. Exit 0, or 2."""
     from qaeval_tui.cli.run_views import print_scoreboard
-    from qaeval_tui.core.baseline import baseline_document
+    from qaeval_tui.core.gate.baseline import baseline_document
 
     console = _check_targets(as_json, ("--out", out))
     result = execute(ctx, data, adapter, judge, workers, db)
@@ -207,95 +188,55 @@ def gate(
     Exit 0 pass, 1 block, 2 usage or input error (a missing, unreadable or mismatched baseline too).
     """
     from qaeval_tui.cli.run_views import print_gate, print_scoreboard
-    from qaeval_tui.core.baseline import load_baseline
-    from qaeval_tui.core.gate import run_gate
-    from qaeval_tui.core.gate_report import gate_json, gate_junit, gate_markdown
-    from qaeval_tui.core.store import Store
-    from qaeval_tui.core.trust import stored_axis_trust
+    from qaeval_tui.core.gate.report import gate_json
+    from qaeval_tui.core.usecases.gate import GateOutputs, gate_against_baseline
 
     config = config_from(ctx)
-    reference = load_baseline(baseline_path)  # before the run: a bad baseline costs nothing
-    console = _check_targets(as_json, ("--out", out), ("--junit", junit), ("--markdown", markdown))
-    result = execute(ctx, data, adapter, judge, workers, db, against=reference)
-    with Store.open(db or config.path(config.paths.store)) as store:
-        trust = stored_axis_trust(store, config, result.judge_config.config_hash())
-    report = run_gate(
-        result,
-        reference,
-        tolerances=config.gate.tolerances,
-        replicates=config.gate.bootstrap_replicates,
-        seed=config.gate.seed,
-        axis_trust=trust,
+    outcome = gate_against_baseline(
+        config,
+        baseline_path,
+        data or [config.path(config.paths.golden)],
+        db or config.path(config.paths.store),
+        adapter=adapter,
+        judge=judge,
+        workers=workers,
+        outputs=GateOutputs(artifact=out, junit=junit, markdown=markdown, as_json=as_json),
+        progress=progress_bar,
     )
-    _write_document(out, result.artifact())
-    _write_text(junit, gate_junit(report))
-    _write_text(markdown, gate_markdown(report))
+    report = outcome.report
     if as_json:
         print_json(gate_json(report))
-    elif console:
-        print_scoreboard(result)
+    elif outcome.console:
+        print_scoreboard(outcome.result)
         print_gate(report)
     else:  # a report took stdout; the verdict still reaches the log
         stderr.print(f"GATE: {report.verdict}")
     raise typer.Exit(report.exit_code)
 
 
-STDOUT = "-"
-"""A report path of `-` means stdout, here as for `agreement` and `calibrate`."""
-
-
 def _check_targets(as_json: bool, *options: tuple[str, Path | None]) -> bool:
-    """Refuse, before the suite runs, an output path that can never be written (or a golden split), and
-    two outputs that both claim stdout (`-`, or one and `--json`). True when stdout is free for the tables."""
-    from qaeval_tui.core.atomic_file import check_output_target
+    """Refuse unwritable outputs and a second claim on stdout before the suite runs; True: stdout is free."""
+    from qaeval_tui.core.usecases.run import check_output_targets
 
-    to_stdout = [f"{name} -" for name, path in options if path is not None and str(path) == STDOUT]
-    if as_json:
-        to_stdout.insert(0, "--json")
-    if len(to_stdout) > 1:
-        raise UsageError(f"{' and '.join(to_stdout)} all write to stdout; send all but one to a file")
-    for _, path in options:
-        if path is not None and str(path) != STDOUT:
-            check_output_target(path)
-    return not to_stdout
+    return check_output_targets(as_json, *options)
 
 
 def _shown(path: Path | None) -> str:
+    from qaeval_tui.core.usecases.run import STDOUT
+
     return "stdout" if str(path) == STDOUT else str(path)
 
 
 def _write_document(path: Path | None, document: dict[str, Any]) -> None:
-    """A run artifact or baseline to `path`, or to stdout for `-`."""
-    from qaeval_tui.core.runner import write_json
+    from qaeval_tui.core.usecases.run import write_document
 
-    if path is None:
-        return
-    if str(path) == STDOUT:
-        _print_document(document)
-    else:
-        write_json(path, document)
+    write_document(path, document)
 
 
 def _print_document(document: dict[str, Any]) -> None:
-    """A run or baseline document on stdout: refused whole, naming the field, if it holds NaN."""
-    from qaeval_tui.core.atomic_file import require_finite
-    from qaeval_tui.core.runner import dumps_document
-    from qaeval_tui.core.text import json_visible
+    from qaeval_tui.core.usecases.run import print_document
 
-    require_finite(document, "stdout")
-    sys.stdout.write(json_visible(dumps_document(document)))  # hidden characters as \u escapes
-
-
-def _write_text(path: Path | None, text: str) -> None:
-    """A report (Markdown, JUnit: data already escaped for the format) to `path`, or to stdout for `-`."""
-    from qaeval_tui.core.atomic_file import write_output
-
-    if path is None:
-        return
-    if str(path) == STDOUT:
-        sys.stdout.write(text)
-    else:
-        write_output(path, text)
+    print_document(document)
 
 
 @guarded
@@ -323,7 +264,7 @@ def drift(
     Higher-is-better metrics alarm on drops only; over-refusal in both directions. Exit 0, 1 alarm, 2.
     """
     from qaeval_tui.cli.run_views import print_drift
-    from qaeval_tui.core.drift import append_point, check_drift, check_options, point_from_run, read_timeseries
+    from qaeval_tui.core.gate.drift import append_point, check_drift, check_options, point_from_run, read_timeseries
 
     check_options(window, sigma, min_band)
     history = read_timeseries(timeseries)  # a corrupt series fails before the run

@@ -11,11 +11,11 @@ from pathlib import Path
 from rich.table import Table
 
 from qaeval_tui.cli.common import stdout
-from qaeval_tui.core.drift import DriftReport
-from qaeval_tui.core.gate import GateReport
-from qaeval_tui.core.gate_report import fired_checks, format_ci, judge_errors, metric_label
-from qaeval_tui.core.metrics import METRIC_SPECS, Scoreboard
-from qaeval_tui.core.runner import RunResult
+from qaeval_tui.core.gate.decision import GateReport
+from qaeval_tui.core.gate.drift import DriftReport
+from qaeval_tui.core.gate.report import fired_checks, format_ci, judge_errors, metric_label
+from qaeval_tui.core.running.metrics import METRIC_SPECS, Scoreboard
+from qaeval_tui.core.running.result import RunResult
 from qaeval_tui.core.text import one_line
 
 SLICE_COLUMNS = {

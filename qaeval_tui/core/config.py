@@ -14,7 +14,8 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from qaeval_tui.core.errors import ConfigError
-from qaeval_tui.core.models import MAX_SEED, Axis, Rubric
+from qaeval_tui.core.limits import MAX_SEED
+from qaeval_tui.core.rubric import Axis, Rubric
 from qaeval_tui.core.text import one_line
 
 DEFAULT_AXES: tuple[Axis, ...] = (
@@ -57,7 +58,7 @@ Tolerance = Annotated[float, Field(strict=True, ge=0, le=1)]
 
 def _known_metric(name: str) -> str:
     """A misspelled metric would otherwise be found only after a whole run, or never be gated."""
-    from qaeval_tui.core.metrics import METRIC_NAMES  # only when a config names tolerances
+    from qaeval_tui.core.running.metrics import METRIC_NAMES  # only when a config names tolerances
 
     if name not in METRIC_NAMES:
         raise ValueError(f"unknown metric; known: {', '.join(METRIC_NAMES)}")
@@ -69,7 +70,7 @@ MetricName = Annotated[str, AfterValidator(_known_metric)]
 
 def _reviewer_name(name: str) -> str:
     """The rule a name typed at the door meets: no hidden characters, no file that clashes with a split."""
-    from qaeval_tui.core.label_export import reviewer_name_problem  # light: no store, no statistics
+    from qaeval_tui.core.review.label_export import reviewer_name_problem  # light: no store, no statistics
 
     problem = reviewer_name_problem(name)
     if problem is not None:
@@ -96,10 +97,10 @@ class PathsConfig(Section):
 
 class RunConfig(Section):
     adapter: str = Field(
-        default="qaeval_tui.core.hub:make_reference_hub", description="module:factory of the system under test."
+        default="qaeval_tui.bundled.hub:make_reference_hub", description="module:factory of the system under test."
     )
     judge: str = Field(
-        default="qaeval_tui.core.judge:make_mechanical_judge", description="module:factory of the judge."
+        default="qaeval_tui.bundled.mechanical_judge:make_mechanical_judge", description="module:factory of the judge."
     )
     workers: int = Field(default=1, ge=1, le=64, description="Parallel adapter calls.")
     top_k: int = Field(default=3, ge=1, description="k for retrieval recall@k / precision@k.")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from qaeval_tui.core.review import AxisView, BlindItemView
+from qaeval_tui.core.review.session import AxisView, BlindItemView
 
 UNSCORED = object()
 """Marker for an axis with no value yet (None already means "can't judge")."""

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.models import Label
-from qaeval_tui.core.prepare import PrepareReport, StoreOverview, ensure_prepared, store_overview
-from qaeval_tui.core.review import BlindItemView, Progress, RevealView, ReviewSession, SessionSummary
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.review.prepare import PrepareReport, StoreOverview, ensure_prepared, store_overview
+from qaeval_tui.core.review.session import BlindItemView, Progress, RevealView, ReviewSession, SessionSummary
+from qaeval_tui.core.store.sqlite import Store
 
 
 class Gateway:

@@ -18,8 +18,8 @@ from textual.app import App
 from textual.screen import Screen
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.labels_io import import_labels
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.review.labels_io import import_labels
+from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.scenes import build_demo_store
 from qaeval_tui.tui.screens.oversight_gateway import OversightContext, OversightGateway
 

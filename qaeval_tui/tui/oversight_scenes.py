@@ -12,8 +12,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from qaeval_tui.core.curation import reject
-from qaeval_tui.core.inbox import import_misses
+from qaeval_tui.core.curation.inbox import import_misses
+from qaeval_tui.core.curation.rejection import reject
 from qaeval_tui.tui.oversight_host import OversightHost, ScreenFactory, Workspace, make_workspace
 from qaeval_tui.tui.scenes import AnyPilot, wait_until
 from qaeval_tui.tui.screens.adjudicate import AdjudicationScreen

@@ -18,10 +18,10 @@ from textual.worker import get_current_worker
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.golden import load_golden
-from qaeval_tui.core.prepare import PrepareReport, ensure_prepared, run_configured
-from qaeval_tui.core.runner import store_run
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.review.prepare import PrepareReport, ensure_prepared
+from qaeval_tui.core.running.configured import plan_run
+from qaeval_tui.core.running.runner import store_run
+from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.app import ReviewApp, create_app
 from qaeval_tui.tui.gateway import Gateway
 
@@ -46,7 +46,7 @@ class FixedClock:
 
 def build_demo_store(db_path: Path, golden: Path, config: Config, reviewers: Sequence[str] = ("ana", "ben")) -> None:
     """The demo golden set run through the configured system and judge, queued for `reviewers`."""
-    result = run_configured(config, load_golden([golden]), lambda _text: None)
+    result = plan_run(config, [golden]).run()
     result = replace(result, run_id=DEMO_RUN_ID, started_at=DEMO_TIME, finished_at=DEMO_TIME)
     with Store.open(db_path) as store:
         store_run(store, result)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from qaeval_tui.core.hub import ReferenceHub
-from qaeval_tui.core.models import CaseView, Citation, SUTOutput
+from qaeval_tui.bundled.hub import ReferenceHub
+from qaeval_tui.core.running.models import CaseView, Citation, SUTOutput
 
 
 class RegressingHub(ReferenceHub):

@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from qaeval_tui.cli.main import app
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 from tests.conftest import write_jsonl
 from tests.core.run_fixtures import abstain_case, case, multi_hop_case
 

@@ -17,9 +17,9 @@ from typer.testing import CliRunner, Result
 from qaeval_tui.cli.main import app
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import QaevalError
-from qaeval_tui.core.models import MAX_REVISION
-from qaeval_tui.core.review import ReviewSession
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.limits import MAX_REVISION
+from qaeval_tui.core.review.session import ReviewSession
+from qaeval_tui.core.store.sqlite import Store
 from tests.cli.test_label_cmds import labeled_folder
 from tests.core.review_fixtures import FULL, store_with_run
 

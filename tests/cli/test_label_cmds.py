@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from qaeval_tui.cli.main import app
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.review import ReviewSession
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.review.session import ReviewSession
+from qaeval_tui.core.store.sqlite import Store
 from tests.conftest import REPO
 from tests.core.review_fixtures import FULL, store_with_run
 

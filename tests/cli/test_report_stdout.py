@@ -13,8 +13,8 @@ from typer.testing import CliRunner, Result
 from qaeval_tui.cli.main import app
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import InputError
-from qaeval_tui.core.labels_io import import_labels
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.review.labels_io import import_labels
+from qaeval_tui.core.store.sqlite import Store
 from tests.cli.test_label_export import add_labels
 from tests.curation_fixtures import demo_copy
 from tests.hostile import REVIEWERS

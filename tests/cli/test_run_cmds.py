@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from qaeval_tui.cli.main import app
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 from tests.conftest import DEMO_GOLDEN, REPO, write_jsonl
 from tests.core.run_fixtures import abstain_case, case, multi_hop_case
 
@@ -75,7 +75,7 @@ def test_run_on_invalid_golden_data_exits_2_naming_file_line_and_field(tmp_path:
     ("option", "value", "message"),
     [
         ("--adapter", "no_such_pkg_qaeval:make", "--adapter 'no_such_pkg_qaeval:make': no module named"),
-        ("--judge", "qaeval_tui.core.hub:make_reference_hub", "has no score() method"),
+        ("--judge", "qaeval_tui.bundled.hub:make_reference_hub", "has no score() method"),
         ("--workers", "0", "Invalid value for '--workers'"),
     ],
 )
@@ -179,7 +179,7 @@ def test_the_demo_set_passes_its_committed_baseline_and_the_buggy_split_is_block
         "--baseline",
         str(committed),
         "--adapter",
-        "qaeval_tui.core.buggy_hub:make_buggy_hub",
+        "qaeval_tui.bundled.buggy_hub:make_buggy_hub",
     )
     assert buggy.exit_code == 1
     for check, case_id in [
@@ -211,7 +211,7 @@ def test_the_real_system_examples_load_and_explain_what_they_need(
 def test_the_example_judge_turns_a_model_reply_into_scores_and_rejects_nonsense(tmp_path: Path, suite: Path) -> None:
     import importlib.util
 
-    from qaeval_tui.core.judge import judge_verdict
+    from qaeval_tui.core.running.judge import judge_verdict
     from tests.core.run_fixtures import RUBRIC, quoting_output
 
     spec = importlib.util.spec_from_file_location("real_judge_example", REPO / "examples" / "real_judge.py")

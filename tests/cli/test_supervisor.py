@@ -108,7 +108,7 @@ def test_the_commands_own_exit_codes_pass_through_unchanged(workspace: Path) -> 
     usage = gate(workspace, "--adapter", "no_colon")
     assert usage.returncode == 2 and NO_VERDICT not in usage.stderr
     assert error_lines(usage.stderr) == [
-        "error: --adapter 'no_colon': expected module:factory, e.g. qaeval_tui.core.hub:make_reference_hub"
+        "error: --adapter 'no_colon': expected module:factory, e.g. qaeval_tui.bundled.hub:make_reference_hub"
     ]
     unknown = gate(workspace, "--no-such-option")
     assert unknown.returncode == 2 and "No such option" in unknown.stderr and "Usage: qaeval gate" in unknown.stderr

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from qaeval_tui.cli.main import app
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 from tests.conftest import DEMO_GOLDEN, REPO, write_jsonl
 from tests.curation_fixtures import BEDROOM, demo_copy, make_miss
 

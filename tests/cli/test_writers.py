@@ -19,7 +19,7 @@ from typer.testing import CliRunner, Result
 from qaeval_tui.cli.common import print_json
 from qaeval_tui.cli.main import app
 from qaeval_tui.core.errors import QaevalError
-from qaeval_tui.core.runner import write_json
+from qaeval_tui.core.running.result import write_json
 from tests.conftest import REPO, write_jsonl
 from tests.core.run_fixtures import abstain_case, case
 

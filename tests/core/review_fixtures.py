@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from qaeval_tui.core.hashing import content_hash, item_id_for
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.golden.hashing import content_hash, item_id_for
+from qaeval_tui.core.store.sqlite import Store
 
 ADAPTER_NAME = "SecretHubAdapter"
 JUDGE_NAME = "mechanical-judge"

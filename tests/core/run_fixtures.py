@@ -6,8 +6,9 @@ from collections.abc import Callable
 from typing import Any
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.golden import case_content_hash
-from qaeval_tui.core.models import CaseView, Citation, GoldenCase, LoadedCase, SUTOutput
+from qaeval_tui.core.golden.loader import case_content_hash
+from qaeval_tui.core.golden.models import GoldenCase, LoadedCase
+from qaeval_tui.core.running.models import CaseView, Citation, SUTOutput
 
 FIXED_TIME = "2026-10-01T09:00:00.000Z"
 RUBRIC = Config().rubric

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from qaeval_tui.core.adapters import adapter_label, case_view, load_adapter, load_factory
+from qaeval_tui.bundled.hub import ReferenceHub
+from qaeval_tui.bundled.mechanical_judge import make_mechanical_judge
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.hub import ReferenceHub
-from qaeval_tui.core.judge import make_mechanical_judge
-from qaeval_tui.core.models import CaseView, SUTOutput
-from qaeval_tui.core.runner import run_suite
+from qaeval_tui.core.running.adapters import adapter_label, case_view, load_adapter, load_factory
+from qaeval_tui.core.running.models import CaseView, SUTOutput
+from qaeval_tui.core.running.runner import run_suite
 from tests.core.run_fixtures import RUBRIC, ScriptedAdapter, abstain_case, case, loaded, multi_hop_case
 
 SECRET_ID = "secret-readable-id-7"
@@ -59,7 +59,7 @@ def test_the_opaque_id_is_stable_and_differs_between_cases() -> None:
 @pytest.fixture
 def plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     (tmp_path / "my_plugins.py").write_text(
-        "from qaeval_tui.core.hub import ReferenceHub\n"
+        "from qaeval_tui.bundled.hub import ReferenceHub\n"
         "VALUE = 3\n"
         "def make():\n    return ReferenceHub()\n"
         "def needs(x):\n    return ReferenceHub()\n"

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from qaeval_tui.core.adjudication_queue import adjudication_queue, record_consensus
 from qaeval_tui.core.config import Config
+from qaeval_tui.core.curation.adjudication import adjudication_queue, record_consensus
+from qaeval_tui.core.curation.dossier import item_dossier
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.item_dossier import item_dossier
-from qaeval_tui.core.label_sources import calibration_from_store
-from qaeval_tui.core.review import build_review_items
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.review.session import build_review_items
+from qaeval_tui.core.statistics.sources import calibration_from_store
+from qaeval_tui.core.store.sqlite import Store
 from tests.core.review_fixtures import store_with_run
 
 CONFIG = Config()

@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qaeval_tui.core.agreement import agreement_report
-from qaeval_tui.core.label_table import LabelTable, select_labels
-from qaeval_tui.core.models import Axis, Label, Rubric
+from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.rubric import Axis, Rubric
+from qaeval_tui.core.statistics.agreement import agreement_report
+from qaeval_tui.core.statistics.label_table import LabelTable, select_labels
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: 4 observers x 12
 # units, values 1..5 with missing data; published alpha nominal 0.743, ordinal 0.815, interval 0.849.

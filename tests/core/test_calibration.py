@@ -8,14 +8,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qaeval_tui.core import stats
-from qaeval_tui.core.calibration import EXIT_CODES, CalibrationReport, adjudicate, calibrate, human_consensus
 from qaeval_tui.core.config import CalibrationConfig, Config
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.label_table import LabelTable
-from qaeval_tui.core.models import Axis, JudgeVerdict, Label, Rubric
-from qaeval_tui.core.review import build_review_items
-from qaeval_tui.core.verdict_table import VerdictTable
+from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.review.session import build_review_items
+from qaeval_tui.core.rubric import Axis, Rubric
+from qaeval_tui.core.running.models import JudgeVerdict
+from qaeval_tui.core.statistics import intervals, stats
+from qaeval_tui.core.statistics.calibration import EXIT_CODES, CalibrationReport, adjudicate, calibrate, human_consensus
+from qaeval_tui.core.statistics.label_table import LabelTable
+from qaeval_tui.core.statistics.verdict_table import VerdictTable
 
 ORDINAL = Axis(name="f", anchors=("a", "b", "c"))
 BAR = CalibrationConfig(min_exact=0.7, min_n=5)
@@ -161,7 +163,7 @@ def test_labels_needed_brings_the_half_width_under_the_target() -> None:
     labels, verdicts = pairs_to_inputs([2] * 20, [2] * 16 + [0] * 4)
     axis = run(labels, verdicts, bar=CalibrationConfig(target_half_width=0.1)).axes["f"]
     total = axis.n + axis.labels_needed
-    low, high = stats.wilson_interval(round(0.8 * total), total) or (0.0, 1.0)
+    low, high = intervals.wilson_interval(round(0.8 * total), total) or (0.0, 1.0)
     assert axis.labels_needed > 0 and (high - low) / 2 < 0.1 + 0.005
 
 

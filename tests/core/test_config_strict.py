@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from qaeval_tui.cli.main import app
 from qaeval_tui.core.config import DEFAULT_AXES, load_config
 from qaeval_tui.core.errors import ConfigError
-from qaeval_tui.core.models import Axis, Rubric
+from qaeval_tui.core.rubric import Axis, Rubric
 
 AXIS = '[[rubric.axes]]\nname = "a"\nanchors = ["x", "y", "z"]\n'
 

@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from qaeval_tui.core.curation import (
+from qaeval_tui.core.curation.draft import checkpoint_spec, parse_checkpoint
+from qaeval_tui.core.curation.inbox import import_misses, inbox_entry
+from qaeval_tui.core.curation.promotion import (
     CurationError,
     GoldenSnapshot,
     GoldenTarget,
@@ -17,14 +19,12 @@ from qaeval_tui.core.curation import (
     draft_from_miss,
     promote,
     promotion_context,
-    reject,
     validate_promotion,
 )
+from qaeval_tui.core.curation.rejection import reject
 from qaeval_tui.core.errors import InputError, Problem, UsageError
-from qaeval_tui.core.golden import load_golden
-from qaeval_tui.core.inbox import import_misses, inbox_entry
-from qaeval_tui.core.promotion_draft import checkpoint_spec, parse_checkpoint
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.golden.loader import load_golden
+from qaeval_tui.core.store.sqlite import Store
 from tests.conftest import write_jsonl
 from tests.curation_fixtures import BEDROOM, DEMO_INBOX, FAN_LABOR, NOISE, RESTOCKING, demo_copy, make_miss
 
@@ -216,7 +216,8 @@ def test_a_set_that_fails_to_reload_is_restored(
             return real_load(paths)
         raise InputError([Problem("golden/living.jsonl", 10, "id", "simulated")], what="golden set")
 
-    monkeypatch.setattr("qaeval_tui.core.curation.load_golden", load_then_fail)
+    monkeypatch.setattr("qaeval_tui.core.curation.target.load_golden", load_then_fail)  # the snapshot
+    monkeypatch.setattr("qaeval_tui.core.curation.promotion.load_golden", load_then_fail)  # the re-load
     before = snapshot_of(root)
     with pytest.raises(InputError):
         promote(store, bedroom_draft(), target)
@@ -260,8 +261,8 @@ def test_a_miss_already_in_the_living_split_is_refused_even_on_a_fresh_store(roo
 KILLED_MID_PROMOTION = """
 import os, sys
 from pathlib import Path
-import qaeval_tui.core.curation as curation
-from qaeval_tui.core.store import Store
+import qaeval_tui.core.curation.promotion as curation
+from qaeval_tui.core.store.sqlite import Store
 from tests.core.test_curation import bedroom_draft
 
 real_append = curation.append_line_atomically

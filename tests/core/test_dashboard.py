@@ -9,14 +9,13 @@ from typing import Any
 import pytest
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.dashboard import STEPS, compute_dashboard, reviewer_progress
-from qaeval_tui.core.golden import load_golden
-from qaeval_tui.core.label_sources import agreement_from_store, calibration_from_store
-from qaeval_tui.core.labels_io import import_labels
-from qaeval_tui.core.prepare import run_configured
-from qaeval_tui.core.review import assign, build_review_items
-from qaeval_tui.core.runner import store_run
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.review.labels_io import import_labels
+from qaeval_tui.core.review.session import assign, build_review_items
+from qaeval_tui.core.running.configured import plan_run
+from qaeval_tui.core.running.runner import store_run
+from qaeval_tui.core.statistics.dashboard import STEPS, compute_dashboard, reviewer_progress
+from qaeval_tui.core.statistics.sources import agreement_from_store, calibration_from_store
+from qaeval_tui.core.store.sqlite import Store
 from tests.conftest import DEMO_GOLDEN, REPO
 from tests.core.review_fixtures import store_with_run
 
@@ -36,7 +35,7 @@ def label(item: str, reviewer: str, scores: dict[str, int | None], **fields: Any
 def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
     """The demo run with the committed synthetic labels of three reviewers."""
     store = Store.open(tmp_path_factory.mktemp("dash") / "demo.db")
-    result = run_configured(CONFIG, load_golden([DEMO_GOLDEN]), lambda _text: None)
+    result = plan_run(CONFIG, [DEMO_GOLDEN]).run()
     store_run(store, result)
     build_review_items(store, result.run_id)
     import_labels(store, [REPO / "labels" / f"{name}.jsonl" for name in ("ana", "ben", "chloe")], CONFIG.rubric)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from qaeval_tui.core.drift import DriftPoint, append_point, check_drift, read_timeseries
 from qaeval_tui.core.errors import InputError
-from qaeval_tui.core.metrics import METRIC_NAMES
+from qaeval_tui.core.gate.drift import DriftPoint, append_point, check_drift, read_timeseries
+from qaeval_tui.core.running.metrics import METRIC_NAMES
 
 
 def point(run: int, suite: str = "suite-a", **metrics: float | None) -> DriftPoint:

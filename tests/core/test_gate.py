@@ -9,15 +9,19 @@ from typing import Any
 
 import pytest
 
-from qaeval_tui.core.adapters import SystemAdapter
-from qaeval_tui.core.baseline import Baseline, baseline_document, load_baseline
+from qaeval_tui.bundled.hub import ReferenceHub
+from qaeval_tui.bundled.mechanical_judge import MechanicalJudge
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.gate import GateReport, run_gate
-from qaeval_tui.core.gate_report import gate_json, gate_junit, gate_markdown
-from qaeval_tui.core.hub import ReferenceHub
-from qaeval_tui.core.judge import JudgeResult, MechanicalJudge
-from qaeval_tui.core.models import CaseView, Citation, GoldenCase, JudgeConfig, LoadedCase, Rubric, SUTOutput
-from qaeval_tui.core.runner import RunResult, run_suite, write_json
+from qaeval_tui.core.gate.baseline import Baseline, baseline_document, load_baseline
+from qaeval_tui.core.gate.decision import GateReport, run_gate
+from qaeval_tui.core.gate.report import gate_json, gate_junit, gate_markdown
+from qaeval_tui.core.golden.models import GoldenCase, LoadedCase
+from qaeval_tui.core.rubric import Rubric
+from qaeval_tui.core.running.adapters import SystemAdapter
+from qaeval_tui.core.running.judge import JudgeResult
+from qaeval_tui.core.running.models import CaseView, Citation, JudgeConfig, SUTOutput
+from qaeval_tui.core.running.result import RunResult, write_json
+from qaeval_tui.core.running.runner import run_suite
 from tests.core.run_fixtures import (
     FIXED_TIME,
     HB5_WARRANTY,

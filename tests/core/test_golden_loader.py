@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qaeval_tui.core.errors import InputError, UsageError
-from qaeval_tui.core.golden import load_golden
+from qaeval_tui.core.golden.loader import load_golden
 from tests.conftest import DEMO_GOLDEN, make_case, provenance, write_jsonl
 
 

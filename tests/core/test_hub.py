@@ -6,13 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from qaeval_tui.core.adapters import case_view
-from qaeval_tui.core.buggy_hub import BuggyHub
-from qaeval_tui.core.checks import run_checks
+from qaeval_tui.bundled.buggy_hub import BuggyHub
+from qaeval_tui.bundled.hub import ReferenceHub, looks_like_injection
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.golden import load_golden
-from qaeval_tui.core.hub import ReferenceHub, looks_like_injection
-from qaeval_tui.core.models import CaseView, Source
+from qaeval_tui.core.golden.loader import load_golden
+from qaeval_tui.core.golden.models import Source
+from qaeval_tui.core.running.adapters import case_view
+from qaeval_tui.core.running.checks import run_checks
+from qaeval_tui.core.running.models import CaseView
 from tests.conftest import DEMO_GOLDEN, REPO
 from tests.core.run_fixtures import WARRANTY, abstain_case, case, loaded
 

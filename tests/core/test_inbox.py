@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from qaeval_tui.core.curation.inbox import import_misses, inbox_entry, list_inbox, status_counts
 from qaeval_tui.core.errors import InputError, UsageError
-from qaeval_tui.core.inbox import import_misses, inbox_entry, list_inbox, status_counts
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 from tests.conftest import write_jsonl
 from tests.curation_fixtures import DEMO_INBOX, GATEWAY, make_miss
 

@@ -8,16 +8,12 @@ from typing import Any
 
 import pytest
 
+from qaeval_tui.bundled.mechanical_judge import MechanicalJudge, make_mechanical_judge
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.judge import (
-    JudgeResult,
-    MechanicalJudge,
-    effective_config,
-    judge_verdict,
-    load_judge,
-    make_mechanical_judge,
-)
-from qaeval_tui.core.models import Axis, Citation, GoldenCase, JudgeConfig, Rubric, SUTOutput
+from qaeval_tui.core.golden.models import GoldenCase
+from qaeval_tui.core.rubric import Axis, Rubric
+from qaeval_tui.core.running.judge import JudgeResult, effective_config, judge_verdict, load_judge
+from qaeval_tui.core.running.models import Citation, JudgeConfig, SUTOutput
 from tests.core.run_fixtures import (
     HB5_WARRANTY,
     RUBRIC,
@@ -200,7 +196,7 @@ def test_an_adapter_failure_is_not_judged() -> None:
 
 
 def test_load_judge_accepts_a_factory_and_explains_a_bad_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert isinstance(load_judge("qaeval_tui.core.judge:make_mechanical_judge"), MechanicalJudge)
+    assert isinstance(load_judge("qaeval_tui.bundled.mechanical_judge:make_mechanical_judge"), MechanicalJudge)
     (tmp_path / "judges_here.py").write_text(
         "class NoScore:\n    config = None\n\ndef make():\n    return NoScore()\n\n"
         "class BadConfig:\n    config = {'name': 'x'}\n    def score(self, *a):\n        return None\n\n"
@@ -218,8 +214,8 @@ def test_a_judge_config_no_verdict_could_record_is_refused_at_load(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "odd_judges.py").write_text(
-        "from qaeval_tui.core.judge import MechanicalJudge\n"
-        "from qaeval_tui.core.models import JudgeConfig\n"
+        "from qaeval_tui.bundled.mechanical_judge import MechanicalJudge\n"
+        "from qaeval_tui.core.running.models import JudgeConfig\n"
         "def nan_temperature():\n"
         "    return MechanicalJudge(JudgeConfig(name='x', model='m', temperature=float('nan')))\n"
         "class Exiting(MechanicalJudge):\n"

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import InputError, UsageError
-from qaeval_tui.core.labels_io import (
+from qaeval_tui.core.limits import MAX_REVISION
+from qaeval_tui.core.review.labels_io import (
     LABEL_FIELDS,
     VERDICTS_FILENAME,
     FieldMapping,
@@ -22,9 +23,8 @@ from qaeval_tui.core.labels_io import (
     read_labels,
     read_verdicts,
 )
-from qaeval_tui.core.models import MAX_REVISION
-from qaeval_tui.core.review import ReviewSession, assign, build_review_items
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.review.session import ReviewSession, assign, build_review_items
+from qaeval_tui.core.store.sqlite import Store
 from tests.core.review_fixtures import FULL, JUDGE_HASH, store_with_run
 
 RUBRIC = Config().rubric

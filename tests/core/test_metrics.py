@@ -6,10 +6,11 @@ from typing import Any
 
 import pytest
 
-from qaeval_tui.core.checks import run_checks
-from qaeval_tui.core.metrics import METRIC_NAMES, case_values, scoreboard
-from qaeval_tui.core.models import Citation, GoldenCase, SUTOutput
-from qaeval_tui.core.trajectory import score_trajectory
+from qaeval_tui.core.golden.models import GoldenCase
+from qaeval_tui.core.running.checks import run_checks
+from qaeval_tui.core.running.metrics import METRIC_NAMES, case_values, scoreboard
+from qaeval_tui.core.running.models import Citation, SUTOutput
+from qaeval_tui.core.running.trajectory import score_trajectory
 from tests.core.run_fixtures import RUBRIC, SHIPPING, WARRANTY, abstain_case, case, multi_hop_case, refusal
 
 

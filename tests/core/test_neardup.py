@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qaeval_tui.core.golden import load_golden
-from qaeval_tui.core.neardup import NEAR_DUPLICATE_THRESHOLD, QuestionIndex, similarity
+from qaeval_tui.core.golden.loader import load_golden
+from qaeval_tui.core.golden.neardup import NEAR_DUPLICATE_THRESHOLD, QuestionIndex, similarity
 from tests.conftest import DEMO_GOLDEN
 
 

@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 
-from qaeval_tui.core.curation import GoldenTarget, PromotionDraft, promote, reject
-from qaeval_tui.core.golden import load_golden
-from qaeval_tui.core.inbox import import_misses, inbox_entry
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.curation.inbox import import_misses, inbox_entry
+from qaeval_tui.core.curation.promotion import GoldenTarget, PromotionDraft, promote
+from qaeval_tui.core.curation.rejection import reject
+from qaeval_tui.core.golden.loader import load_golden
+from qaeval_tui.core.store.sqlite import Store
 from tests.curation_fixtures import BEDROOM, DEMO_INBOX, NOISE, RESTOCKING, demo_copy
 
 NOW = "2026-10-12T09:30:00Z"

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.review import Progress, ReviewSession, assign, build_review_items
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.review.session import Progress, ReviewSession, assign, build_review_items
+from qaeval_tui.core.store.sqlite import Store
 from tests.core.review_fixtures import FULL, store_with_run
 
 REVIEWERS = ("ana", "ben", "chloe")

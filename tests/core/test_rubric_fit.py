@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.dashboard import compute_dashboard
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.label_sources import agreement_from_store, calibration_from_store
-from qaeval_tui.core.models import Axis, Rubric
-from qaeval_tui.core.review import ReviewSession, assign, build_review_items
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.review.session import ReviewSession, assign, build_review_items
+from qaeval_tui.core.rubric import Axis, Rubric
+from qaeval_tui.core.statistics.dashboard import compute_dashboard
+from qaeval_tui.core.statistics.sources import agreement_from_store, calibration_from_store
+from qaeval_tui.core.store.sqlite import Store
 from tests.core.review_fixtures import FULL, store_with_run
 
 

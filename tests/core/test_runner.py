@@ -11,14 +11,18 @@ from typing import Any
 
 import pytest
 
-from qaeval_tui.core.adapters import SystemAdapter
+from qaeval_tui.bundled.hub import ReferenceHub
+from qaeval_tui.bundled.mechanical_judge import MechanicalJudge, make_mechanical_judge
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.hashing import content_hash, item_id_for
-from qaeval_tui.core.hub import ReferenceHub
-from qaeval_tui.core.judge import JudgeResult, MechanicalJudge, make_mechanical_judge
-from qaeval_tui.core.models import CaseView, GoldenCase, LoadedCase, Rubric, SUTOutput
-from qaeval_tui.core.runner import RUN_FORMAT, RunResult, dumps_document, run_suite, store_run, write_json
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.golden.hashing import content_hash, item_id_for
+from qaeval_tui.core.golden.models import GoldenCase, LoadedCase
+from qaeval_tui.core.rubric import Rubric
+from qaeval_tui.core.running.adapters import SystemAdapter
+from qaeval_tui.core.running.judge import JudgeResult
+from qaeval_tui.core.running.models import CaseView, SUTOutput
+from qaeval_tui.core.running.result import RUN_FORMAT, RunResult, dumps_document, write_json
+from qaeval_tui.core.running.runner import run_suite, store_run
+from qaeval_tui.core.store.sqlite import Store
 from tests.core.run_fixtures import FIXED_TIME, RUBRIC, ScriptedAdapter, abstain_case, case, loaded, multi_hop_case
 
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qaeval_tui.core import stats
+from qaeval_tui.core.statistics import intervals, stats
 
 NAN = np.nan
 
@@ -369,42 +369,42 @@ def test_pairwise_agreement_reports_why_kappa_is_missing() -> None:
     ],
 )
 def test_wilson_interval_newcombe_1998(successes: int, n: int, low: float, high: float) -> None:
-    interval = stats.wilson_interval(successes, n)
+    interval = intervals.wilson_interval(successes, n)
     assert interval is not None
     assert (round(interval[0], 4), round(interval[1], 4)) == (low, high)
 
 
 def test_wilson_interval_edges() -> None:
-    assert stats.wilson_interval(0, 0) is None
-    empty_five = stats.wilson_interval(0, 5)
+    assert intervals.wilson_interval(0, 0) is None
+    empty_five = intervals.wilson_interval(0, 5)
     assert empty_five is not None
     assert empty_five[0] == 0.0
     assert empty_five[1] == pytest.approx(0.4345, abs=1e-4)  # z^2 / (n + z^2)
     with pytest.raises(ValueError):
-        stats.wilson_interval(6, 5)
-    narrow = stats.wilson_interval(50, 100, confidence=0.8)
-    wide = stats.wilson_interval(50, 100, confidence=0.99)
+        intervals.wilson_interval(6, 5)
+    narrow = intervals.wilson_interval(50, 100, confidence=0.8)
+    wide = intervals.wilson_interval(50, 100, confidence=0.99)
     assert narrow is not None and wide is not None
     assert wide[0] < narrow[0] < 0.5 < narrow[1] < wide[1]
 
 
 def test_half_width_n_hand_derived() -> None:
     # p = 0.5: half-width = z / (2 sqrt(n + z^2)) < 0.1  <=>  n > 96.04 - 3.84, so n = 93.
-    assert stats.half_width_n(0.5) == 93
+    assert intervals.half_width_n(0.5) == 93
     # p = 0: half-width = z^2 / (2 (n + z^2)) < 0.1  <=>  n > 19.21 - 3.84, so n = 16.
-    assert stats.half_width_n(0.0) == 16
-    assert stats.half_width_n(1.0) == 16
+    assert intervals.half_width_n(0.0) == 16
+    assert intervals.half_width_n(1.0) == 16
 
 
 def test_half_width_n_is_where_the_wilson_interval_gets_narrow_enough() -> None:
     def half(successes: int, n: int) -> float:
-        interval = stats.wilson_interval(successes, n)
+        interval = intervals.wilson_interval(successes, n)
         assert interval is not None
         return (interval[1] - interval[0]) / 2
 
     assert half(47, 94) < 0.10 <= half(46, 92)  # p = 0.5 around n = 93
     assert half(0, 16) < 0.10 <= half(0, 15)  # p = 0 at n = 16
-    assert stats.half_width_n(0.7, 0.05) > stats.half_width_n(0.7, 0.10) > stats.half_width_n(0.95, 0.10)
+    assert intervals.half_width_n(0.7, 0.05) > intervals.half_width_n(0.7, 0.10) > intervals.half_width_n(0.95, 0.10)
 
 
 # --- paired bootstrap -----------------------------------------------------------------------
@@ -412,7 +412,7 @@ def test_half_width_n_is_where_the_wilson_interval_gets_narrow_enough() -> None:
 
 def test_paired_bootstrap_ci_matches_normal_theory_on_a_large_sample() -> None:
     differences = np.random.default_rng(2).choice([-1.0, 0.0, 1.0], size=4000, p=[0.2, 0.5, 0.3])
-    low, high = stats.paired_bootstrap_ci(differences, replicates=4000, seed=1)
+    low, high = intervals.paired_bootstrap_ci(differences, replicates=4000, seed=1)
     mean = differences.mean()
     margin = 1.959964 * differences.std(ddof=1) / np.sqrt(differences.size)
     assert low == pytest.approx(mean - margin, abs=0.004)
@@ -421,7 +421,7 @@ def test_paired_bootstrap_ci_matches_normal_theory_on_a_large_sample() -> None:
 
 def test_paired_bootstrap_ci_is_deterministic_and_degenerate_when_constant() -> None:
     differences = np.array([0.0, 1.0, 1.0, -1.0, 0.5, 0.0, 1.0])
-    assert stats.paired_bootstrap_ci(differences, seed=4) == stats.paired_bootstrap_ci(differences, seed=4)
-    assert stats.paired_bootstrap_ci(np.full(30, 0.25)) == (0.25, 0.25)
+    assert intervals.paired_bootstrap_ci(differences, seed=4) == intervals.paired_bootstrap_ci(differences, seed=4)
+    assert intervals.paired_bootstrap_ci(np.full(30, 0.25)) == (0.25, 0.25)
     with pytest.raises(ValueError, match="no paired differences"):
-        stats.paired_bootstrap_ci(np.array([]))
+        intervals.paired_bootstrap_ci(np.array([]))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.store import APPEND_ONLY, SCHEMA_VERSION, Store
+from qaeval_tui.core.store.sqlite import APPEND_ONLY, SCHEMA_VERSION, Store
 
 
 def a_run(run_id: str = "r1") -> dict[str, object]:

@@ -15,21 +15,21 @@ from typing import Any
 import numpy as np
 import pytest
 
-from qaeval_tui.core.agreement import agreement_report
-from qaeval_tui.core.calibration import calibrate
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.dashboard import compute_dashboard, progress_from_revisions, reviewer_progress
-from qaeval_tui.core.label_sources import (
+from qaeval_tui.core.review.session import assign, build_review_items, label_from_row
+from qaeval_tui.core.running.models import JudgeVerdict
+from qaeval_tui.core.statistics.agreement import agreement_report
+from qaeval_tui.core.statistics.calibration import calibrate
+from qaeval_tui.core.statistics.dashboard import compute_dashboard, progress_from_revisions, reviewer_progress
+from qaeval_tui.core.statistics.label_table import LabelTable, select_labels
+from qaeval_tui.core.statistics.sources import (
     agreement_from_store,
     calibration_from_store,
     labels_from_store,
     verdicts_from_store,
 )
-from qaeval_tui.core.label_table import LabelTable, select_labels
-from qaeval_tui.core.models import JudgeVerdict
-from qaeval_tui.core.review import assign, build_review_items, label_from_row
-from qaeval_tui.core.store import Store, StoredLabel, StoredVerdict
-from qaeval_tui.core.verdict_table import VerdictTable
+from qaeval_tui.core.statistics.verdict_table import VerdictTable
+from qaeval_tui.core.store.sqlite import Store, StoredLabel, StoredVerdict
 from tests.core.review_fixtures import JUDGE_HASH, JUDGE_NAME, store_with_run
 
 CONFIG = Config()

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.review import ReviewSession, assign, build_review_items
-from qaeval_tui.core.store import _MIGRATIONS, SCHEMA_VERSION, Store
+from qaeval_tui.core.review.session import ReviewSession, assign, build_review_items
+from qaeval_tui.core.store.sqlite import _MIGRATIONS, SCHEMA_VERSION, Store
 from tests.core.review_fixtures import FULL, store_with_run
 
 
@@ -38,7 +38,7 @@ def test_label_marks_read_one_reviewers_revisions_after_an_id_in_order(tmp_path:
 def test_start_up_reads_never_import_sqlite_utils_and_table_names_agree_with_it(tmp_path: Path) -> None:
     path = tmp_path / "q.db"
     script = (
-        "import sys\nfrom qaeval_tui.core.store import Store\n"
+        "import sys\nfrom qaeval_tui.core.store.sqlite import Store\n"
         f"store = Store.open({str(path)!r})\nstore.count('labels')\nprint('sqlite_utils' in sys.modules)"
     )
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 from tests.conftest import DEMO_GOLDEN, REPO
 
 pytestmark = pytest.mark.e2e

@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.golden import load_golden
-from qaeval_tui.core.prepare import ensure_prepared
-from qaeval_tui.core.review import ReviewSession
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.golden.loader import load_golden
+from qaeval_tui.core.review.prepare import ensure_prepared
+from qaeval_tui.core.review.session import ReviewSession
+from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.scenes import wait_until
 from qaeval_tui.tui.screens.home import HomeScreen
 from qaeval_tui.tui.screens.reveal import RevealDialog

@@ -8,7 +8,7 @@ import pytest
 from textual.binding import Binding
 
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.review import AxisView, BlindItemView
+from qaeval_tui.core.review.session import AxisView, BlindItemView
 from qaeval_tui.tui.commands import COMMANDS, SCOPE_TITLES, Scope, bindings, keymap, resolve_keys, scale_digits
 from qaeval_tui.tui.draft import UNSCORED, LabelDraft
 from qaeval_tui.tui.widgets.key_bar import join_keys

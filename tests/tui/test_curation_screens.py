@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from qaeval_tui.core.golden import load_golden
-from qaeval_tui.core.inbox import import_misses, inbox_entry
+from qaeval_tui.core.curation.inbox import import_misses, inbox_entry
+from qaeval_tui.core.golden.loader import load_golden
 from qaeval_tui.tui.scenes import AnyPilot, wait_until
 from qaeval_tui.tui.screens.inbox import InboxScreen
 from qaeval_tui.tui.screens.promote import PromoteScreen
@@ -83,7 +83,7 @@ async def test_a_bad_miss_file_is_reported_by_line_and_nothing_is_imported(works
 async def test_status_filter_and_search_narrow_the_list(workspace: Workspace) -> None:
     import_demo_inbox(workspace)
     with workspace.store() as store:
-        from qaeval_tui.core.curation import reject
+        from qaeval_tui.core.curation.rejection import reject
 
         reject(store, RESTOCKING, reason="the answer was right", curator="dana")
     app = OversightHost(workspace, InboxScreen)

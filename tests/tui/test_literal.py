@@ -11,8 +11,8 @@ from textual.screen import ModalScreen
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.models import Label
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.app import ReviewApp, create_app
 from qaeval_tui.tui.gateway import Gateway
 from qaeval_tui.tui.literal import marked

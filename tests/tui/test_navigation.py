@@ -14,7 +14,7 @@ from textual.command import CommandPalette
 from textual.screen import Screen
 
 from qaeval_tui.core.config import Config, ReviewConfig
-from qaeval_tui.core.inbox import import_misses
+from qaeval_tui.core.curation.inbox import import_misses
 from qaeval_tui.tui.app import ReviewApp
 from qaeval_tui.tui.commands import SCOPE_TITLES, commands_for
 from qaeval_tui.tui.scenes import AnyPilot, wait_until

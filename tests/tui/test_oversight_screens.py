@@ -13,8 +13,8 @@ import pytest
 from textual.binding import Binding
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.label_sources import calibration_from_store
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.statistics.sources import calibration_from_store
+from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.commands import COMMANDS, RULE_HELP, OversightScope, commands_for
 from qaeval_tui.tui.context import ReviewContext
 from qaeval_tui.tui.gateway import Gateway

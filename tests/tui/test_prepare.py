@@ -1,4 +1,4 @@
-"""core.prepare: a fresh store is made reviewable once; a prepared one is left alone."""
+"""core.review.prepare: a fresh store is made reviewable once; a prepared one is left alone."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import threading
 from pathlib import Path
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.prepare import ensure_prepared, pace, reviewer_name_problem, store_overview
-from qaeval_tui.core.review import Progress
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.review.prepare import ensure_prepared, pace, reviewer_name_problem, store_overview
+from qaeval_tui.core.review.session import Progress
+from qaeval_tui.core.store.sqlite import Store
 from tests.conftest import DEMO_GOLDEN, make_case, write_jsonl
 
 

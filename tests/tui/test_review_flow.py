@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from qaeval_tui.core.config import Config, ReviewConfig
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.scenes import FixedClock, wait_until
 from qaeval_tui.tui.screens.help import HelpScreen
 from qaeval_tui.tui.screens.reveal import RevealDialog

@@ -12,7 +12,7 @@ import pytest
 from qaeval_tui.cli.review_cmd import choose_reviewer
 from qaeval_tui.core.config import Config, ReviewConfig
 from qaeval_tui.core.errors import InputError, UsageError
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.app import create_app
 from qaeval_tui.tui.scenes import wait_until
 from qaeval_tui.tui.screens.reviewer import ReviewerScreen

@@ -15,9 +15,9 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from qaeval_tui.core.adjudication_queue import AdjudicationQueue, Disagreement
+from qaeval_tui.core.curation.adjudication import AdjudicationQueue, Disagreement
+from qaeval_tui.core.curation.dossier import ItemDossier
 from qaeval_tui.core.errors import QaevalError
-from qaeval_tui.core.item_dossier import ItemDossier
 from qaeval_tui.tui.literal import cell, notice
 from qaeval_tui.tui.messages import CallFailed
 from qaeval_tui.tui.screens.consensus_dialog import ConsensusDialog, Ruling

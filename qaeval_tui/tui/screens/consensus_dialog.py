@@ -12,8 +12,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from qaeval_tui.core.adjudication_queue import Disagreement
-from qaeval_tui.core.models import Axis
+from qaeval_tui.core.curation.adjudication import Disagreement
+from qaeval_tui.core.rubric import Axis
 from qaeval_tui.tui.literal import editable, line, plain
 
 

@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import LoadingIndicator, ProgressBar, Static
 
-from qaeval_tui.core.dashboard import STEPS, Dashboard
+from qaeval_tui.core.statistics.dashboard import STEPS, Dashboard
 from qaeval_tui.tui.literal import line, plain
 from qaeval_tui.tui.messages import CallFailed
 from qaeval_tui.tui.screens.oversight_base import OversightScreen

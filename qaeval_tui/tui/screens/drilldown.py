@@ -9,9 +9,9 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from qaeval_tui.core.dashboard import CellItem, Dashboard
+from qaeval_tui.core.curation.dossier import ItemDossier
 from qaeval_tui.core.errors import QaevalError
-from qaeval_tui.core.item_dossier import ItemDossier
+from qaeval_tui.core.statistics.dashboard import CellItem, Dashboard
 from qaeval_tui.tui.literal import cell, line
 from qaeval_tui.tui.messages import CallFailed
 from qaeval_tui.tui.screens.oversight_base import OversightScreen

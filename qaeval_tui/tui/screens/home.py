@@ -12,8 +12,8 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from qaeval_tui.core.errors import QaevalError
-from qaeval_tui.core.prepare import StoreOverview, pace
-from qaeval_tui.core.review import Progress
+from qaeval_tui.core.review.prepare import StoreOverview, pace
+from qaeval_tui.core.review.session import Progress
 from qaeval_tui.core.text import one_line
 from qaeval_tui.tui.commands import bindings, resolve_keys
 from qaeval_tui.tui.context import ReviewContext

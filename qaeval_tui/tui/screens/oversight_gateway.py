@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.curation import (
+from qaeval_tui.core.curation.inbox import ImportReport, InboxDecision, InboxEntry, import_misses, list_inbox
+from qaeval_tui.core.curation.promotion import (
     GoldenSnapshot,
     GoldenTarget,
     PromotionContext,
@@ -23,16 +24,15 @@ from qaeval_tui.core.curation import (
     PromotionResult,
     promote,
     promotion_context,
-    reject,
 )
-from qaeval_tui.core.golden import GoldenSet, load_golden
-from qaeval_tui.core.inbox import ImportReport, InboxDecision, InboxEntry, import_misses, list_inbox
-from qaeval_tui.core.store import Store
+from qaeval_tui.core.curation.rejection import reject
+from qaeval_tui.core.golden.loader import GoldenSet, load_golden
+from qaeval_tui.core.store.sqlite import Store
 
 if TYPE_CHECKING:
-    from qaeval_tui.core.adjudication_queue import AdjudicationQueue
-    from qaeval_tui.core.dashboard import Dashboard, Step
-    from qaeval_tui.core.item_dossier import ItemDossier
+    from qaeval_tui.core.curation.adjudication import AdjudicationQueue
+    from qaeval_tui.core.curation.dossier import ItemDossier
+    from qaeval_tui.core.statistics.dashboard import Dashboard, Step
 
 # The statistics behind adjudication and the dashboard (numpy, krippendorff) are imported by
 # the methods that use them: the home screen builds this gateway, and the review TUI's cold
@@ -94,13 +94,13 @@ class OversightGateway:
     # -- adjudication, dashboard ------------------------------------------------------------------
 
     def adjudication_queue(self) -> AdjudicationQueue:
-        from qaeval_tui.core.adjudication_queue import adjudication_queue
+        from qaeval_tui.core.curation.adjudication import adjudication_queue
 
         with self._lock:
             return adjudication_queue(self._open(), self.config)
 
     def dossier(self, item_id: str, *, with_judge: bool, judge_config_hash: str | None = None) -> ItemDossier:
-        from qaeval_tui.core.item_dossier import item_dossier
+        from qaeval_tui.core.curation.dossier import item_dossier
 
         with self._lock:
             return item_dossier(
@@ -108,13 +108,13 @@ class OversightGateway:
             )
 
     def record_consensus(self, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str) -> None:
-        from qaeval_tui.core.adjudication_queue import record_consensus
+        from qaeval_tui.core.curation.adjudication import record_consensus
 
         with self._lock:
             record_consensus(self._open(), self.config, item_id, axis, score, reason, adjudicator)
 
     def dashboard(self, step: Step | None = None) -> Dashboard:
-        from qaeval_tui.core.dashboard import compute_dashboard
+        from qaeval_tui.core.statistics.dashboard import compute_dashboard
 
         with self._lock:
             return compute_dashboard(self._open(), self.config, step=step)

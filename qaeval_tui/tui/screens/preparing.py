@@ -11,7 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from qaeval_tui.core.prepare import PrepareReport
+from qaeval_tui.core.review.prepare import PrepareReport
 from qaeval_tui.tui.context import ReviewContext
 from qaeval_tui.tui.literal import line, plain
 from qaeval_tui.tui.messages import Prepared, PrepareFailed, PrepareStep

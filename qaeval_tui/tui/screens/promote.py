@@ -17,7 +17,8 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input, LoadingIndicator, Static
 
-from qaeval_tui.core.curation import (
+from qaeval_tui.core.curation.inbox import InboxDecision
+from qaeval_tui.core.curation.promotion import (
     CurationError,
     FieldError,
     PromotionContext,
@@ -26,7 +27,6 @@ from qaeval_tui.core.curation import (
     draft_from_miss,
     validate_promotion,
 )
-from qaeval_tui.core.inbox import InboxDecision
 from qaeval_tui.tui.literal import notice, plain
 from qaeval_tui.tui.messages import CallFailed
 from qaeval_tui.tui.screens.oversight_base import OversightScreen

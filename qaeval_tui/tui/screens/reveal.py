@@ -9,7 +9,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from qaeval_tui.core.review import RevealView
+from qaeval_tui.core.review.session import RevealView
 from qaeval_tui.core.text import one_line
 from qaeval_tui.tui.literal import plain
 

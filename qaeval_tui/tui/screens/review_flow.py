@@ -13,8 +13,8 @@ from collections.abc import Callable
 from textual.message import Message
 
 from qaeval_tui.core.errors import QaevalError
-from qaeval_tui.core.prepare import pace
-from qaeval_tui.core.review import BlindItemView, Progress
+from qaeval_tui.core.review.prepare import pace
+from qaeval_tui.core.review.session import BlindItemView, Progress
 from qaeval_tui.tui.context import ReviewContext
 from qaeval_tui.tui.draft import LabelDraft
 from qaeval_tui.tui.gateway import Gateway

@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from qaeval_tui.core.prepare import reviewer_name_problem
+from qaeval_tui.core.review.prepare import reviewer_name_problem
 from qaeval_tui.tui.literal import line, styled
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 

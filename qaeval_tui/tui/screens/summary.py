@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
-from qaeval_tui.core.review import SessionSummary
+from qaeval_tui.core.review.session import SessionSummary
 from qaeval_tui.tui.commands import bindings
 from qaeval_tui.tui.context import ReviewContext
 from qaeval_tui.tui.messages import CallFailed, ItemArrived

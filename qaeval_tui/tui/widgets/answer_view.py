@@ -7,7 +7,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from qaeval_tui.core.review import BlindItemView, CitationView
+from qaeval_tui.core.review.session import BlindItemView, CitationView
 from qaeval_tui.tui.literal import Mark, marked, plain
 
 MARKER_STYLE = "bold $accent"

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from textual.content import Content
 
-from qaeval_tui.core.dashboard import Dashboard
+from qaeval_tui.core.statistics.dashboard import Dashboard
 from qaeval_tui.tui.literal import line, plain
 from qaeval_tui.tui.widgets.figure_table import Cell, Column, figure, figure_table, interval
 from qaeval_tui.tui.widgets.status_line import clock_text

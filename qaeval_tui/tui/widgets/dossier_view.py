@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from qaeval_tui.core.item_dossier import ItemDossier
+from qaeval_tui.core.curation.dossier import ItemDossier
 from qaeval_tui.core.text import one_line
 from qaeval_tui.tui.literal import line, plain, styled
 from qaeval_tui.tui.widgets.figure_table import Cell, Column, figure_table

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-from qaeval_tui.core.inbox import InboxEntry
+from qaeval_tui.core.curation.inbox import InboxEntry
 from qaeval_tui.tui.literal import plain
 
 HEAD = "bold $primary"

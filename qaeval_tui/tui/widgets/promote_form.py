@@ -17,9 +17,9 @@ from textual.widget import Widget
 from textual.widgets import Input, RadioButton, RadioSet, SelectionList, Static, TextArea
 from textual.widgets.selection_list import Selection
 
-from qaeval_tui.core.curation import BEHAVIORS, DIFFICULTIES, KNOWN_TAGS, FieldError, PromotionDraft
-from qaeval_tui.core.neardup import SimilarCase
-from qaeval_tui.core.review_views import SourceView, content_views
+from qaeval_tui.core.curation.promotion import BEHAVIORS, DIFFICULTIES, KNOWN_TAGS, FieldError, PromotionDraft
+from qaeval_tui.core.golden.neardup import SimilarCase
+from qaeval_tui.core.review.views import SourceView, content_views
 from qaeval_tui.tui.literal import editable, marked, plain, styled
 from qaeval_tui.tui.widgets.source_block import CITED_STYLE
 

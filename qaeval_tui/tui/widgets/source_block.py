@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-from qaeval_tui.core.review import CitationView, SourceView
+from qaeval_tui.core.review.session import CitationView, SourceView
 from qaeval_tui.tui.literal import Mark, marked, plain
 
 CITED_STYLE = "on $warning 25%"

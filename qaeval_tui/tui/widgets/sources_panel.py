@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.containers import VerticalScroll
 from textual.geometry import Region
 
-from qaeval_tui.core.review import BlindItemView
+from qaeval_tui.core.review.session import BlindItemView
 from qaeval_tui.tui.widgets.source_block import SourceBlock
 
 

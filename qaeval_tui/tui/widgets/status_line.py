@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from textual.content import Content
 from textual.widgets import Static
 
-from qaeval_tui.core.review import Progress
+from qaeval_tui.core.review.session import Progress
 from qaeval_tui.tui.literal import plain
 
 

@@ -1,0 +1,147 @@
+"""Where blind reviewers disagree, per axis, worst first: the adjudication screen's list.
+
+A disagreement is an (item, axis) on which at least two blind reviewers gave different scale
+values ("can't judge" is not a value, so it never disagrees with one). Labels are the revisions
+agreement and calibration read: the latest blind, non-skip revision per (item, reviewer).
+
+Worst first means: open before adjudicated; then the widest spread in scale steps (a 0 against a
+2 is a worse split than a 1 against a 2); then unresolved before median-resolved (an unresolved
+item is left out of calibration until someone rules on it); then more distinct values; then case
+id and axis order, so the list is stable. The consensus shown beside each entry is exactly the
+one calibration uses (`calibration.human_consensus`), adjudications included.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+
+from qaeval_tui.core.config import Config
+from qaeval_tui.core.curation.dossier import CONSENSUS_SOURCES, latest_blind_labels
+from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.rubric import Axis
+from qaeval_tui.core.statistics.calibration import adjudicate, human_consensus
+from qaeval_tui.core.statistics.label_table import LabelTable
+from qaeval_tui.core.store.sqlite import Store
+
+__all__ = ["AdjudicationQueue", "BlindScore", "Disagreement", "adjudication_queue", "record_consensus"]
+
+
+@dataclass(frozen=True)
+class BlindScore:
+    """One reviewer's blind score on the disagreement's axis, with the note of that label."""
+
+    reviewer: str
+    value: int | None
+    """None: "can't judge" (or the reviewer left the axis unscored)."""
+    note: str
+    flagged: bool
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    item_id: str
+    case_id: str
+    axis: str
+    scores: tuple[BlindScore, ...]
+    """Every blind reviewer of the item, by name."""
+    spread: int
+    """Scale steps between the lowest and highest value (nominal axes: distinct values - 1)."""
+    distinct: int
+    consensus: int | None
+    consensus_source: str
+    """As calibration sees it now: median, unresolved, or adjudicated."""
+    adjudicated: bool
+
+    @property
+    def open(self) -> bool:
+        return not self.adjudicated
+
+
+@dataclass(frozen=True)
+class AdjudicationQueue:
+    entries: tuple[Disagreement, ...]
+    """Worst first; adjudicated entries after every open one."""
+
+    @property
+    def open_count(self) -> int:
+        return sum(1 for entry in self.entries if entry.open)
+
+    @property
+    def adjudicated_count(self) -> int:
+        return len(self.entries) - self.open_count
+
+    def open_per_axis(self) -> dict[str, int]:
+        return dict(Counter(entry.axis for entry in self.entries if entry.open))
+
+
+def _spread(axis: Axis, values: list[int]) -> int:
+    if axis.level == "nominal":
+        return len(set(values)) - 1
+    positions = [axis.scale.index(value) for value in values if value in axis.scale]
+    return max(positions) - min(positions) if positions else 0
+
+
+def _by_item(labels: tuple[Label, ...]) -> dict[str, list[Label]]:
+    grouped: dict[str, list[Label]] = {}
+    for label in labels:
+        grouped.setdefault(label.item_id, []).append(label)
+    return grouped
+
+
+def adjudication_queue(store: Store, config: Config) -> AdjudicationQueue:
+    """Every (item, axis) where blind reviewers disagree, worst first."""
+    rubric = config.rubric
+    blind = latest_blind_labels(store.labels(), rubric.version)
+    if not blind:
+        return AdjudicationQueue(())
+    adjudicated = store.adjudications()
+    table = LabelTable.from_labels(blind, rubric)
+    position = {item: i for i, item in enumerate(table.items)}
+    grouped = _by_item(blind)
+    entries: list[Disagreement] = []
+    for axis in rubric.axes:
+        consensus = human_consensus(table, axis, adjudicated)
+        for item_id, labels in grouped.items():
+            values = [v for v in (label.scores.get(axis.name) for label in labels) if v is not None]
+            if len(set(values)) < 2:
+                continue
+            i = position[item_id]
+            value = float(consensus.values[i])
+            entries.append(
+                Disagreement(
+                    item_id=item_id,
+                    case_id=labels[0].case_id,
+                    axis=axis.name,
+                    scores=tuple(
+                        BlindScore(label.reviewer, label.scores.get(axis.name), label.note, label.flagged)
+                        for label in sorted(labels, key=lambda label: label.reviewer)
+                    ),
+                    spread=_spread(axis, values),
+                    distinct=len(set(values)),
+                    consensus=None if math.isnan(value) else int(value),
+                    consensus_source=CONSENSUS_SOURCES[int(consensus.source[i])],
+                    adjudicated=(item_id, axis.name) in adjudicated,
+                )
+            )
+    order = {axis.name: index for index, axis in enumerate(rubric.axes)}
+    entries.sort(
+        key=lambda e: (
+            e.adjudicated,
+            -e.spread,
+            e.consensus_source != "unresolved",
+            -e.distinct,
+            e.case_id,
+            order[e.axis],
+            e.item_id,
+        )
+    )
+    return AdjudicationQueue(tuple(entries))
+
+
+def record_consensus(
+    store: Store, config: Config, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str
+) -> None:
+    """Record a curator's consensus label (append-only; the latest ruling counts). Raises UsageError."""
+    adjudicate(store, config.rubric, item_id, axis, score, reason.strip(), adjudicator.strip())

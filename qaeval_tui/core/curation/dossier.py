@@ -1,0 +1,171 @@
+"""One review item laid open for a curator or a lead: the case, the answer, every blind label.
+
+Unlike the review screen's `BlindItemView`, a dossier shows who said what. It is read-only and
+built for people who are not labeling the item: the adjudication screen and the dashboard's
+drill-down. The judge verdict is included only when asked for: adjudication leaves it out, so a
+consensus is settled without the judge's score in view (calibration compares the judge with that
+consensus, and a consensus nudged toward the judge would flatter it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from qaeval_tui.core.config import Config
+from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.review.models import Label, label_from_row
+from qaeval_tui.core.review.views import CitationView, SourceView, content_views
+from qaeval_tui.core.statistics.calibration import (
+    ADJUDICATED,
+    MEDIAN,
+    NO_HUMAN_VALUE,
+    UNANIMOUS,
+    UNRESOLVED,
+    human_consensus,
+)
+from qaeval_tui.core.statistics.label_table import LabelTable, select_labels
+from qaeval_tui.core.store.sqlite import Store
+
+CONSENSUS_SOURCES: dict[int, str] = {
+    NO_HUMAN_VALUE: "no human value",
+    ADJUDICATED: "adjudicated",
+    UNANIMOUS: "unanimous",
+    MEDIAN: "median",
+    UNRESOLVED: "unresolved",
+}
+
+
+@dataclass(frozen=True)
+class ReviewerLabel:
+    """One reviewer's latest blind label on an item (the revision agreement and calibration read)."""
+
+    reviewer: str
+    scores: dict[str, int | None]
+    """Axis -> value; None is "can't judge"; an axis missing from the dict was not scored."""
+    note: str
+    flagged: bool
+    revision: int
+    created_at: str
+
+
+@dataclass(frozen=True)
+class AxisConsensus:
+    """What the human side of calibration is for one axis of one item, and where it came from."""
+
+    axis: str
+    value: int | None
+    source: str
+    """One of CONSENSUS_SOURCES' values."""
+
+
+@dataclass(frozen=True)
+class JudgeView:
+    """The judge verdict on the item (only in dossiers built with the judge)."""
+
+    name: str
+    config_hash: str
+    status: str
+    scores: dict[str, int | None]
+    evidence: dict[str, str]
+
+
+@dataclass(frozen=True)
+class ItemDossier:
+    item_id: str
+    case_id: str
+    question: str
+    expected_behavior: str
+    gold_answer: str | None
+    gold_source_ids: tuple[str, ...]
+    answer: str
+    abstained: bool
+    citations: tuple[CitationView, ...]
+    sources: tuple[SourceView, ...]
+    labels: tuple[ReviewerLabel, ...]
+    consensus: tuple[AxisConsensus, ...]
+    judge: JudgeView | None
+    post_reveal_revisions: int
+    """Revisions made after seeing the judge: kept, but not read by agreement or calibration."""
+
+
+def latest_blind_labels(rows: list[dict[str, Any]], rubric_version: str) -> tuple[Label, ...]:
+    """The latest blind, non-skip revision per (item, reviewer) of stored label rows."""
+    return select_labels((label_from_row(row) for row in rows), rubric_version).labels
+
+
+def _judge_view(verdict: Mapping[str, Any] | None) -> JudgeView | None:
+    if verdict is None:
+        return None
+    judge = verdict.get("judge", {})
+    return JudgeView(
+        name=str(judge.get("name", "")),
+        config_hash=str(judge.get("config_hash", "")),
+        status=str(verdict.get("status", "")),
+        scores=dict(verdict.get("scores", {})),
+        evidence={str(k): str(v) for k, v in dict(verdict.get("evidence", {})).items()},
+    )
+
+
+def _verdict_for(store: Store, item_id: str, config_hash: str | None) -> dict[str, Any] | None:
+    latest = store.latest_verdict(item_id)
+    if config_hash is None or latest is None or latest.get("judge", {}).get("config_hash") == config_hash:
+        return latest
+    mine = [v for v in store.verdicts(config_hash=config_hash) if v.get("item_id") == item_id]
+    return mine[-1] if mine else None
+
+
+def item_dossier(
+    store: Store, config: Config, item_id: str, *, with_judge: bool, judge_config_hash: str | None = None
+) -> ItemDossier:
+    """The dossier of one review item. Raises UsageError when the item or its content is not stored.
+
+    `judge_config_hash` picks which judge's verdict to show (default: the latest verdict stored).
+    """
+    item = store.review_item(item_id)
+    if item is None:
+        raise UsageError(f"no review item {item_id!r} in {store.path}")
+    case, output = item["case"], item["output"]
+    if case is None or output is None:
+        raise UsageError(f"review item {item_id!r} has lost its case or output in {store.path}")
+    rubric = config.rubric
+    rows = store.labels(item_id=item_id)
+    blind = latest_blind_labels(rows, rubric.version)
+    consensus: list[AxisConsensus] = []
+    if blind:
+        table = LabelTable.from_labels(blind, rubric)
+        adjudicated = {key: score for key, score in store.adjudications().items() if key[0] == item_id}
+        for axis in rubric.axes:
+            found = human_consensus(table, axis, adjudicated)
+            value = float(found.values[0])
+            consensus.append(
+                AxisConsensus(
+                    axis.name, None if math.isnan(value) else int(value), CONSENSUS_SOURCES[int(found.source[0])]
+                )
+            )
+    else:
+        consensus = [AxisConsensus(axis.name, None, CONSENSUS_SOURCES[NO_HUMAN_VALUE]) for axis in rubric.axes]
+    citations, sources = content_views(case, output)
+    return ItemDossier(
+        item_id=item_id,
+        case_id=str(item["case_id"]),
+        question=str(case.get("question", "")),
+        expected_behavior=str(case.get("expected_behavior", "")),
+        gold_answer=case.get("gold_answer"),
+        gold_source_ids=tuple(str(s) for s in case.get("gold_source_ids", [])),
+        answer=str(output.get("answer") or ""),
+        abstained=bool(output.get("abstained", False)),
+        citations=citations,
+        sources=sources,
+        labels=tuple(
+            ReviewerLabel(
+                label.reviewer, dict(label.scores), label.note, label.flagged, label.revision, label.created_at
+            )
+            for label in blind
+        ),
+        consensus=tuple(consensus),
+        judge=_judge_view(_verdict_for(store, item_id, judge_config_hash)) if with_judge else None,
+        post_reveal_revisions=sum(1 for row in rows if row["revealed"] and not row["skipped"]),
+    )

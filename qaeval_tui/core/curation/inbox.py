@@ -1,0 +1,272 @@
+"""The production-miss inbox (DESIGN §3.6, §8.4): strict import, idempotent by trace id, and status.
+
+A miss file is imported whole or not at all: every bad line is reported as
+`path:line: field: message` and nothing is stored while any exists. Re-importing the same file
+changes nothing; a different payload under a trace id already in the inbox is an error for that
+line, because silently keeping either version would hide which one a curator promoted.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, model_validator
+
+from qaeval_tui.core.errors import InputError, Problem, UsageError
+from qaeval_tui.core.golden.hashing import canonical_json
+from qaeval_tui.core.golden.loader import iter_lines, problems_from_validation
+from qaeval_tui.core.golden.models import IsoTimestamp, Source, StrictModel, parse_timestamp
+from qaeval_tui.core.jsonl import json_problem, loads, lone_surrogate_column, lone_surrogate_message
+from qaeval_tui.core.store.sqlite import Store
+
+# Typeable as a command-line argument and safe to show anywhere.
+TRACE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+
+InboxStatus = Literal["pending", "promoted", "rejected"]
+STATUSES: tuple[InboxStatus, ...] = ("pending", "promoted", "rejected")
+
+
+class MissCitation(StrictModel):
+    """A citation the production system gave (it may point at a source it never had: that is a miss too)."""
+
+    source_id: str = Field(min_length=1)
+    quote: str | None = None
+
+
+class ProductionMiss(StrictModel):
+    """One line of a production-miss file (DESIGN §8.4); every key is required."""
+
+    trace_id: str = Field(pattern=TRACE_ID_PATTERN, max_length=200)
+    question: str = Field(min_length=1, pattern=r"\S")
+    sources: list[Source]
+    answer: str
+    citations: list[MissCitation]
+    reason: str = Field(min_length=1, pattern=r"\S")
+    reported_at: IsoTimestamp
+    reporter: str = Field(min_length=1, pattern=r"\S")
+
+    @model_validator(mode="after")
+    def _unique_source_ids(self) -> ProductionMiss:
+        seen: set[str] = set()
+        problems: list[str] = []
+        for index, source in enumerate(self.sources):
+            if source.id in seen:
+                problems.append(f"sources[{index}].id: duplicate source id {source.id!r}")
+            seen.add(source.id)
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
+
+    def source_ids(self) -> list[str]:
+        return [source.id for source in self.sources]
+
+    def canonical(self) -> str:
+        """The canonical JSON the store keeps: equal misses give equal text."""
+        return canonical_json(self.model_dump(mode="json"))
+
+
+@dataclass(frozen=True)
+class InboxDecision:
+    """What a curator decided about one miss; recorded once, never changed."""
+
+    decision: Literal["promoted", "rejected"]
+    case_id: str | None
+    reason: str
+    curator: str
+    decided_at: str
+
+
+@dataclass(frozen=True)
+class InboxEntry:
+    """One miss in the inbox with where it came from and its decision, if any."""
+
+    miss: ProductionMiss
+    source: str
+    imported_at: str
+    decision: InboxDecision | None
+
+    @property
+    def trace_id(self) -> str:
+        return self.miss.trace_id
+
+    @property
+    def status(self) -> InboxStatus:
+        return "pending" if self.decision is None else self.decision.decision
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What one import did: trace ids newly stored, and those already stored identically."""
+
+    path: str
+    added: tuple[str, ...]
+    unchanged: tuple[str, ...]
+
+
+def parse_misses(data: bytes, path: str) -> tuple[list[tuple[int, ProductionMiss]], list[Problem]]:
+    """Every valid miss with its line number, and every problem of every line."""
+    misses: list[tuple[int, ProductionMiss]] = []
+    problems: list[Problem] = []
+    first_seen: dict[str, int] = {}
+    for number, raw in iter_lines(data.split(b"\n")):
+        miss, line_problems = _parse_line(raw, path, number)
+        problems.extend(line_problems)
+        if miss is None:
+            continue
+        if miss.trace_id in first_seen:
+            where = f"{path}:{first_seen[miss.trace_id]}"
+            problems.append(
+                Problem(path, number, "trace_id", f"duplicate trace id {miss.trace_id!r} (first at {where})")
+            )
+            continue
+        first_seen[miss.trace_id] = number
+        misses.append((number, miss))
+    return misses, problems
+
+
+def _parse_line(raw: bytes, path: str, line: int) -> tuple[ProductionMiss | None, list[Problem]]:
+    if line == 1 and raw.startswith(b"\xef\xbb\xbf"):
+        return None, [Problem(path, line, "(file)", "starts with a UTF-8 byte order mark; save without BOM")]
+    try:
+        text = raw.decode("utf-8")
+        obj = loads(text)
+    except UnicodeDecodeError as exc:
+        return None, [Problem(path, line, "(line)", f"invalid UTF-8 at byte {exc.start}")]
+    except json.JSONDecodeError as exc:
+        return None, [json_problem(exc, path, line)]
+    if not isinstance(obj, dict):
+        return None, [Problem(path, line, "(line)", "each line must be a JSON object")]
+    column = lone_surrogate_column(text)
+    if column is not None:
+        return None, [Problem(path, line, "(line)", lone_surrogate_message(column))]
+    try:
+        return ProductionMiss.model_validate(obj), []
+    except ValidationError as exc:
+        return None, problems_from_validation(exc, path, line)
+
+
+def import_misses(store: Store, path: str | Path) -> ImportReport:
+    """Import a production-miss JSONL file: all lines or none. Raises InputError listing every problem."""
+    file = Path(path)
+    display = str(path)
+    if not file.is_file():
+        raise UsageError(f"{display}: no such file")
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{display}: cannot read: {exc.strerror}") from exc
+    misses, problems = parse_misses(data, display)
+    stored = store.inbox_payloads(miss.trace_id for _, miss in misses)
+    new: list[tuple[int, ProductionMiss]] = []
+    unchanged: list[str] = []
+    for number, miss in misses:
+        if miss.trace_id not in stored:
+            new.append((number, miss))
+        elif ProductionMiss.model_validate_json(stored[miss.trace_id][0]) == miss:
+            unchanged.append(miss.trace_id)
+        else:
+            problems.append(_conflict(display, number, miss.trace_id, stored[miss.trace_id][1:]))
+    if problems:
+        raise InputError(problems, what="production-miss file")
+    added, conflicts = store.add_inbox_misses([(miss.trace_id, miss.canonical(), display) for _, miss in new])
+    if conflicts:
+        # Another import stored these trace ids between our check and our write.
+        stored = store.inbox_payloads(conflicts)
+        lines = {miss.trace_id: number for number, miss in new}
+        raise InputError(
+            [_conflict(display, lines[t], t, stored[t][1:]) for t in conflicts], what="production-miss file"
+        )
+    return ImportReport(path=display, added=tuple(added), unchanged=tuple(unchanged))
+
+
+def _conflict(path: str, line: int, trace_id: str, origin: tuple[str, str]) -> Problem:
+    source, imported_at = origin
+    return Problem(
+        path,
+        line,
+        "trace_id",
+        f"{trace_id!r} is already in the inbox with different content (imported from {source} at {imported_at}); "
+        "give this miss its own trace id",
+    )
+
+
+def _entry(row: dict[str, Any]) -> InboxEntry:
+    decision = row["decision"]
+    return InboxEntry(
+        miss=ProductionMiss.model_validate(row["miss"]),
+        source=row["source"],
+        imported_at=row["imported_at"],
+        decision=None if decision is None else InboxDecision(**decision),
+    )
+
+
+def parse_status(value: str | None) -> InboxStatus | None:
+    """A status filter as typed (None: every status). Raises UsageError for an unknown one."""
+    if value is None:
+        return None
+    if value not in STATUSES:
+        raise UsageError(f"--status: must be one of {', '.join(STATUSES)}, not {value!r}")
+    return value
+
+
+def _haystack(entry: InboxEntry) -> str:
+    miss = entry.miss
+    return "\n".join((miss.trace_id, miss.question, miss.answer, miss.reason, miss.reporter)).casefold()
+
+
+def list_inbox(store: Store, status: str | None = None, search: str | None = None) -> list[InboxEntry]:
+    """Inbox entries, oldest report first; `status` and case-insensitive `search` narrow them."""
+    wanted = parse_status(status)
+    entries = [_entry(row) for row in store.inbox_entries()]
+    chosen = [
+        entry
+        for entry in entries
+        if (wanted is None or entry.status == wanted) and (not search or search.casefold() in _haystack(entry))
+    ]
+    return sorted(chosen, key=lambda e: (_timestamp(e.miss.reported_at), e.trace_id))
+
+
+def _timestamp(value: str) -> datetime:
+    parsed = parse_timestamp(value)
+    # A timestamp without a zone is read as UTC, so that a file mixing both still sorts.
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def status_counts(entries: list[InboxEntry]) -> dict[InboxStatus, int]:
+    """How many entries have each status (every status present, zero included)."""
+    counts: dict[InboxStatus, int] = dict.fromkeys(STATUSES, 0)
+    for entry in entries:
+        counts[entry.status] += 1
+    return counts
+
+
+def inbox_entry(store: Store, trace_id: str) -> InboxEntry:
+    """One entry by trace id. Raises UsageError when it is not in the inbox."""
+    rows = store.inbox_entries(trace_id)
+    if not rows:
+        raise UsageError(f"no production miss with trace id {trace_id!r} in the inbox; see `qaeval inbox list`")
+    return _entry(rows[0])
+
+
+def entry_to_json(entry: InboxEntry) -> dict[str, Any]:
+    """The miss as imported (§8.4 keys) plus status, where it came from, and the decision."""
+    decision = entry.decision
+    return {
+        **entry.miss.model_dump(mode="json"),
+        "status": entry.status,
+        "imported_from": entry.source,
+        "imported_at": entry.imported_at,
+        "decision": None
+        if decision is None
+        else {
+            "decision": decision.decision,
+            "case_id": decision.case_id,
+            "reason": decision.reason,
+            "curator": decision.curator,
+            "decided_at": decision.decided_at,
+        },
+    }

@@ -1,0 +1,200 @@
+"""Writing label and judge-verdict files (DESIGN §8.2, §8.3) where they can never touch the golden set.
+
+An export folder is refused when it is or lies inside a golden folder, or holds a golden file
+(paths resolved, so a link into the golden set counts) or any file that reads as a golden split
+(so a copy of the golden folder counts too), and a reviewer is refused when
+`<reviewer>.jsonl` would be an unsafe file name or could be taken for something else: a golden
+split (`frozen.jsonl`), the verdict export, a hidden file or a device name. All of it is checked
+before the first file is written. Exports into one folder take turns on a lock file there, each
+file is replaced by the one writer (its permissions kept), and the temporary files of an export
+killed midway are removed by the next one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from qaeval_tui.core.atomic_file import (
+    golden_split_problem,
+    held_lock,
+    remove_leftover_temps,
+    strict_json,
+    write_output,
+)
+from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.golden.loader import LIVING_SPLIT, split_of
+from qaeval_tui.core.golden.models import CASE_ID_PATTERN
+from qaeval_tui.core.review.models import Label, label_from_row
+
+if TYPE_CHECKING:  # the name rules below are read when a config is loaded: no store for that
+    from qaeval_tui.core.store.sqlite import Store
+
+VERDICTS_FILENAME = "judge-verdicts.jsonl"
+EXPORT_LOCK = ".qaeval-export.lock"
+LABEL_FIELDS = (
+    "item_id", "case_id", "reviewer", "scores", "note", "flagged", "skipped",
+    "rubric_version", "revealed", "revision", "created_at", "seconds_spent",
+)  # fmt: skip
+SPLIT_NAMES = ("frozen", LIVING_SPLIT)
+_DEVICE_NAME = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])$", re.IGNORECASE)
+
+
+def label_record(label: Label) -> dict[str, Any]:
+    """One §8.2 export line, keys in the documented order."""
+    data = label.model_dump(mode="json")
+    return {key: data[key] for key in LABEL_FIELDS}
+
+
+def reviewer_file_problem(name: str, splits: Collection[str] = SPLIT_NAMES) -> str | None:
+    """Why `<name>.jsonl` cannot be a reviewer's label file, or None. `splits`: golden split names, lower case."""
+    if not name:
+        return "an empty name cannot be a file name"
+    if not CASE_ID_PATTERN.match(name):
+        return "a file name takes letters, digits, '.', '_' and '-' only (no '/', spaces or control characters)"
+    if name.startswith("."):
+        return f"{name}.jsonl would be a hidden file"
+    folded = name.casefold()
+    if f"{folded}.jsonl" == VERDICTS_FILENAME:
+        return f"{name}.jsonl is the name of the judge-verdict export"
+    if folded in splits:
+        return f"{name}.jsonl would be taken for the golden split {folded!r}"
+    if _DEVICE_NAME.match(name):
+        return f"{name} is a device name on Windows, not a file"
+    return None
+
+
+def reviewer_name_problem(name: str) -> str | None:
+    """Why `name` cannot be a reviewer name (typed at the door, configured or given), or None when it can."""
+    if not name.strip():
+        return "a reviewer name is required"
+    if not CASE_ID_PATTERN.match(name):
+        return "use letters, digits, '.', '_' and '-' only"
+    # Refused at the door, not only at export: a reviewer named `frozen` could label for a week
+    # and then find that their labels can never be exported (their file would pass for a split).
+    problem = reviewer_file_problem(name)
+    return None if problem is None else f"{problem}; choose another name"
+
+
+@dataclass(frozen=True)
+class ExportReport:
+    """What an export wrote: revisions per reviewer, verdicts (None: not asked), leftovers removed."""
+
+    folder: Path
+    labels: dict[str, int]
+    verdicts: int | None
+    removed: tuple[Path, ...] = ()
+
+
+def export_folder(
+    store: Store,
+    folder: Path,
+    *,
+    reviewers: Sequence[str] | None = None,
+    golden: Iterable[Path] = (),
+    inputs: Iterable[Path] = (),
+    verdicts: bool = False,
+    config_hash: str | None = None,
+) -> ExportReport:
+    """Write `folder/<reviewer>.jsonl` with every revision (oldest first), and with `verdicts`
+    `folder/judge-verdicts.jsonl` (the verdicts of `config_hash`, or all).
+
+    `golden`: the configured golden paths and living file; `inputs`: other files qaeval reads (the
+    inbox). None is ever written, nor written beside. Raises UsageError before writing anything
+    when the folder, a name or a file is refused.
+    """
+    golden = tuple(golden)
+    names = list(reviewers) if reviewers else store.label_reviewers()
+    _check_folder(folder, (*golden, *inputs))
+    splits = {name.casefold() for name in SPLIT_NAMES} | _split_names(golden)
+    refused = [f"reviewer {name!r}: {problem}" for name in names if (problem := reviewer_file_problem(name, splits))]
+    by_file: dict[str, str] = {}
+    for name in names:
+        other = by_file.setdefault(name.casefold(), name)
+        if other != name:
+            refused.append(f"reviewers {other!r} and {name!r} would share one file on a case-insensitive disk")
+    if refused:
+        raise UsageError(f"{folder}: nothing exported: {'; '.join(refused)} (name the others with --reviewer)")
+    files = [folder / f"{name}.jsonl" for name in names] + ([folder / VERDICTS_FILENAME] if verdicts else [])
+    for file in files:
+        if file.is_symlink():  # a link could point anywhere, the golden set included
+            raise UsageError(f"{file}: refused: it is a link; exports replace plain files only")
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"{folder}: cannot write: it is a file, not a folder")
+    _check_no_golden_split(folder)
+    with held_lock(folder / EXPORT_LOCK):
+        removed = remove_leftover_temps(folder, lambda name: name.endswith(".jsonl"))
+        written = {name: _write_labels(store, folder / f"{name}.jsonl", name) for name in names}
+        count = export_verdicts(store, folder / VERDICTS_FILENAME, config_hash=config_hash) if verdicts else None
+    return ExportReport(folder, written, count, tuple(removed))
+
+
+def export_labels(
+    store: Store, folder: Path, reviewers: Sequence[str] | None = None, *, golden: Iterable[Path] = ()
+) -> dict[str, int]:
+    """`export_folder` without verdicts: lines written per reviewer."""
+    return export_folder(store, folder, reviewers=reviewers, golden=golden).labels
+
+
+def export_verdicts(store: Store, path: Path, *, run_id: str | None = None, config_hash: str | None = None) -> int:
+    """Write stored judge verdicts (§8.3), one a line; returns how many."""
+    verdicts = store.verdicts(run_id=run_id, config_hash=config_hash)
+    lines = [strict_json(v, f"{path}:{n}", ensure_ascii=False) + "\n" for n, v in enumerate(verdicts, 1)]
+    write_output(path, "".join(lines))
+    return len(verdicts)
+
+
+def _write_labels(store: Store, path: Path, reviewer: str) -> int:
+    rows = store.labels(reviewer=reviewer)
+    lines = [
+        strict_json(label_record(label_from_row(row)), f"{path}:{n}", ensure_ascii=False) + "\n"
+        for n, row in enumerate(rows, 1)
+    ]
+    write_output(path, "".join(lines))
+    return len(rows)
+
+
+def _check_folder(folder: Path, protected: Sequence[Path]) -> None:
+    """UsageError when `folder` is or lies inside a golden folder, or holds a file qaeval reads."""
+    real = folder.resolve()
+    for path in protected:
+        place = path.resolve()
+        reason = None
+        if _is_folder(place):
+            if real == place or place in real.parents:
+                reason = f"it is inside the golden folder {path}"
+        elif real == place:
+            reason = f"it is {path}, a file qaeval reads"
+        elif real == place.parent:
+            reason = f"it holds {path}"
+        if reason is not None:
+            raise UsageError(f"{folder}: refused: {reason}; export labels to a folder of their own (paths.labels)")
+
+
+def _check_no_golden_split(folder: Path) -> None:
+    """UsageError when `folder` holds a golden split the config does not name (a copy of the golden
+    folder, `golden_buggy/`): writing `<reviewer>.jsonl` there would add a split to that set."""
+    if not folder.is_dir():
+        return
+    for file in sorted(folder.glob("*.jsonl")):
+        if golden_split_problem(file) is not None:
+            raise UsageError(
+                f"{folder}: refused: it holds {file.name}, a golden split (its first line is a golden case); "
+                "export labels to a folder of their own (paths.labels)"
+            )
+
+
+def _is_folder(path: Path) -> bool:
+    return path.is_dir() or (not path.exists() and path.suffix != ".jsonl")
+
+
+def _split_names(golden: Iterable[Path]) -> set[str]:
+    """The split names of the configured golden files (lower case), as far as they can be listed."""
+    names: set[str] = set()
+    for path in golden:
+        files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+        names.update(split_of(file).casefold() for file in files if file.suffix == ".jsonl")
+    return names

@@ -1,0 +1,129 @@
+"""One reviewer's queue and what they have done with each item, kept in step with the store.
+
+The reviewer's label revisions are folded once, then only the ones committed since (labels are
+append-only and their ids grow in commit order), so the next item and the progress cost the same
+at any depth of history. The queue is read again only when something else was committed, since a
+reassignment may reorder it; then everything is folded afresh. Another process labeling as the
+same reviewer is caught up with like any other write: nothing is assumed about who wrote what.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from qaeval_tui.core.review.views import Progress
+from qaeval_tui.core.store.sqlite import Store
+
+
+@dataclass(slots=True)
+class _ItemMarks:
+    """This reviewer's revisions of one item, folded; ids are 0 when there is no such revision."""
+
+    last_submit: int = 0
+    flagged: bool = False  # of the latest submitted revision
+    last_skip: int = 0
+
+
+class QueueLedger:
+    """The queue, per-item marks and progress counts of one reviewer; call `sync` before reading."""
+
+    def __init__(self, store: Store, reviewer: str) -> None:
+        self.store = store
+        self.reviewer = reviewer
+        self.queue: tuple[str, ...] = ()
+        self._token: tuple[int, int] | None = None
+        self._rank: dict[str, int] = {}
+        self._marks: dict[str, _ItemMarks] = {}
+        self._waiting: dict[str, int] = {}  # skipped, never submitted: item -> id of the latest skip
+        self._last_id = 0
+        self._cursor = 0  # every queue entry before it has at least one revision
+        self._done = self._skipped = self._flagged = 0
+        self._seconds = 0.0
+
+    def sync(self) -> None:
+        """Take in what was committed since the last sync, by this session or any other."""
+        token = self.store.change_token()
+        if token != self._token:
+            queue = tuple(self.store.queue_item_ids(self.reviewer))
+            if queue != self.queue:
+                self._restart(queue)
+            self._token = token  # read before the queue, so a commit in between is seen next time
+        self._fold(self.store.label_marks(self.reviewer, after_id=self._last_id))
+
+    def wrote_label(self, before: tuple[int, int], after: tuple[int, int]) -> None:
+        """This session appended one label between the `before` and `after` change tokens.
+
+        When nothing else was committed meanwhile, the queue read earlier still holds; the label
+        itself comes in with the next sync, in id order with anything another process wrote.
+        """
+        if before == self._token and after[0] == before[0]:
+            self._token = after
+
+    def _restart(self, queue: tuple[str, ...]) -> None:
+        self.queue = queue
+        self._rank = {item_id: rank for rank, item_id in enumerate(queue)}
+        self._marks, self._waiting = {}, {}
+        self._last_id = self._cursor = 0
+        self._done = self._skipped = self._flagged = 0
+        self._seconds = 0.0
+
+    def _fold(self, marks: Iterable[tuple[int, str, int, int, float]]) -> None:
+        by_item, rank = self._marks, self._rank
+        for label_id, item_id, skipped, flagged, seconds in marks:
+            item = by_item.get(item_id)
+            if item is None:
+                item = by_item[item_id] = _ItemMarks()
+            queued = item_id in rank
+            if queued:
+                self._count(item, -1)
+            if skipped:
+                item.last_skip = label_id
+            else:
+                item.last_submit, item.flagged = label_id, bool(flagged)
+            if queued:
+                self._count(item, 1)
+                self._seconds += seconds
+            if item.last_submit:
+                self._waiting.pop(item_id, None)
+            else:
+                self._waiting[item_id] = item.last_skip
+            self._last_id = label_id
+
+    def _count(self, item: _ItemMarks, sign: int) -> None:
+        if item.last_submit:
+            self._done += sign
+            self._flagged += sign * item.flagged
+        elif item.last_skip:
+            self._skipped += sign
+
+    def position(self, item_id: str) -> int:
+        """1-based place of `item_id` in the queue, 0 when it is not in it."""
+        return self._rank.get(item_id, -1) + 1
+
+    def next_item_id(self) -> str | None:
+        """The first queue entry with no revision at all, else the longest-skipped unsubmitted one."""
+        queue = self.queue
+        while self._cursor < len(queue) and queue[self._cursor] in self._marks:
+            self._cursor += 1  # labels are never removed, so entries passed over stay passed over
+        if self._cursor < len(queue):
+            return queue[self._cursor]
+        waiting = [(skip_id, item_id) for item_id, skip_id in self._waiting.items() if item_id in self._rank]
+        return min(waiting)[1] if waiting else None
+
+    def progress(self) -> Progress:
+        return Progress(
+            done=self._done,
+            assigned=len(self.queue),
+            skipped=self._skipped,
+            flagged=self._flagged,
+            seconds_spent=self._seconds,
+        )
+
+    def submitted_item(self, depth: int) -> tuple[str, int] | None:
+        """(item_id, label id) of the `depth`-th most recently submitted item (0 is the latest), queued or not."""
+        recent = sorted(((m.last_submit, item_id) for item_id, m in self._marks.items() if m.last_submit), reverse=True)
+        if depth >= len(recent):
+            return None
+        label_id, item_id = recent[depth]
+        return item_id, label_id

@@ -1,0 +1,182 @@
+"""Getting a store ready for one reviewer, and what the home screen shows about it.
+
+`qaeval review` on a fresh machine must work with nothing set up: `ensure_prepared` runs the
+configured system and judge over the golden data, builds the review items and the queue. On a
+store that is already prepared for the reviewer it does nothing, so a restart resumes.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from qaeval_tui.core.config import Config
+from qaeval_tui.core.errors import QaevalError, UsageError
+from qaeval_tui.core.golden.loader import GoldenSet, load_golden
+from qaeval_tui.core.review.label_export import reviewer_name_problem as reviewer_name_problem  # the one rule
+from qaeval_tui.core.review.session import Progress, assign, build_review_items
+from qaeval_tui.core.store.sqlite import Store
+
+Step = Callable[[str], object]
+
+
+@dataclass(frozen=True)
+class PrepareReport:
+    """What `ensure_prepared` had to do; all zeros and False on a store that was ready."""
+
+    ran: bool
+    run_id: str
+    items_created: int
+    newly_assigned: int
+    queue_length: int
+
+    @property
+    def changed(self) -> bool:
+        return self.ran or self.items_created > 0 or self.newly_assigned > 0
+
+
+@dataclass(frozen=True)
+class RunLine:
+    """One stored run as the home screen lists it (no system or judge name: those would unblind)."""
+
+    run_id: str
+    started_at: str
+    n_cases: int
+    matches_golden: bool
+
+
+@dataclass(frozen=True)
+class StoreOverview:
+    """The golden set at a glance and the runs in the store."""
+
+    golden_cases: int
+    golden_counts: dict[str, dict[str, int]]
+    golden_problem: str | None
+    runs: tuple[RunLine, ...]
+    review_items: int
+
+
+def pace(progress: Progress) -> float | None:
+    """Seconds per labeled item so far, or None before the first label."""
+    return progress.seconds_spent / progress.done if progress.done else None
+
+
+@contextmanager
+def _preparation_lock(store: Store) -> Iterator[None]:
+    """Two reviewers starting on one fresh store at once must not both run the suite."""
+    if store.path == ":memory:":
+        yield
+        return
+    import fcntl
+
+    with open(f"{store.path}.prepare.lock", "a", encoding="utf-8") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _announce_progress(cases: int, say: Step) -> Callable[[int, int], None]:
+    """Progress of the first run in words, about every twentieth of the cases."""
+    every = max(1, cases // 20)
+
+    def progress(done: int, total: int) -> None:
+        if done == total or done % every == 0:
+            say(f"Running the system and the judge: {done} of {total} cases")
+
+    return progress
+
+
+def _join_queue(store: Store, reviewer: str, config: Config) -> int:
+    """Give a reviewer who arrives after the queue was built their share of the items.
+
+    They take the items with the fewest reviewers so far (seeded tie-break), as many as the
+    average load, so their labels overlap with others' and agreement stays measurable.
+    """
+    existing = store.assignments()
+    items = [row["item_id"] for row in store.review_items()]
+    if not items:
+        return 0
+    reviewers_per_item = Counter({item_id: 0 for item_id in items})
+    for _, item_id, _ in existing:
+        reviewers_per_item[item_id] += 1
+    others = {name for name, _, _ in existing}
+    share = math.ceil(len(existing) / len(others)) if others else len(items)
+    rng = random.Random(f"{config.review.seed}:{reviewer}")
+    tie_break = {item_id: rng.random() for item_id in items}
+    chosen = sorted(items, key=lambda item_id: (reviewers_per_item[item_id], tie_break[item_id]))[:share]
+    rng.shuffle(chosen)
+    return store.write_assignments(
+        ((reviewer, item_id, position, config.review.seed) for position, item_id in enumerate(chosen, start=1)),
+        replace=False,
+    )
+
+
+def ensure_prepared(
+    store: Store, config: Config, data_paths: Sequence[Path], reviewer: str, *, step: Step | None = None
+) -> PrepareReport:
+    """Make sure the store has a run, review items and a queue for `reviewer`; idempotent."""
+    say: Step = step or (lambda _message: None)
+    problem = reviewer_name_problem(reviewer)
+    if problem:
+        raise UsageError(f"reviewer {reviewer!r}: {problem}")
+    with _preparation_lock(store):
+        ran, items_created, newly_assigned = False, 0, 0
+        golden: GoldenSet | None = None
+        run = store.latest_run()
+        if run is None:
+            say("Loading the golden set…")
+            from qaeval_tui.core.running.configured import plan_run
+            from qaeval_tui.core.running.runner import store_run
+
+            plan = plan_run(config, data_paths)
+            golden = plan.golden
+            result = plan.run(_announce_progress(len(golden.cases), say))
+            store_run(store, result)
+            run_id = result.run_id
+            ran = True
+        else:
+            run_id = str(run["run_id"])
+        if store.count("review_items") == 0:
+            say("Building the review items…")
+            items_created = build_review_items(store, run_id, golden)
+        queue_length = store.queue_length(reviewer)
+        if queue_length == 0:
+            say("Building your review queue…")
+            if store.count("assignments"):
+                newly_assigned = _join_queue(store, reviewer, config)
+            else:
+                names = tuple(dict.fromkeys((*config.review.reviewers, reviewer)))
+                overlap = min(config.review.overlap, len(names))
+                assign(store, names, overlap, config.review.seed)
+                newly_assigned = store.queue_length(reviewer)
+            queue_length = newly_assigned
+        return PrepareReport(ran, run_id, items_created, newly_assigned, queue_length)
+
+
+def store_overview(store: Store, data_paths: Sequence[Path]) -> StoreOverview:
+    """Golden-set counts (from the files now) and every stored run, newest first."""
+    golden: GoldenSet | None = None
+    problem: str | None = None
+    try:
+        golden = load_golden(data_paths)
+    except QaevalError as exc:
+        problem = str(exc).splitlines()[0]
+    suite = golden.suite_hash if golden else None
+    runs = tuple(
+        RunLine(str(run["run_id"]), str(run["started_at"]), int(run["n_cases"]), run["suite_hash"] == suite)
+        for run in store.list_runs()
+    )
+    return StoreOverview(
+        golden_cases=len(golden.cases) if golden else 0,
+        golden_counts=golden.summary() if golden else {},
+        golden_problem=problem,
+        runs=runs,
+        review_items=store.count("review_items"),
+    )

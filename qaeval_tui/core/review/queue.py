@@ -1,0 +1,158 @@
+"""Review items from runs, and their seeded, balanced assignment to reviewers (DESIGN §3.5, §4).
+
+Re-exported by `qaeval_tui.core.review.session`; kept apart so the session code stays small.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.golden.hashing import item_id_for
+from qaeval_tui.core.golden.loader import GoldenSet
+from qaeval_tui.core.golden.models import CASE_ID_PATTERN
+from qaeval_tui.core.store.sqlite import Store
+
+
+@dataclass(frozen=True)
+class AssignmentReport:
+    """What `assign` did: the resulting load per reviewer and how often each pair shares an item."""
+
+    reviewers: tuple[str, ...]
+    overlap: int
+    seed: int
+    items: int
+    newly_assigned_items: int
+    replaced: bool
+    load: dict[str, int]
+    pair_overlap: dict[tuple[str, str], int]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "reviewers": list(self.reviewers),
+            "overlap": self.overlap,
+            "seed": self.seed,
+            "items": self.items,
+            "newly_assigned_items": self.newly_assigned_items,
+            "replaced": self.replaced,
+            "load": self.load,
+            "pair_overlap": [{"reviewers": list(pair), "items": n} for pair, n in sorted(self.pair_overlap.items())],
+        }
+
+
+def build_review_items(store: Store, run_id: str, golden: GoldenSet | None = None) -> int:
+    """One review item per (case, output) of the run; returns how many were new.
+
+    The blind view reads each case's content from the store. A case the runner did not store is
+    taken from `golden` (matched by content hash); if it is missing there too, nothing is written
+    and the error names the cases.
+    """
+    if store.get_run(run_id) is None:
+        raise UsageError(f"no run {run_id!r} in {store.path}; list runs with `qaeval run --json` output or the store")
+    outputs = store.run_outputs(run_id)
+    if not outputs:
+        raise UsageError(f"run {run_id!r} has no outputs to review")
+    missing = [o for o in outputs if store.case_json(o["case_hash"]) is None]
+    if missing:
+        by_hash = golden.by_hash() if golden is not None else {}
+        found = [by_hash[o["case_hash"]] for o in missing if o["case_hash"] in by_hash]
+        if len(found) < len(missing):
+            absent = sorted(o["case_id"] for o in missing if o["case_hash"] not in by_hash)
+            raise UsageError(
+                f"run {run_id!r}: the content of {len(absent)} case(s) is not in the store or the golden data "
+                f"({', '.join(absent[:5])}{', ...' if len(absent) > 5 else ''}); "
+                "pass the golden files the run used (--data)"
+            )
+        store.upsert_cases((lc.content_hash, lc.case.id, lc.split, lc.case.model_dump(mode="json")) for lc in found)
+    rows = [
+        (item_id_for(o["case_hash"], o["output_hash"]), o["case_id"], o["case_hash"], o["output_hash"], run_id)
+        for o in outputs
+    ]
+    return store.insert_review_items(rows)
+
+
+def _check_reviewers(reviewers: Sequence[str], overlap: int) -> tuple[str, ...]:
+    names = tuple(name.strip() for name in reviewers)
+    if not names:
+        raise UsageError("no reviewers given; pass --reviewers a,b,c")
+    bad = [name for name in names if not CASE_ID_PATTERN.match(name)]
+    if bad:
+        raise UsageError(f"reviewer names may use letters, digits, '.', '_' and '-' only: {bad}")
+    if len(set(names)) != len(names):
+        raise UsageError(f"reviewer names must be distinct: {list(names)}")
+    if not 1 <= overlap <= len(names):
+        raise UsageError(f"overlap must be between 1 and the number of reviewers ({len(names)}), got {overlap}")
+    return names
+
+
+def assign(
+    store: Store, reviewers: Sequence[str], overlap: int, seed: int, *, replace: bool = False
+) -> AssignmentReport:
+    """Give each review item to `overlap` reviewers, balancing load and pair overlap, in seeded order.
+
+    Items that already have reviewers keep them (a reviewer's queue never reshuffles under them)
+    unless `replace`; only new items are assigned, appended to each queue in a per-reviewer seeded
+    order. Labels are never touched.
+    """
+    names = _check_reviewers(reviewers, overlap)
+    items = [row["item_id"] for row in store.review_items()]
+    if not items:
+        raise UsageError("no review items; create them from a run first (`qaeval queue` does, given a run)")
+    existing = [] if replace else store.assignments()
+    assigned_items = {item_id for _, item_id, _ in existing}
+    load: Counter[str] = Counter({name: 0 for name in names})
+    pair_count: Counter[tuple[str, str]] = Counter()
+    positions: Counter[str] = Counter()
+    by_item: dict[str, list[str]] = {}
+    for reviewer, item_id, position in existing:
+        load[reviewer] += 1
+        positions[reviewer] = max(positions[reviewer], position)
+        by_item.setdefault(item_id, []).append(reviewer)
+    for sharing in by_item.values():
+        for pair in combinations(sorted(sharing), 2):
+            pair_count[pair] += 1
+
+    rng = random.Random(seed)
+    new_items = [item_id for item_id in items if item_id not in assigned_items]
+    rng.shuffle(new_items)
+    chosen_for: dict[str, list[str]] = {name: [] for name in names}
+    for item_id in new_items:
+        group: list[str] = []
+        tie_break = {name: rng.random() for name in names}
+        for _ in range(overlap):
+            # Least loaded first, then the reviewer who has shared fewest items with the group so far.
+            best = min(
+                (name for name in names if name not in group),
+                key=lambda name: (
+                    load[name],
+                    sum(pair_count[(min(name, other), max(name, other))] for other in group),
+                    tie_break[name],
+                ),
+            )
+            for other in group:
+                pair_count[(min(best, other), max(best, other))] += 1
+            group.append(best)
+            load[best] += 1
+            chosen_for[best].append(item_id)
+
+    rows: list[tuple[str, str, int, int]] = []
+    for name in names:
+        queue = sorted(chosen_for[name])
+        # Each reviewer sees their items in an order of their own, reproducible from the seed.
+        random.Random(f"{seed}:{name}").shuffle(queue)
+        rows.extend((name, item_id, positions[name] + offset, seed) for offset, item_id in enumerate(queue, start=1))
+    store.write_assignments(rows, replace=replace)
+    return AssignmentReport(
+        reviewers=names,
+        overlap=overlap,
+        seed=seed,
+        items=len(items),
+        newly_assigned_items=len(new_items),
+        replaced=replace,
+        load={name: load[name] for name in sorted(load)},
+        pair_overlap={pair: n for pair, n in sorted(pair_count.items()) if n},
+    )

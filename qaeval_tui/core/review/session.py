@@ -1,0 +1,275 @@
+"""Blind review: one reviewer's queue, the view model the review screen renders, and label revisions.
+
+The view model is the blindness guarantee (DESIGN §4): `BlindItemView` has no field that could
+carry the judge verdict, another reviewer's label, the system's name or the readable case id, so
+no screen built from it can leak them. The judge verdict is reachable only through `reveal`, and
+only after this reviewer's own submit. Labels are append-only revisions (DESIGN §3.5).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from qaeval_tui.core.config import Config
+from qaeval_tui.core.errors import QaevalError, UsageError
+from qaeval_tui.core.review.ledger import QueueLedger
+from qaeval_tui.core.review.models import Label, label_from_row
+from qaeval_tui.core.review.queue import AssignmentReport, assign, build_review_items
+from qaeval_tui.core.review.views import (
+    AxisView,
+    BlindItemView,
+    CitationView,
+    Progress,
+    RevealView,
+    SessionSummary,
+    SourceView,
+    axis_views,
+    content_views,
+    find_quote,
+)
+from qaeval_tui.core.rubric import Rubric
+from qaeval_tui.core.store.sqlite import Store
+
+__all__ = [
+    "AssignmentReport",
+    "AxisView",
+    "BlindItemView",
+    "BlindnessError",
+    "CitationView",
+    "InvalidScoresError",
+    "Progress",
+    "RevealView",
+    "ReviewSession",
+    "SessionSummary",
+    "SourceView",
+    "assign",
+    "build_review_items",
+    "find_quote",
+    "label_from_row",
+    "score_problems",
+]
+
+ABSTAIN_GOLD = "The system should abstain: the sources do not support an answer to this question."
+
+
+class BlindnessError(QaevalError):
+    """An action that would break blindness, such as revealing the verdict before one's own submit."""
+
+
+class InvalidScoresError(QaevalError):
+    """A submitted label does not fit the rubric."""
+
+
+def score_problems(rubric: Rubric, scores: Mapping[str, object], *, require_all: bool) -> list[tuple[str, str]]:
+    """(field, message) for every way `scores` misfits the rubric; None means "can't judge"."""
+    problems: list[tuple[str, str]] = []
+    names = rubric.axis_names
+    for axis_name, value in scores.items():
+        if axis_name not in names:
+            problems.append(
+                (f"scores.{axis_name}", f"unknown axis; the rubric (version {rubric.version}) has {list(names)}")
+            )
+            continue
+        scale = rubric.axis(axis_name).scale
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value not in scale):
+            problems.append(
+                (f"scores.{axis_name}", f"{value!r} is not on the scale {list(scale)} (or null for can't judge)")
+            )
+    if require_all:
+        for axis_name in names:
+            if axis_name not in scores:
+                problems.append((f"scores.{axis_name}", "missing: give a scale value, or null for can't judge"))
+    return problems
+
+
+class ReviewSession:
+    """One reviewer working through their queue in one store."""
+
+    def __init__(self, store: Store, config: Config, reviewer: str) -> None:
+        if not reviewer or not reviewer.strip():
+            raise UsageError("a reviewer name is required")
+        self.store = store
+        self.config = config
+        self.reviewer = reviewer
+        self._undo_depth = 0
+        self._session_rows: list[dict[str, Any]] = []
+        self._ledger = QueueLedger(store, reviewer)
+
+    @property
+    def rubric(self) -> Rubric:
+        return self.config.rubric
+
+    # -- reading the queue ----------------------------------------------------------------------
+
+    @staticmethod
+    def _latest_submitted(history: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        latest: dict[str, dict[str, Any]] = {}
+        for row in history:
+            if not row["skipped"]:
+                latest[row["item_id"]] = row
+        return latest
+
+    def progress(self) -> Progress:
+        self._ledger.sync()
+        return self._ledger.progress()
+
+    def next_item(self) -> BlindItemView | None:
+        """The first assigned item, in this reviewer's order, without a submitted label.
+
+        Skipped items come back after every unlabeled one, the longest-skipped first, so skipping
+        again moves an item to the back instead of looping on it.
+        """
+        ledger = self._ledger
+        ledger.sync()
+        item_id = ledger.next_item_id()
+        if item_id is None:
+            return None
+        return self._placed_view(item_id, ledger.position(item_id), len(ledger.queue), None)
+
+    def _view(self, item_id: str, queue: Sequence[str], previous: dict[str, Any] | None) -> BlindItemView:
+        """The blind view of `item_id`, placed in `queue` (position 0 when it is not in it)."""
+        position = queue.index(item_id) + 1 if item_id in queue else 0
+        return self._placed_view(item_id, position, len(queue), previous)
+
+    def _placed_view(self, item_id: str, position: int, total: int, previous: dict[str, Any] | None) -> BlindItemView:
+        item = self.store.review_item(item_id)
+        if item is None:
+            raise UsageError(f"no review item {item_id!r} in {self.store.path}")
+        if item["case"] is None or item["output"] is None:
+            raise UsageError(f"review item {item_id!r} has lost its case or output in {self.store.path}")
+        case, output = item["case"], item["output"]
+        citations, sources = content_views(case, output)
+        return BlindItemView(
+            item_id=item_id,
+            position=position,
+            total=total,
+            question=str(case["question"]),
+            answer=str(output.get("answer") or ""),
+            abstained=bool(output.get("abstained", False)),
+            citations=citations,
+            sources=sources,
+            axes=axis_views(self.rubric),
+            rubric_version=self.rubric.version,
+            previous_scores=dict(previous["scores"]) if previous else {},
+            previous_note=str(previous["note"]) if previous else "",
+            previous_flagged=bool(previous["flagged"]) if previous else False,
+        )
+
+    def gold_answer(self, item_id: str, scores: dict[str, int | None]) -> str | None:
+        """The gold answer, only once every axis that must not see it is scored (DESIGN §4)."""
+        if not any(axis.needs_gold for axis in self.rubric.axes):
+            return None
+        blind_axes = [axis.name for axis in self.rubric.axes if not axis.needs_gold]
+        if any(name not in scores for name in blind_axes):
+            return None
+        if score_problems(self.rubric, {name: scores[name] for name in blind_axes}, require_all=False):
+            return None
+        item = self.store.review_item(item_id)
+        if item is None or item["case"] is None:
+            raise UsageError(f"no review item {item_id!r} in {self.store.path}")
+        case = item["case"]
+        if case.get("expected_behavior") == "abstain":
+            return ABSTAIN_GOLD
+        return str(case.get("gold_answer") or "")
+
+    # -- writing labels --------------------------------------------------------------------------
+
+    def _append(
+        self, item_id: str, scores: dict[str, int | None], note: str, flagged: bool, skipped: bool, seconds: float
+    ) -> Label:
+        if not math.isfinite(seconds) or seconds < 0:
+            raise InvalidScoresError(f"seconds_spent must be a non-negative number, got {seconds!r}")
+        item = self.store.review_item(item_id)
+        if item is None:
+            raise UsageError(f"no review item {item_id!r} in {self.store.path}")
+        before = self.store.change_token()
+        row = self.store.append_label(
+            {
+                "item_id": item_id,
+                "case_id": item["case_id"],
+                "reviewer": self.reviewer,
+                "scores": scores,
+                "note": note,
+                "flagged": flagged,
+                "skipped": skipped,
+                "rubric_version": self.rubric.version,
+                "revealed": None,  # the store decides inside the write transaction
+                "seconds_spent": seconds,
+            }
+        )
+        self._ledger.wrote_label(before, self.store.change_token())
+        self._undo_depth = 0
+        self._session_rows.append(row)
+        return label_from_row(row)
+
+    def submit(
+        self, item_id: str, scores: dict[str, int | None], note: str, flagged: bool, seconds_spent: float
+    ) -> Label:
+        """Write a new revision with a score (or None, can't judge) for every axis; committed on return."""
+        problems = score_problems(self.rubric, scores, require_all=True)
+        if problems:
+            raise InvalidScoresError("; ".join(f"{field}: {message}" for field, message in problems))
+        return self._append(item_id, dict(scores), note, flagged, False, seconds_spent)
+
+    def skip(self, item_id: str, seconds_spent: float) -> Label:
+        """Record a skip (time included); the item comes back after the unlabeled ones."""
+        return self._append(item_id, {}, "", False, True, seconds_spent)
+
+    def undo(self) -> BlindItemView | None:
+        """Reopen this reviewer's most recently submitted item; called again, the one before it.
+
+        Nothing is erased: the view carries the latest revision as `previous_*`, and the next
+        submit on it writes a new revision.
+        """
+        ledger = self._ledger
+        ledger.sync()
+        submitted = ledger.submitted_item(self._undo_depth)
+        if submitted is None:
+            return None
+        item_id, label_id = submitted
+        row = next(row for row in self.store.labels(reviewer=self.reviewer, item_id=item_id) if row["id"] == label_id)
+        self._undo_depth += 1
+        return self._placed_view(item_id, ledger.position(item_id), len(ledger.queue), row)
+
+    def reveal(self, item_id: str) -> RevealView:
+        """The judge verdict for an item this reviewer has submitted; later revisions are marked post-reveal."""
+        own = self._latest_submitted(self.store.labels(reviewer=self.reviewer, item_id=item_id)).get(item_id)
+        if own is None:
+            raise BlindnessError(f"submit your own label for {item_id} before revealing the judge verdict")
+        self.store.record_reveal(item_id, self.reviewer)
+        item = self.store.review_item(item_id)
+        case_id = str(item["case_id"]) if item else str(own["case_id"])
+        verdict = self.store.latest_verdict(item_id)
+        yours: dict[str, int | None] = dict(own["scores"])
+        if verdict is None:
+            return RevealView(item_id, case_id, "", "missing", {}, {}, yours, {name: None for name in yours})
+        judge_scores: dict[str, int | None] = dict(verdict.get("scores", {}))
+        agrees: dict[str, bool | None] = {}
+        for name in self.rubric.axis_names:
+            mine, theirs = yours.get(name), judge_scores.get(name)
+            agrees[name] = None if mine is None or theirs is None else mine == theirs
+        return RevealView(
+            item_id=item_id,
+            case_id=case_id,
+            judge_name=str(verdict.get("judge", {}).get("name", "")),
+            status=str(verdict.get("status", "")),
+            judge_scores=judge_scores,
+            evidence=dict(verdict.get("evidence", {})),
+            your_scores=yours,
+            agrees=agrees,
+        )
+
+    def summary(self) -> SessionSummary:
+        rows = self._session_rows
+        labeled = {row["item_id"]: row for row in rows if not row["skipped"]}
+        skipped = {row["item_id"] for row in rows if row["skipped"]} - labeled.keys()
+        progress = self.progress()
+        return SessionSummary(
+            labeled=len(labeled),
+            skipped=len(skipped),
+            flagged=sum(1 for row in labeled.values() if row["flagged"]),
+            seconds_spent=float(sum(row["seconds_spent"] for row in rows)),
+            remaining=progress.assigned - progress.done,
+        )

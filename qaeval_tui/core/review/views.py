@@ -1,0 +1,129 @@
+"""The view models of blind review: plain frozen dataclasses, and how they are built from stored content.
+
+`BlindItemView` has no field that could carry the judge verdict, another reviewer's label, the
+system's name or the readable case id (DESIGN §4); the review screen renders nothing else.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from qaeval_tui.core.rubric import Rubric
+
+
+@dataclass(frozen=True)
+class AxisView:
+    name: str
+    scale: tuple[int, ...]
+    anchors: tuple[str, ...]
+    needs_gold: bool
+
+
+@dataclass(frozen=True)
+class CitationView:
+    marker: int  # 1-based, as shown in the answer "[1]"
+    source_id: str
+    quote: str | None
+    span: tuple[int, int] | None  # char offsets of the quote inside the source text, None if not found
+    resolvable: bool  # the source id exists in this item's sources
+
+
+@dataclass(frozen=True)
+class SourceView:
+    source_id: str
+    title: str | None
+    text: str
+    cited_spans: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class BlindItemView:
+    """The only thing the review screen renders before submit."""
+
+    item_id: str
+    position: int  # 1-based position in this reviewer's queue (0 if the item is not in it)
+    total: int  # items assigned to this reviewer
+    question: str
+    answer: str
+    abstained: bool
+    citations: tuple[CitationView, ...]
+    sources: tuple[SourceView, ...]
+    axes: tuple[AxisView, ...]
+    rubric_version: str
+    previous_scores: dict[str, int | None]  # this reviewer's own latest revision when reopened, else {}
+    previous_note: str
+    previous_flagged: bool
+
+
+@dataclass(frozen=True)
+class Progress:
+    done: int
+    assigned: int
+    skipped: int
+    flagged: int
+    seconds_spent: float
+
+
+@dataclass(frozen=True)
+class RevealView:
+    """Shown only after this reviewer's submit. `status` is "ok", "error", or "missing" (no verdict stored)."""
+
+    item_id: str
+    case_id: str
+    judge_name: str
+    status: str
+    judge_scores: dict[str, int | None]
+    evidence: dict[str, str]
+    your_scores: dict[str, int | None]
+    agrees: dict[str, bool | None]
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """What this session did (labeled, skipped, flagged, time), and what is left in the queue."""
+
+    labeled: int
+    skipped: int
+    flagged: int
+    seconds_spent: float
+    remaining: int
+
+
+def find_quote(text: str, quote: str | None) -> tuple[int, int] | None:
+    """Where `quote` sits in `text`: exact first, then ignoring case and runs of whitespace."""
+    if not quote or not quote.strip():
+        return None
+    start = text.find(quote)
+    if start >= 0:
+        return (start, start + len(quote))
+    pattern = r"\s+".join(re.escape(word) for word in quote.split())
+    match = re.search(pattern, text, flags=re.IGNORECASE)
+    return None if match is None else (match.start(), match.end())
+
+
+def axis_views(rubric: Rubric) -> tuple[AxisView, ...]:
+    return tuple(AxisView(a.name, a.scale, a.anchors, a.needs_gold) for a in rubric.axes)
+
+
+def content_views(
+    case: Mapping[str, Any], output: Mapping[str, Any]
+) -> tuple[tuple[CitationView, ...], tuple[SourceView, ...]]:
+    sources = {str(s["id"]): s for s in case.get("sources", [])}
+    citations: list[CitationView] = []
+    spans: dict[str, list[tuple[int, int]]] = {source_id: [] for source_id in sources}
+    for marker, citation in enumerate(output.get("citations", []), start=1):
+        source_id = str(citation.get("source_id", ""))
+        quote = citation.get("quote")
+        source = sources.get(source_id)
+        span = find_quote(str(source["text"]), quote) if source is not None else None
+        if span is not None:
+            spans[source_id].append(span)
+        citations.append(CitationView(marker, source_id, quote, span, source is not None))
+    source_views = tuple(
+        SourceView(source_id, s.get("title"), str(s["text"]), tuple(sorted(set(spans[source_id]))))
+        for source_id, s in sources.items()
+    )
+    return tuple(citations), source_views

@@ -1,0 +1,72 @@
+"""The run a configuration describes: its golden set, system and judge loaded, ready to run.
+
+`qaeval run`, `baseline`, `gate` and `drift` and the review TUI's first start all run a suite
+this way; options given on the command line override the configured system, judge and workers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from qaeval_tui.core.config import Config
+from qaeval_tui.core.golden.loader import GoldenSet, load_golden
+from qaeval_tui.core.running.adapters import SystemAdapter, adapter_label, load_adapter
+from qaeval_tui.core.running.judge import JudgeClient, effective_config, load_judge
+from qaeval_tui.core.running.models import JudgeConfig
+from qaeval_tui.core.running.result import RunResult
+from qaeval_tui.core.running.runner import run_suite
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """A suite and the system and judge that will run it, loaded and checked."""
+
+    config: Config
+    golden: GoldenSet
+    adapter: SystemAdapter
+    adapter_spec: str
+    judge: JudgeClient
+    judge_spec: str
+    workers: int
+
+    @property
+    def judge_config(self) -> JudgeConfig:
+        """The judge's config bound to the rubric it scores under: what a baseline must match."""
+        return effective_config(self.judge, self.config.rubric)
+
+    def run(self, progress: Callable[[int, int], None] | None = None) -> RunResult:
+        """Run every case through the system and the judge; `progress(done, total)` after each."""
+        return run_suite(
+            self.golden.cases,
+            self.adapter,
+            self.judge,
+            rubric=self.config.rubric,
+            adapter_spec=self.adapter_spec,
+            judge_spec=self.judge_spec,
+            adapter_name=adapter_label(self.adapter, self.adapter_spec),
+            workers=self.workers,
+            top_k=self.config.run.top_k,
+            progress=progress,
+        )
+
+
+def plan_run(
+    config: Config,
+    golden_paths: Sequence[Path],
+    *,
+    adapter: str | None = None,
+    judge: str | None = None,
+    workers: int | None = None,
+) -> RunPlan:
+    """Load the golden set, then the system and the judge (`module:factory`, else the configured ones).
+
+    Everything that can be wrong with the input fails here, before a single case runs.
+    """
+    golden = load_golden(golden_paths)
+    adapter_spec = adapter or config.run.adapter
+    judge_spec = judge or config.run.judge
+    system = load_adapter(adapter_spec)
+    judge_client = load_judge(judge_spec)
+    return RunPlan(config, golden, system, adapter_spec, judge_client, judge_spec, workers or config.run.workers)

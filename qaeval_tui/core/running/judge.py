@@ -1,0 +1,190 @@
+"""The judge (DESIGN §3.3): the `JudgeClient` interface, loading a judge, and turning its result into a verdict.
+
+A judge scores one (case, output) per rubric axis and quotes the span behind each score. The
+verdict records the pinned `JudgeConfig` and its hash, because the judge is itself a dependency
+that drifts. A judge that raises or returns nonsense produces an error verdict, never a crash.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Protocol, runtime_checkable
+
+from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.golden.models import GoldenCase
+from qaeval_tui.core.rubric import Rubric
+from qaeval_tui.core.running.adapters import describe_failure, load_factory
+from qaeval_tui.core.running.models import JudgeConfig, SUTOutput
+from qaeval_tui.core.text import one_line
+
+FAITHFULNESS = "faithfulness"
+ANSWER_CORRECTNESS = "answer_correctness"
+CITATION_CORRECTNESS = "citation_correctness"
+
+
+@dataclass(frozen=True)
+class JudgeResult:
+    """Scores per axis (None: can't judge) and the quoted span behind each score."""
+
+    scores: dict[str, int | None]
+    evidence: dict[str, str] = field(default_factory=dict)
+
+
+@runtime_checkable
+class JudgeClient(Protocol):
+    """Anything with a pinned `config` and `score(case, output, rubric) -> JudgeResult`."""
+
+    @property
+    def config(self) -> JudgeConfig: ...
+
+    def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult: ...
+
+
+def effective_config(judge: JudgeClient, rubric: Rubric) -> JudgeConfig:
+    """The judge's config bound to the rubric version it scores under (part of the hash)."""
+    config = judge.config
+    problem = config_problem(config)
+    if problem is not None:
+        raise UsageError(f"the judge's config: {problem}")
+    if config.rubric_version == rubric.version:
+        return config
+    return config.model_copy(update={"rubric_version": rubric.version})
+
+
+def judge_descriptor(config: JudgeConfig) -> dict[str, Any]:
+    """The `judge` object of a verdict (§8.3): name, model, config hash and the pinned settings."""
+    return dict(_descriptor(config))
+
+
+@lru_cache(maxsize=64)
+def _descriptor(config: JudgeConfig) -> dict[str, Any]:
+    return {**config.model_dump(mode="json"), "config_hash": config.config_hash()}
+
+
+def validate_result(result: object, rubric: Rubric) -> JudgeResult:
+    """The judge's result checked against the rubric; ValueError names what is wrong.
+
+    Every rubric axis must be scored (None is "can't judge", said on purpose): a result that
+    leaves an axis out, or has nothing at all, is a judge failure, not a verdict.
+    """
+    if not isinstance(result, JudgeResult):
+        raise ValueError(f"the judge returned {type(result).__name__}, not a JudgeResult")
+    scores, evidence = result.scores, result.evidence
+    if not isinstance(scores, dict):
+        raise ValueError(f"the judge's scores are {type(scores).__name__}, not a dict of axis -> score")
+    if not isinstance(evidence, dict):
+        raise ValueError(f"the judge's evidence is {type(evidence).__name__}, not a dict of axis -> quoted span")
+    names = set(rubric.axis_names)
+    unknown = sorted(repr(axis) for axis in scores if axis not in names)
+    if unknown:
+        raise ValueError(f"the judge scored unknown axis {unknown[0]}")
+    for axis in rubric.axes:
+        value = scores.get(axis.name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value not in axis.scale):
+            raise ValueError(f"the judge gave {value!r} for {axis.name}, outside its scale {list(axis.scale)}")
+    missing = [axis for axis in rubric.axis_names if axis not in scores]
+    if missing:
+        raise ValueError(f"the judge gave no score for {missing[0]} (None, for can't judge, must be given explicitly)")
+    for name, span in evidence.items():
+        if name not in names:
+            raise ValueError(f"the judge gave evidence for unknown axis {name!r}")
+        if not isinstance(span, str):
+            raise ValueError(f"the judge's evidence for {name} is {type(span).__name__}, not a quoted span")
+        if not _is_text(span):
+            raise ValueError(f"the judge's evidence for {name} is not valid Unicode (a lone surrogate)")
+    return JudgeResult({axis: scores[axis] for axis in rubric.axis_names}, dict(evidence))
+
+
+def _checked(raw: object, rubric: Rubric) -> tuple[str, JudgeResult | None]:
+    """(why not, None) for a malformed result, ("", result) for a sound one; never raises."""
+    try:
+        return "", validate_result(raw, rubric)
+    except KeyboardInterrupt:
+        raise
+    except ValueError as exc:
+        return one_line(str(exc)), None
+    except BaseException as exc:  # a result whose attributes themselves fail (a hostile __eq__, __iter__...)
+        return f"the judge returned an unreadable result: {describe_failure(exc)}", None
+
+
+def judge_verdict(
+    judge: JudgeClient,
+    config: JudgeConfig,
+    case: GoldenCase,
+    output: SUTOutput,
+    rubric: Rubric,
+    *,
+    item_id: str,
+    created_at: str,
+) -> dict[str, Any]:
+    """One verdict in the §8.3 export shape. Any judge failure, an exit included, becomes status "error"."""
+    verdict: dict[str, Any] = {"item_id": item_id, "case_id": case.id, "judge": judge_descriptor(config)}
+    unscored = dict.fromkeys(rubric.axis_names)
+    if output.error is not None:
+        return {**verdict, "status": "ok", "scores": unscored, "evidence": {}, "created_at": created_at}
+    result: JudgeResult | None = None
+    try:
+        raw = judge.score(case, output, rubric)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # a judge failure (sys.exit too) is data, an error verdict, never a crash
+        problem = describe_failure(exc)
+    else:
+        problem, result = _checked(raw, rubric)
+    if result is None:
+        return {
+            **verdict,
+            "status": "error",
+            "scores": unscored,
+            "evidence": {},
+            "created_at": created_at,
+            "error": problem,
+        }
+    return {**verdict, "status": "ok", "scores": result.scores, "evidence": result.evidence, "created_at": created_at}
+
+
+def load_judge(spec: str) -> JudgeClient:
+    """The judge built by `module:factory`: it needs a JudgeConfig `config` and a `score` method."""
+    judge = load_factory(spec, "--judge")
+    try:  # `config` may be a property of user code: reading it can fail like any call into it
+        client = judge if isinstance(judge, JudgeClient) and callable(judge.score) else None
+        config = None if client is None else client.config
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        raise UsageError(f"--judge {spec!r}: reading the judge's config failed: {describe_failure(exc)}") from exc
+    if client is None:
+        raise UsageError(
+            f"--judge {spec!r}: the factory returned {one_line(type(judge).__name__)}, which has no score() method"
+        )
+    if not isinstance(config, JudgeConfig):
+        raise UsageError(
+            f"--judge {spec!r}: the judge's config is {one_line(type(config).__name__)}, not a JudgeConfig"
+        )
+    problem = config_problem(config)
+    if problem is not None:
+        raise UsageError(f"--judge {spec!r}: the judge's config: {problem}")
+    return client
+
+
+def config_problem(config: JudgeConfig) -> str | None:
+    """Why a judge config cannot be recorded in a verdict, or None when it can.
+
+    NaN or an infinity is no JSON number; half a UTF-16 pair is no UTF-8 text.
+    """
+    if not math.isfinite(config.temperature):
+        return f"temperature {config.temperature!r} is not a finite number"
+    for name, value in config.model_dump().items():
+        if isinstance(value, str) and not _is_text(value):
+            return f"{name} is not valid Unicode (a lone surrogate)"
+    return None
+
+
+def _is_text(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

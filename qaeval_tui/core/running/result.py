@@ -1,0 +1,161 @@
+"""A run's results, case by case and whole, and its versioned JSON artifact (`qaeval run --out`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from qaeval_tui import __version__
+from qaeval_tui.core.golden.models import LoadedCase
+from qaeval_tui.core.running.checks import CheckResult
+from qaeval_tui.core.running.judge import judge_descriptor
+from qaeval_tui.core.running.metrics import Scoreboard
+from qaeval_tui.core.running.models import JudgeConfig, SUTOutput
+from qaeval_tui.core.running.trajectory import TrajectoryResult
+
+RUN_FORMAT = "qaeval-run"
+ARTIFACT_VERSION = 1
+CODE_VERSION = f"qaeval_tui {__version__}"
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """Everything measured for one case of a run."""
+
+    position: int
+    loaded: LoadedCase
+    output: SUTOutput
+    output_json: dict[str, Any]
+    output_hash: str
+    item_id: str
+    checks: tuple[CheckResult, ...]
+    verdict: dict[str, Any]
+    trajectory: TrajectoryResult | None
+    values: dict[str, float | None]
+    failures: tuple[str, ...]
+    seconds: float
+
+    @property
+    def case_id(self) -> str:
+        return self.loaded.case.id
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+    @property
+    def judge_error(self) -> str | None:
+        """The judge's failure on this case (an error verdict), or None when it returned a verdict."""
+        if self.verdict.get("status") != "error":
+            return None
+        return str(self.verdict.get("error") or "the judge failed")
+
+    def slice_keys(self) -> dict[str, str]:
+        case = self.loaded.case
+        return {"split": self.loaded.split, "difficulty": case.difficulty, "adversarial": case.adversarial or "none"}
+
+    def result_json(self) -> dict[str, Any]:
+        """What a run stores beside the raw output: checks, verdict, trajectory, values, pass/fail."""
+        return {
+            "item_id": self.item_id,
+            "split": self.loaded.split,
+            "difficulty": self.loaded.case.difficulty,
+            "adversarial": self.loaded.case.adversarial,
+            "expected_behavior": self.loaded.case.expected_behavior,
+            "passed": self.passed,
+            "failures": list(self.failures),
+            "checks": [check.to_json() for check in self.checks],
+            "trajectory": None if self.trajectory is None else self.trajectory.to_json(),
+            "values": self.values,
+            "verdict": self.verdict,
+            "seconds": round(self.seconds, 6),
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "position": self.position,
+            "case_id": self.case_id,
+            "case_hash": self.loaded.content_hash,
+            "output_hash": self.output_hash,
+            "output": self.output_json,
+            **self.result_json(),
+        }
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One run of a suite through one adapter and one judge."""
+
+    run_id: str
+    suite_hash: str
+    adapter: str
+    adapter_spec: str
+    judge_spec: str
+    judge_config: JudgeConfig
+    rubric_version: str
+    top_k: int
+    workers: int
+    started_at: str
+    finished_at: str
+    cases: tuple[CaseResult, ...]
+    board: Scoreboard
+    code_version: str = CODE_VERSION
+
+    @property
+    def judge_errors(self) -> tuple[CaseResult, ...]:
+        """The cases whose verdict is an error: their judge metrics are missing, never zero or skipped."""
+        return tuple(result for result in self.cases if result.judge_error is not None)
+
+    def header(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "suite_hash": self.suite_hash,
+            "adapter": self.adapter,
+            "adapter_spec": self.adapter_spec,
+            "judge": judge_descriptor(self.judge_config),
+            "judge_spec": self.judge_spec,
+            "rubric_version": self.rubric_version,
+            "top_k": self.top_k,
+            "workers": self.workers,
+            "code_version": self.code_version,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "n_cases": len(self.cases),
+            "judge_errors": len(self.judge_errors),
+        }
+
+    def artifact(self) -> dict[str, Any]:
+        """The versioned JSON artifact of `qaeval run --out`."""
+        return {
+            "format": RUN_FORMAT,
+            "version": ARTIFACT_VERSION,
+            "run": self.header(),
+            "metrics": self.board.to_json(),
+            "cases": [result.to_json() for result in self.cases],
+        }
+
+
+def dumps_document(document: dict[str, Any]) -> str:
+    """JSON with the header indented and one compact line per case: diffs stay readable, 10k cases stay fast.
+
+    NaN and infinities are refused (ValueError), never written: strict JSON parsers reject them.
+    """
+    parts = []
+    for key, value in document.items():
+        if key == "cases" and isinstance(value, list) and value:
+            rows = ",\n".join("    " + json.dumps(row, ensure_ascii=False, allow_nan=False) for row in value)
+            parts.append(f'  "cases": [\n{rows}\n  ]')
+        else:
+            text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False).replace("\n", "\n  ")
+            parts.append(f"  {json.dumps(key)}: {text}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def write_json(path: str | Path, document: dict[str, Any]) -> None:
+    """Write a JSON document through the one output writer: whole or not at all, never NaN (UsageError)."""
+    from qaeval_tui.core.atomic_file import require_finite, write_output
+
+    require_finite(document, str(path))
+    write_output(Path(path), dumps_document(document))

@@ -1,0 +1,331 @@
+"""Run a suite: case views to the adapter, then checks, judge, trajectory and metrics; store the run.
+
+The adapter may run on several threads; results come back in suite order whatever the
+finishing order, so two runs of a deterministic system produce the same artifact. An adapter
+that raises, calls sys.exit(), returns something that is not a SUTOutput, or computes a NaN or
+infinite value yields a failed case, not a crash (only KeyboardInterrupt stops the run).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
+
+from pydantic import ValidationError
+
+from qaeval_tui.core.batch import collector_paused
+from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.golden.hashing import content_hash, item_id_for, suite_hash
+from qaeval_tui.core.golden.loader import case_to_json_dict
+from qaeval_tui.core.golden.models import LoadedCase
+from qaeval_tui.core.rubric import Rubric
+from qaeval_tui.core.running.adapters import SystemAdapter, adapter_label, case_view, describe_failure
+from qaeval_tui.core.running.checks import CheckResult, run_checks
+from qaeval_tui.core.running.judge import JudgeClient, effective_config, judge_verdict
+from qaeval_tui.core.running.metrics import case_values, scoreboard
+from qaeval_tui.core.running.models import CaseView, Citation, JudgeConfig, SUTOutput
+from qaeval_tui.core.running.result import CaseResult, RunResult
+from qaeval_tui.core.running.trajectory import TrajectoryResult, score_trajectory
+from qaeval_tui.core.store.sqlite import Store, utc_now
+
+Progress = Callable[[int, int], None]
+
+
+def call_adapter(adapter: SystemAdapter, view: CaseView) -> SUTOutput:
+    """The adapter's output; a raise, an exit or a malformed return becomes an output with `error` set."""
+    try:
+        raw = adapter.answer(view)
+        output = _as_output(raw)
+    except KeyboardInterrupt:  # the person running qaeval stopping it is not a failed case
+        raise
+    except BaseException as exc:  # a crash or sys.exit() is a failed case, never the end of the harness
+        return SUTOutput(error=describe_failure(exc))
+    problem = _number_problem(output)
+    return output if problem is None else SUTOutput(error=problem)
+
+
+def _as_output(raw: object) -> SUTOutput:
+    if isinstance(raw, SUTOutput):
+        if _well_formed(raw):
+            return raw
+        # Built with model_copy(update=...) or model_construct, which skip validation: validate it now.
+        raw = raw.model_dump(warnings=False)
+    if isinstance(raw, dict):
+        try:
+            return SUTOutput.model_validate(raw)
+        except ValidationError as exc:
+            error = exc.errors(include_url=False)[0]
+            where = ".".join(str(part) for part in error["loc"])
+            return SUTOutput(error=f"the adapter returned an invalid output: {where}: {error['msg']}")
+    return SUTOutput(error=f"the adapter returned {type(raw).__name__}, not a SUTOutput")
+
+
+def _well_formed(output: SUTOutput) -> bool:
+    """Every field of the type the checks read (a few isinstance calls: the common case stays cheap)."""
+    return (
+        isinstance(output.answer, str)
+        and isinstance(output.prompt, str)
+        and isinstance(output.abstained, bool)
+        and isinstance(output.model_was_called, bool)
+        and (output.error is None or isinstance(output.error, str))
+        and isinstance(output.citations, tuple)
+        and all(isinstance(citation, Citation) for citation in output.citations)
+        and isinstance(output.retrieved_ids, tuple)
+        and all(isinstance(source_id, str) for source_id in output.retrieved_ids)
+        and isinstance(output.computed, dict)
+        and all(isinstance(key, str) and isinstance(value, str | int | float) for key, value in output.computed.items())
+    )
+
+
+def _number_problem(output: SUTOutput) -> str | None:
+    """Why a computed value is no usable number: NaN, an infinity, or an int no float can hold."""
+    for name, value in output.computed.items():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        try:
+            finite = math.isfinite(value)
+        except OverflowError:
+            finite = False
+        if not finite:
+            shown = repr(value) if isinstance(value, float) else "an integer too large for a float"
+            return f"the adapter computed {name!r} = {shown}, which is not a finite number"
+    return None
+
+
+def case_failures(
+    result_checks: Sequence[CheckResult], loaded: LoadedCase, output: SUTOutput, trajectory: TrajectoryResult | None
+) -> tuple[str, ...]:
+    """Why a case does not pass. Deterministic only, so a case's pass never hangs on judge trust."""
+    reasons = [f"check:{check.name}" for check in result_checks if check.failed]
+    if loaded.case.expected_behavior == "answer" and output.abstained and output.error is None:
+        reasons.append("over_refusal")
+    if trajectory is not None and not trajectory.success and output.error is None:
+        reasons.append("trajectory")
+    return tuple(reasons)
+
+
+def evaluate_case(
+    position: int,
+    loaded: LoadedCase,
+    adapter: SystemAdapter,
+    judge: JudgeClient,
+    config: JudgeConfig,
+    rubric: Rubric,
+    top_k: int,
+    clock: Callable[[], str] = utc_now,
+) -> CaseResult:
+    started = time.perf_counter()
+    output = call_adapter(adapter, case_view(loaded))
+    seconds = time.perf_counter() - started
+    try:
+        output_json = output.model_dump(mode="json")
+        output_hash = content_hash(output_json)
+    except UnicodeEncodeError:  # half a UTF-16 pair: no UTF-8 writer, hash or store can take it
+        output = SUTOutput(error="the adapter returned text that is not valid Unicode (a lone surrogate)")
+        output_json = output.model_dump(mode="json")
+        output_hash = content_hash(output_json)
+    item_id = item_id_for(loaded.content_hash, output_hash)
+    case = loaded.case
+    checks = run_checks(case, output)
+    verdict = judge_verdict(judge, config, case, output, rubric, item_id=item_id, created_at=clock())
+    trajectory = score_trajectory(case, output)
+    values = case_values(case, output, checks, verdict, trajectory, rubric, top_k)
+    return CaseResult(
+        position,
+        loaded,
+        output,
+        output_json,
+        output_hash,
+        item_id,
+        checks,
+        verdict,
+        trajectory,
+        values,
+        case_failures(checks, loaded, output, trajectory),
+        seconds,
+    )
+
+
+def run_suite(
+    cases: Sequence[LoadedCase],
+    adapter: SystemAdapter,
+    judge: JudgeClient,
+    *,
+    rubric: Rubric,
+    adapter_spec: str,
+    judge_spec: str,
+    adapter_name: str | None = None,
+    workers: int = 1,
+    top_k: int = 3,
+    progress: Progress | None = None,
+    clock: Callable[[], str] = utc_now,
+) -> RunResult:
+    """Run every case (in suite order in the result, whatever `workers` is) and score the run.
+
+    `progress(done, total)` is called from the calling thread after each case; `clock` gives the
+    ISO timestamps of the run and its verdicts (fixed in tests and screenshots).
+    """
+    if workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {workers}")
+    if not cases:
+        raise UsageError("no cases to run")
+    config = effective_config(judge, rubric)
+    with collector_paused():
+        return _run(
+            cases,
+            adapter,
+            judge,
+            config,
+            rubric,
+            adapter_spec,
+            judge_spec,
+            adapter_name,
+            workers,
+            top_k,
+            progress,
+            clock,
+        )
+
+
+def _run(
+    cases: Sequence[LoadedCase],
+    adapter: SystemAdapter,
+    judge: JudgeClient,
+    config: JudgeConfig,
+    rubric: Rubric,
+    adapter_spec: str,
+    judge_spec: str,
+    adapter_name: str | None,
+    workers: int,
+    top_k: int,
+    progress: Progress | None,
+    clock: Callable[[], str],
+) -> RunResult:
+    started_at = clock()
+
+    def one(position: int) -> CaseResult:
+        return evaluate_case(position, cases[position], adapter, judge, config, rubric, top_k, clock)
+
+    if workers == 1:
+        results: list[CaseResult] = []
+        for position in range(len(cases)):
+            results.append(one(position))
+            if progress is not None:
+                progress(len(results), len(cases))
+    else:
+        results = _in_parallel(one, len(cases), workers, progress)
+    board = scoreboard([(result.slice_keys(), result.values) for result in results])
+    return RunResult(
+        run_id=f"run-{started_at.replace(':', '').replace('-', '')[:15]}-{uuid.uuid4().hex[:8]}",
+        suite_hash=suite_hash(loaded.content_hash for loaded in cases),
+        adapter=adapter_name or adapter_label(adapter, adapter_spec),
+        adapter_spec=adapter_spec,
+        judge_spec=judge_spec,
+        judge_config=config,
+        rubric_version=rubric.version,
+        top_k=top_k,
+        workers=workers,
+        started_at=started_at,
+        finished_at=clock(),
+        cases=tuple(results),
+        board=board,
+    )
+
+
+def _in_parallel(
+    one: Callable[[int], CaseResult], total: int, workers: int, progress: Progress | None
+) -> list[CaseResult]:
+    """`one(i)` for every position on `workers` threads; each result lands at its position.
+
+    Each thread pulls the next position itself and the caller only polls for progress, so a
+    CPU-bound adapter does not pay a thread handoff per case (that made 2 workers 1.5x slower).
+    """
+    slots: list[CaseResult | None] = [None] * total
+    positions = iter(range(total))
+    lock = threading.Lock()
+    finished = 0
+
+    def drain() -> None:
+        nonlocal finished
+        while True:
+            with lock:
+                position = next(positions, None)
+            if position is None:
+                return
+            slots[position] = one(position)
+            with lock:
+                finished += 1
+
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="qaeval-adapter") as pool:
+        threads = [pool.submit(drain) for _ in range(min(workers, total))]
+        pending = set(threads)
+        reported = 0
+        while pending:
+            _, pending = wait(pending, timeout=0.2)
+            if progress is not None:
+                # Every count is reported, in order, from this thread, as with one worker. Read the
+                # shared counter once: a second read could skip counts finished in between.
+                with lock:
+                    now = finished
+                for done in range(reported + 1, now + 1):
+                    progress(done, total)
+                reported = now
+    for thread in threads:
+        thread.result()  # an unexpected error inside the harness itself is raised, never swallowed
+    return [slot for slot in slots if slot is not None]
+
+
+def store_run(store: Store, result: RunResult) -> None:
+    """Append the run (cases, outputs, verdicts) to the store; nothing is ever updated in place."""
+    with collector_paused():
+        _store_run(store, result)
+
+
+def _store_run(store: Store, result: RunResult) -> None:
+    store.upsert_cases(
+        (r.loaded.content_hash, r.case_id, r.loaded.split, case_to_json_dict(r.loaded.case)) for r in result.cases
+    )
+    header = result.header()
+    config_hash = header["judge"]["config_hash"]
+    store.insert_run(
+        {
+            "run_id": result.run_id,
+            "suite_hash": result.suite_hash,
+            "adapter": result.adapter,
+            "judge_name": result.judge_config.name,
+            "judge_config_hash": config_hash,
+            "code_version": result.code_version,
+            "started_at": result.started_at,
+            "finished_at": result.finished_at,
+            "n_cases": len(result.cases),
+            "data": header,
+            "metrics": result.board.to_json(),
+        },
+        [
+            {
+                "position": r.position,
+                "case_id": r.case_id,
+                "case_hash": r.loaded.content_hash,
+                "output_hash": r.output_hash,
+                "output": r.output_json,
+                "result": {key: value for key, value in r.result_json().items() if key != "verdict"},
+            }
+            for r in result.cases
+        ],
+        [
+            {
+                "item_id": r.item_id,
+                "case_id": r.case_id,
+                "judge_name": result.judge_config.name,
+                "config_hash": config_hash,
+                "status": r.verdict["status"],
+                "verdict": r.verdict,
+                "created_at": r.verdict["created_at"],
+            }
+            for r in result.cases
+        ],
+    )

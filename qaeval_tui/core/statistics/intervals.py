@@ -1,0 +1,96 @@
+"""Confidence intervals and sample sizes: Wilson intervals for a proportion, the n a target width
+needs, and a paired bootstrap for a mean difference (the gate's deltas)."""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+import numpy as np
+import numpy.typing as npt
+
+# Bound on replicates x resampled groups held at once, so memory stays modest on big sets.
+MAX_BLOCK_ELEMENTS = 4_000_000
+
+
+def check_confidence(confidence: float) -> None:
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
+
+
+def _z(confidence: float) -> float:
+    return NormalDist().inv_cdf(0.5 + confidence / 2.0)
+
+
+def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float] | None:
+    """Wilson score interval without continuity correction; None when n == 0."""
+    if n < 0 or not 0 <= successes <= n:
+        raise ValueError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
+    check_confidence(confidence)
+    if n == 0:
+        return None
+    z = _z(confidence)
+    p = successes / n
+    denominator = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1.0 - p) / n + z * z / (4 * n * n)) / denominator
+    # Exact ends at 0 and n: rounding would otherwise leave 1e-17 off the bound.
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == n else min(1.0, centre + half)
+    return (low, high)
+
+
+def _wilson_half_width(p: float, n: int, z: float) -> float:
+    return z * math.sqrt(p * (1.0 - p) * n + z * z / 4.0) / (n + z * z)
+
+
+def half_width_n(p: float, target_half_width: float = 0.10, confidence: float = 0.95) -> int:
+    """Smallest n at which the Wilson interval around proportion p is narrower than +-target."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"p must be a proportion, got {p}")
+    if target_half_width <= 0.0:
+        raise ValueError(f"target half-width must be positive, got {target_half_width}")
+    check_confidence(confidence)
+    z = _z(confidence)
+    # The half-width strictly decreases in n (its derivative's sign is p(1-p)(z^2 - n) - z^2/2),
+    # so bracket by doubling, then bisect.
+    if _wilson_half_width(p, 1, z) < target_half_width:
+        return 1
+    high = 2
+    while _wilson_half_width(p, high, z) >= target_half_width:
+        high *= 2
+    low = high // 2
+    while high - low > 1:
+        middle = (low + high) // 2
+        if _wilson_half_width(p, middle, z) < target_half_width:
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+def paired_bootstrap_ci(
+    differences: npt.ArrayLike, replicates: int = 2000, seed: int = 0, confidence: float = 0.95
+) -> tuple[float, float]:
+    """Percentile CI for the mean of per-case paired differences (cases resampled)."""
+    values = np.asarray(differences, dtype=np.float64).ravel()
+    if values.size == 0:
+        raise ValueError("no paired differences to resample")
+    if not np.isfinite(values).all():
+        raise ValueError("paired differences must be finite numbers")
+    if replicates < 1:
+        raise ValueError(f"replicates must be at least 1, got {replicates}")
+    check_confidence(confidence)
+    distinct, frequency = np.unique(values, return_counts=True)
+    n = values.size
+    shares = frequency / n
+    rng = np.random.default_rng(seed)
+    means = np.empty(replicates, dtype=np.float64)
+    # Scores take few distinct values, so resampled counts per distinct value are cheap.
+    block = max(1, MAX_BLOCK_ELEMENTS // distinct.size)
+    for start in range(0, replicates, block):
+        stop = min(replicates, start + block)
+        means[start:stop] = rng.multinomial(n, shares, size=stop - start) @ distinct / n
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(means, [tail, 1.0 - tail])
+    return (float(low), float(high))

@@ -1,0 +1,153 @@
+"""Labels as numpy columns, and which revision of each (item, reviewer) the statistics read.
+
+Agreement and calibration read the latest *blind* revision per (item, reviewer) under the
+current rubric version (DESIGN §4, §8.2): a change made after seeing the judge is a post-reveal
+revision and would measure the judge's influence, not the reviewer. Skips are not labels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from qaeval_tui.core.rubric import Rubric
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+class LabelRevision(Protocol):
+    """What selection and the table read of a label: a `Label`, or a `Store.label_revisions` row."""
+
+    @property
+    def item_id(self) -> str: ...
+    @property
+    def reviewer(self) -> str: ...
+    @property
+    def revision(self) -> int: ...
+    @property
+    def skipped(self) -> bool: ...
+    @property
+    def rubric_version(self) -> str: ...
+    @property
+    def revealed(self) -> bool: ...
+    @property
+    def scores(self) -> Mapping[str, int | None]: ...
+
+
+L = TypeVar("L", bound=LabelRevision, covariant=True)
+
+
+@dataclass(frozen=True)
+class Selection(Generic[L]):
+    """The chosen revisions and what was left out, counted so a report can say so."""
+
+    labels: tuple[L, ...]
+    revisions_read: int
+    skips: int
+    superseded: int
+    post_reveal: int
+    other_rubric_version: int
+    include_post_reveal: bool
+
+    def counts(self) -> dict[str, int | bool]:
+        return {
+            "revisions_read": self.revisions_read,
+            "used": len(self.labels),
+            "skips": self.skips,
+            "superseded": self.superseded,
+            "post_reveal_excluded": self.post_reveal,
+            "other_rubric_version": self.other_rubric_version,
+            "include_post_reveal": self.include_post_reveal,
+        }
+
+
+def select_labels(labels: Iterable[L], rubric_version: str, *, include_post_reveal: bool = False) -> Selection[L]:
+    """The latest (blind, unless `include_post_reveal`) non-skip revision per (item, reviewer)."""
+    latest: dict[tuple[str, str], L] = {}
+    read = skips = post_reveal = other_version = candidates = 0
+    for label in labels:
+        read += 1
+        if label.skipped:
+            skips += 1
+            continue
+        if label.rubric_version != rubric_version:
+            other_version += 1
+            continue
+        if label.revealed and not include_post_reveal:
+            post_reveal += 1
+            continue
+        candidates += 1
+        key = (label.item_id, label.reviewer)
+        kept = latest.get(key)
+        if kept is None or label.revision > kept.revision:
+            latest[key] = label
+    chosen = tuple(latest[key] for key in sorted(latest))
+    return Selection(chosen, read, skips, candidates - len(chosen), post_reveal, other_version, include_post_reveal)
+
+
+def axis_values(scores: Sequence[Mapping[str, int | None]], axis: str) -> FloatArray:
+    """One axis of many score mappings (one column at a time, not one cell); NaN where unscored or None."""
+    nan = np.nan
+    return np.array([nan if (value := score.get(axis)) is None else value for score in scores], dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class LabelTable:
+    """One row per (item, reviewer) label; `scores[:, a]` is NaN where axis a was not scored or can't-judge."""
+
+    items: tuple[str, ...]
+    reviewers: tuple[str, ...]
+    axes: tuple[str, ...]
+    item_codes: IntArray
+    reviewer_codes: IntArray
+    scores: FloatArray
+    cant_judge: BoolArray
+
+    def __post_init__(self) -> None:
+        n = self.item_codes.shape[0]
+        if self.reviewer_codes.shape != (n,) or self.scores.shape != (n, len(self.axes)):
+            raise ValueError("item codes, reviewer codes and scores must describe the same rows")
+        if self.cant_judge.shape != self.scores.shape:
+            raise ValueError("cant_judge must have the shape of scores")
+        pairs = self.reviewer_codes.astype(np.int64) * max(len(self.items), 1) + self.item_codes
+        if np.unique(pairs).size != n:
+            raise ValueError("a label table holds at most one label per (item, reviewer)")
+
+    @classmethod
+    def from_labels(cls, labels: Sequence[LabelRevision], rubric: Rubric) -> LabelTable:
+        """Build from selected labels (one per item and reviewer; see `select_labels`)."""
+        axes = rubric.axis_names
+        items = tuple(sorted({label.item_id for label in labels}))
+        reviewers = tuple(sorted({label.reviewer for label in labels}))
+        item_index = {item: i for i, item in enumerate(items)}
+        reviewer_index = {name: i for i, name in enumerate(reviewers)}
+        given = [label.scores for label in labels]
+        scores = np.full((len(labels), len(axes)), np.nan)
+        cant_judge = np.zeros((len(labels), len(axes)), dtype=bool)
+        for column, axis in enumerate(axes):
+            scores[:, column] = axis_values(given, axis)
+            cant_judge[:, column] = [score.get(axis, 0) is None for score in given]  # scored None: can't judge
+        return cls(
+            items=items,
+            reviewers=reviewers,
+            axes=axes,
+            item_codes=np.fromiter((item_index[lab.item_id] for lab in labels), np.int64, len(labels)),
+            reviewer_codes=np.fromiter((reviewer_index[lab.reviewer] for lab in labels), np.int64, len(labels)),
+            scores=scores,
+            cant_judge=cant_judge,
+        )
+
+    def axis_index(self, axis: str) -> int:
+        return self.axes.index(axis)
+
+    def reliability(self, axis: str) -> FloatArray:
+        """Reviewers x items for one axis, NaN where there is no value."""
+        matrix = np.full((len(self.reviewers), len(self.items)), np.nan)
+        matrix[self.reviewer_codes, self.item_codes] = self.scores[:, self.axis_index(axis)]
+        return matrix

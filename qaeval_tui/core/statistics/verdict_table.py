@@ -1,0 +1,118 @@
+"""Judge verdicts as numpy columns, for one judge config (DESIGN §5: a calibration is per judge)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.review.rubric_fit import check_rubric_unchanged
+from qaeval_tui.core.rubric import Rubric
+from qaeval_tui.core.statistics.label_table import BoolArray, FloatArray, IntArray, axis_values
+
+
+class ScoredVerdict(Protocol):
+    """What the table reads of a verdict: a `JudgeVerdict`, or a `Store.verdict_scores` row."""
+
+    @property
+    def item_id(self) -> str: ...
+    @property
+    def judge(self) -> Mapping[str, str | float | int]: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def scores(self) -> Mapping[str, int | None]: ...
+
+
+@dataclass(frozen=True)
+class VerdictTable:
+    """One row per item: the judge's score per axis (NaN for can't judge or an error verdict)."""
+
+    items: tuple[str, ...]
+    axes: tuple[str, ...]
+    scores: FloatArray
+    config_hash: str
+    judge_name: str
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.scores.shape != (len(self.items), len(self.axes)):
+            raise ValueError("scores must be items x axes")
+        if len(set(self.items)) != len(self.items):
+            raise ValueError("one verdict per item")
+
+    def align(self, items: Sequence[str]) -> tuple[IntArray, BoolArray]:
+        """Row of each of `items` in this table (vectorized), and whether it has one."""
+        if not self.items or not items:
+            return np.full(len(items), -1, dtype=np.int64), np.zeros(len(items), dtype=bool)
+        mine = np.asarray(self.items)
+        order = np.argsort(mine, kind="stable")
+        ordered = mine[order]
+        query = np.asarray(items)
+        position = np.searchsorted(ordered, query).clip(0, len(ordered) - 1)
+        found: BoolArray = ordered[position] == query
+        rows: IntArray = np.where(found, order[position], -1).astype(np.int64)
+        return rows, found
+
+    def scores_for(
+        self, items: Sequence[str], axis: str, aligned: tuple[IntArray, BoolArray] | None = None
+    ) -> FloatArray:
+        """The judge's scores on `axis`, aligned to `items` (NaN where there is none)."""
+        rows, found = aligned if aligned is not None else self.align(items)
+        values = np.full(len(items), np.nan)
+        values[found] = self.scores[rows[found], self.axes.index(axis)]
+        return values
+
+    def has_verdict(self, items: Sequence[str]) -> BoolArray:
+        return self.align(items)[1]
+
+    @classmethod
+    def from_verdicts(
+        cls, verdicts: Iterable[ScoredVerdict], rubric: Rubric, config_hash: str | None = None
+    ) -> VerdictTable:
+        """The latest verdict per item of one judge config; with no hash given there must be exactly one."""
+        all_verdicts = list(verdicts)
+        hashes = sorted({str(v.judge.get("config_hash", "")) for v in all_verdicts})
+        if not all_verdicts:
+            raise UsageError("no judge verdicts to calibrate against; run `qaeval run` or pass --verdicts")
+        if config_hash is None:
+            if len(hashes) > 1:
+                raise UsageError(
+                    f"verdicts of {len(hashes)} judge configs ({', '.join(hashes)}); pick one with --judge-config-hash"
+                )
+            config_hash = hashes[0]
+        elif config_hash not in hashes:
+            raise UsageError(f"no verdicts of judge config {config_hash!r}; the verdicts have {hashes}")
+        mine = [v for v in all_verdicts if v.judge.get("config_hash") == config_hash]
+        versions = {str(v.judge["rubric_version"]) for v in mine if "rubric_version" in v.judge}
+        usable = [v for v in mine if str(v.judge.get("rubric_version", rubric.version)) == rubric.version]
+        if not usable:
+            raise UsageError(
+                f"judge config {config_hash} scored under rubric version(s) {sorted(versions)}, "
+                f"but the rubric is version {rubric.version}: a calibration binds one judge to one rubric"
+            )
+        check_rubric_unchanged((v.scores for v in usable), rubric, f"judge config {config_hash}", "verdicts")
+        latest = {v.item_id: v for v in usable}
+        items = tuple(sorted(latest))
+        axes = rubric.axis_names
+        given = [latest[item].scores if latest[item].status == "ok" else {} for item in items]  # an error: no scores
+        scores = np.full((len(items), len(axes)), np.nan)
+        for column, axis in enumerate(axes):
+            scores[:, column] = axis_values(given, axis)
+        return cls(
+            items=items,
+            axes=axes,
+            scores=scores,
+            config_hash=config_hash,
+            judge_name=str(usable[-1].judge.get("name", "")),
+            counts={
+                "read": len(all_verdicts),
+                "used": len(items),
+                "other_judge_configs": len(all_verdicts) - len(mine),
+                "other_rubric_version": len(mine) - len(usable),
+                "errors": sum(1 for v in latest.values() if v.status != "ok"),
+            },
+        )

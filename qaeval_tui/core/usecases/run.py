@@ -1,0 +1,95 @@
+"""Run the suite the config describes and store the run (`qaeval run`, `baseline`, `drift`, `gate`), and write
+its documents and reports to files or stdout."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import Any, TextIO
+
+from qaeval_tui.core.atomic_file import check_output_target, require_finite, write_output
+from qaeval_tui.core.config import Config
+from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.gate.baseline import Baseline, check_settings
+from qaeval_tui.core.running.configured import plan_run
+from qaeval_tui.core.running.result import RunResult, dumps_document, write_json
+from qaeval_tui.core.running.runner import store_run
+from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.text import json_visible
+
+ProgressUpdate = Callable[[int, int], None]
+ProgressDisplay = Callable[[], AbstractContextManager[ProgressUpdate | None]]
+"""Opens a progress display around the run itself (not the loading) and yields its `update(done, total)`."""
+
+
+@contextmanager
+def no_progress() -> Iterator[None]:
+    yield None
+
+
+STDOUT = "-"
+"""An output path of `-` means stdout, for every report and document option."""
+
+
+def check_output_targets(as_json: bool, *options: tuple[str, Path | None]) -> bool:
+    """Refuse, before the suite runs, an output path that can never be written (or a golden split), and
+    two outputs that both claim stdout (`-`, or one and `--json`). True when stdout is free for the tables."""
+    to_stdout = [f"{name} -" for name, path in options if path is not None and str(path) == STDOUT]
+    if as_json:
+        to_stdout.insert(0, "--json")
+    if len(to_stdout) > 1:
+        raise UsageError(f"{' and '.join(to_stdout)} all write to stdout; send all but one to a file")
+    for _, path in options:
+        if path is not None and str(path) != STDOUT:
+            check_output_target(path)
+    return not to_stdout
+
+
+def print_document(document: dict[str, Any], stdout: TextIO | None = None) -> None:
+    """A run or baseline document on stdout: refused whole, naming the field, if it holds NaN."""
+    require_finite(document, "stdout")
+    (stdout or sys.stdout).write(json_visible(dumps_document(document)))  # hidden characters as \u escapes
+
+
+def write_document(path: Path | None, document: dict[str, Any], stdout: TextIO | None = None) -> None:
+    """A run artifact or baseline to `path`, or to stdout for `-`."""
+    if path is None:
+        return
+    if str(path) == STDOUT:
+        print_document(document, stdout)
+    else:
+        write_json(path, document)
+
+
+def write_report(path: Path | None, text: str, stdout: TextIO | None = None) -> None:
+    """A report (Markdown, JUnit: data already escaped for the format) to `path`, or to stdout for `-`."""
+    if path is None:
+        return
+    if str(path) == STDOUT:
+        (stdout or sys.stdout).write(text)
+    else:
+        write_output(path, text)
+
+
+def run_from_config(
+    config: Config,
+    golden_paths: Sequence[Path],
+    store_path: Path,
+    *,
+    adapter: str | None = None,
+    judge: str | None = None,
+    workers: int | None = None,
+    against: Baseline | None = None,
+    progress: ProgressDisplay = no_progress,
+) -> RunResult:
+    """Load, run, store. With `against`, a baseline of another judge, rubric or k is refused before the run."""
+    plan = plan_run(config, golden_paths, adapter=adapter, judge=judge, workers=workers)
+    if against is not None:
+        check_settings(against, plan.judge_config, config.rubric.version, config.run.top_k)
+    with progress() as update:
+        result = plan.run(update)
+    with Store.open(store_path) as store:
+        store_run(store, result)
+    return result
