@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import typer
 
 from qaeval_tui.cli.literal_console import LiteralConsole
 from qaeval_tui.core.atomic_file import strict_json
 from qaeval_tui.core.config import Config, load_config
-from qaeval_tui.core.errors import InputError, QaevalError
+from qaeval_tui.core.errors import InputError, QaevalError, UsageError
 from qaeval_tui.core.text import json_visible
+
+if TYPE_CHECKING:
+    from qaeval_tui.core.store.sqlite import Store
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -33,6 +38,39 @@ def config_from(ctx: typer.Context) -> Config:
         root.obj["config"] = load_config(root.params.get("config"))
     config: Config = root.obj["config"]
     return config
+
+
+def store_path(ctx: typer.Context, db: Path | None) -> Path:
+    """The store a command uses: `--db`, else `paths.store` from the config."""
+    config = config_from(ctx)
+    return db or config.path(config.paths.store)
+
+
+def open_store(ctx: typer.Context, db: Path | None, *, must_exist: bool = False) -> Store:
+    """Open the command's store (see `store_path`), creating it unless `must_exist`.
+
+    The one way a command opens the store: a store that cannot be opened or written is a UsageError
+    naming it (Store.open), and one that must exist and does not is refused before anything is created.
+    """
+    from qaeval_tui.core.store.sqlite import Store
+
+    path = store_path(ctx, db)
+    if must_exist and not path.is_file():
+        if db is not None:
+            raise UsageError(f"{path}: no such store")
+        raise UsageError(f"{path}: no store here yet; run `qaeval run` first or pass --db")
+    return Store.open(path)
+
+
+@contextmanager
+def optional_store(ctx: typer.Context, db: Path | None) -> Iterator[Store | None]:
+    """The store when there is one, else None (a command that can read files instead); a `--db` that
+    names no store is refused. Closed after the block."""
+    if db is None and not store_path(ctx, db).is_file():
+        yield None
+        return
+    with open_store(ctx, db, must_exist=True) as store:
+        yield store
 
 
 def guarded(func: Callable[P, R], *, invalid_input_exit: int | None = None) -> Callable[P, R]:

@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from qaeval_tui.cli.common import config_from, guarded, print_json, stderr, stdout
+from qaeval_tui.cli.common import config_from, guarded, open_store, print_json, stderr, stdout
+from qaeval_tui.cli.options import AsJson, Curator, Db
 from qaeval_tui.core.text import literal, one_line
 
 if TYPE_CHECKING:
     from qaeval_tui.core.curation.inbox import InboxEntry
     from qaeval_tui.core.curation.promotion import CurationError
     from qaeval_tui.core.golden.neardup import SimilarCase
-    from qaeval_tui.core.store.sqlite import Store
 
 # The curation core is imported inside each command, so other commands do not pay for it.
 
@@ -42,9 +42,6 @@ _OPTION = {
     "reason": "--reason",
 }
 
-DB_HELP = "SQLite store (default: the configured paths.store)."
-CURATOR_HELP = "Who decides (recorded with the decision); or set QAEVAL_CURATOR."
-
 
 def _say(text: str) -> None:
     """A line of output to stdout, never wrapped or cut (it may hold a path or an id to copy)."""
@@ -54,13 +51,6 @@ def _say(text: str) -> None:
 def _tell(text: str) -> None:
     """A diagnostic line to stderr, never wrapped or cut."""
     stderr.print(text, soft_wrap=True)
-
-
-def _store(ctx: typer.Context, db: Path | None) -> Store:
-    from qaeval_tui.core.store.sqlite import Store
-
-    config = config_from(ctx)
-    return Store.open(db or config.path(config.paths.store))
 
 
 def _fail(exc: CurationError) -> typer.Exit:
@@ -85,7 +75,7 @@ def _warn_near_duplicates(similar: list[SimilarCase]) -> None:
 def inbox_import(
     ctx: typer.Context,
     file: Path | None = typer.Argument(None, help="Production-miss JSONL (default: the configured paths.inbox)."),
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    db: Db = None,
 ) -> None:
     """Import production misses: all lines or none, idempotent by trace id.
 
@@ -94,7 +84,7 @@ def inbox_import(
     from qaeval_tui.core.curation.inbox import import_misses
 
     config = config_from(ctx)
-    with _store(ctx, db) as store:
+    with open_store(ctx, db) as store:
         report = import_misses(store, file or config.path(config.paths.inbox))
     _say(
         f"imported {len(report.added)} new production miss(es) from {report.path}; "
@@ -109,13 +99,13 @@ def inbox_list(
     search: str | None = typer.Option(
         None, "--search", help="Case-insensitive text in trace id, question, answer, reason."
     ),
-    as_json: bool = typer.Option(False, "--json", help="One JSON array of entries (the miss, status and decision)."),
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    as_json: AsJson = False,
+    db: Db = None,
 ) -> None:
     """List inbox entries, oldest report first. Exit 0, or 2 on a usage error."""
     from qaeval_tui.core.curation.inbox import entry_to_json, list_inbox, status_counts
 
-    with _store(ctx, db) as store:
+    with open_store(ctx, db) as store:
         entries = list_inbox(store, status=status, search=search)
         everything = list_inbox(store)
     if as_json:
@@ -153,13 +143,13 @@ def _inbox_lines(entries: list[InboxEntry], width: int) -> list[str]:
 def inbox_show(
     ctx: typer.Context,
     trace_id: str = typer.Argument(..., help="Trace id of the miss."),
-    as_json: bool = typer.Option(False, "--json", help="The entry as JSON."),
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    as_json: AsJson = False,
+    db: Db = None,
 ) -> None:
     """Show one miss in full: its sources (ids to pick gold sources from), answer, citations, status."""
     from qaeval_tui.core.curation.inbox import entry_to_json, inbox_entry
 
-    with _store(ctx, db) as store:
+    with open_store(ctx, db) as store:
         entry = inbox_entry(store, trace_id)
     if as_json:
         print_json(entry_to_json(entry))
@@ -190,6 +180,7 @@ def _print_entry(entry: InboxEntry) -> None:
 def promote_cmd(
     ctx: typer.Context,
     trace_id: str = typer.Argument(..., help="Trace id of the miss to promote."),
+    *,
     case_id: str = typer.Option(..., "--id", help="Id of the new golden case ([A-Za-z0-9._-]+, new to the set)."),
     question: str | None = typer.Option(None, "--question", help="Edited question (default: the miss's question)."),
     behavior: str = typer.Option("answer", "--behavior", help="Expected behaviour: answer or abstain."),
@@ -204,10 +195,10 @@ def promote_cmd(
     checkpoints: list[str] = typer.Option(
         [], "--checkpoint", help="retrieve:SOURCE_ID or value:NAME=VALUE (repeat; needed for multi_hop/aggregation)."
     ),
-    curator: str = typer.Option(..., "--curator", envvar="QAEVAL_CURATOR", help=CURATOR_HELP),
+    curator: Curator,
     reason: str | None = typer.Option(None, "--reason", help="Why it is promoted (default: the miss's reason)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Validate and print the line; write nothing."),
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    db: Db = None,
 ) -> None:
     """Promote a production miss to a golden case in the living split, with provenance.
 
@@ -227,7 +218,7 @@ def promote_cmd(
     )
 
     target = GoldenTarget.from_config(config_from(ctx))
-    with _store(ctx, db) as store:
+    with open_store(ctx, db) as store:
         context = promotion_context(store, target, trace_id)
         entry, snapshot = context.entry, context.snapshot
         draft = PromotionDraft(
@@ -260,9 +251,10 @@ def promote_cmd(
 def reject_cmd(
     ctx: typer.Context,
     trace_id: str = typer.Argument(..., help="Trace id of the miss to reject."),
+    *,
     reason: str = typer.Option(..., "--reason", help="Why this miss does not become a golden case."),
-    curator: str = typer.Option(..., "--curator", envvar="QAEVAL_CURATOR", help=CURATOR_HELP),
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    curator: Curator,
+    db: Db = None,
 ) -> None:
     """Reject a production miss with a reason (recorded once, never changed).
 
@@ -272,7 +264,7 @@ def reject_cmd(
     from qaeval_tui.core.curation.promotion import CurationError, GoldenTarget
     from qaeval_tui.core.curation.rejection import reject
 
-    with _store(ctx, db) as store:
+    with open_store(ctx, db) as store:
         try:
             target = GoldenTarget.from_config(config_from(ctx))
             decision = reject(store, trace_id, reason=reason, curator=curator, target=target)

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from qaeval_tui.cli.common import config_from, guarded, guarded_input_as_usage, print_json, stdout
+from qaeval_tui.cli.options import AsJson, GoldenPaths
 from qaeval_tui.core.batch import with_collector_paused
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
 from qaeval_tui.core.text import one_line
@@ -21,10 +22,8 @@ def _load(ctx: typer.Context, paths: list[Path] | None) -> GoldenSet:
 @with_collector_paused  # a batch step: see core/batch.py
 def validate(
     ctx: typer.Context,
-    paths: list[Path] | None = typer.Argument(
-        None, help="Golden files or folders (default: the configured golden path)."
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print counts and hashes as JSON."),
+    paths: GoldenPaths = None,
+    as_json: AsJson = False,
 ) -> None:
     """Strict-load golden files: counts per split, difficulty, behaviour and tag, and the suite hash.
 
@@ -53,9 +52,7 @@ def validate(
 @with_collector_paused
 def cases(
     ctx: typer.Context,
-    paths: list[Path] | None = typer.Argument(
-        None, help="Golden files or folders (default: the configured golden path)."
-    ),
+    paths: GoldenPaths = None,
     split: str | None = typer.Option(None, "--split", help="Only this split (file stem, e.g. frozen, living)."),
     difficulty: str | None = typer.Option(None, "--difficulty", help="single_hop, multi_hop or aggregation."),
     behavior: str | None = typer.Option(None, "--behavior", help="answer or abstain."),
@@ -63,7 +60,7 @@ def cases(
     search: str | None = typer.Option(
         None, "--search", help="Case-insensitive text in the id, question, gold answer or sources."
     ),
-    as_json: bool = typer.Option(False, "--json", help="One JSON array of the matching cases, with split and hash."),
+    as_json: AsJson = False,
 ) -> None:
     """List golden cases, filtered. Exit 0, or 2 on a usage error or an invalid set (problems listed as by validate)."""
     from rich.table import Table

@@ -13,15 +13,22 @@ from typing import TYPE_CHECKING
 import typer
 
 from qaeval_tui.cli import queue_cmd
-from qaeval_tui.cli.common import config_from, guarded, guarded_input_as_usage, print_json, stderr, stdout
-from qaeval_tui.cli.queue_cmd import DB_HELP, open_store
+from qaeval_tui.cli.common import (
+    config_from,
+    guarded,
+    guarded_input_as_usage,
+    open_store,
+    optional_store,
+    print_json,
+    stderr,
+    stdout,
+)
+from qaeval_tui.cli.options import AsJson, Db, Html, IncludePostReveal, Labels, Markdown, Verdicts
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.limits import MAX_SEED
 
 if TYPE_CHECKING:
-    from qaeval_tui.core.config import Config
     from qaeval_tui.core.review.labels_io import Format
-    from qaeval_tui.core.store.sqlite import Store
 
 # The statistics (numpy, krippendorff) and report modules are imported inside the commands
 # that use them, so `qaeval --help`, `validate` and `review` start without them.
@@ -31,9 +38,6 @@ labels_app = typer.Typer(
 )
 
 FORMATS: dict[str, Format] = {"jsonl": "jsonl", "csv": "csv"}
-JSON_HELP = "Print the report as JSON (DESIGN §8.5) instead of tables."
-MD_HELP = "Also write the report as Markdown to PATH ('-' for stdout)."
-HTML_HELP = "Also write the report as one self-contained HTML file to PATH ('-' for stdout)."
 
 
 def _emit(text: str, target: Path | None, what: str) -> None:
@@ -78,8 +82,8 @@ def labels_export(
         False, "--verdicts", help="Also write judge-verdicts.jsonl (the latest run's judge, or --judge-config-hash)."
     ),
     judge_config_hash: str | None = typer.Option(None, "--judge-config-hash", help="Which judge's verdicts to export."),
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-    as_json: bool = typer.Option(False, "--json", help="Print what was written as JSON."),
+    db: Db = None,
+    as_json: AsJson = False,
 ) -> None:
     """Write every label revision (history included) to one JSONL file per reviewer (DESIGN §8.2).
 
@@ -92,7 +96,7 @@ def labels_export(
     if out is not None and str(out) == "-":  # elsewhere `-` is stdout; a folder of files cannot be
         raise UsageError("--out -: an export is a folder of files, one per reviewer; name a folder")
     config = config_from(ctx)
-    with open_store(config, db, must_exist=True) as store:
+    with open_store(ctx, db, must_exist=True) as store:
         report = export_labels(
             config, store, out, reviewers=reviewer, verdicts=verdicts, judge_config_hash=judge_config_hash
         )
@@ -128,8 +132,8 @@ def labels_import(
         None, "--reviewer", help="Reviewer for lines that name none (other tools' files)."
     ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Validate and count, write nothing."),
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-    as_json: bool = typer.Option(False, "--json", help="Print the import report as JSON."),
+    db: Db = None,
+    as_json: AsJson = False,
 ) -> None:
     """Import labels; importing the same file again changes nothing.
 
@@ -142,7 +146,7 @@ def labels_import(
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"--format must be jsonl or csv, not {fmt!r}")
     field_mapping = FieldMapping.parse(mapping) if mapping else None
-    with open_store(config, db) as store:
+    with open_store(ctx, db) as store:
         report = import_labels(
             store,
             paths,
@@ -176,34 +180,21 @@ def _note(message: str) -> None:
     stderr.print(message)
 
 
-def _existing_store(config: Config, db: Path | None) -> Store | None:
-    from qaeval_tui.core.store.sqlite import Store
-
-    path = db or config.path(config.paths.store)
-    if db is not None and not Path(db).is_file():
-        raise UsageError(f"{db}: no such store")
-    return Store.open(path) if Path(path).is_file() else None
-
-
 @guarded_input_as_usage
 def agreement(
     ctx: typer.Context,
-    labels: list[Path] | None = typer.Option(
-        None, "--labels", help="Label files or folders (default: the store, else paths.labels)."
-    ),
-    include_post_reveal: bool = typer.Option(
-        False, "--include-post-reveal", help="Read the latest revision even if made after seeing the judge."
-    ),
+    labels: Labels = None,
+    include_post_reveal: IncludePostReveal = False,
     replicates: int | None = typer.Option(
         None, "--replicates", min=100, help="Bootstrap replicates (default: calibration.bootstrap_replicates)."
     ),
     seed: int | None = typer.Option(
         None, "--seed", min=0, max=MAX_SEED, help="Bootstrap seed (default: calibration.seed)."
     ),
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
-    markdown: Path | None = typer.Option(None, "--markdown", help=MD_HELP),
-    html: Path | None = typer.Option(None, "--html", help=HTML_HELP),
+    db: Db = None,
+    as_json: AsJson = False,
+    markdown: Markdown = None,
+    html: Html = None,
 ) -> None:
     """Inter-rater agreement per axis: Krippendorff's alpha with a seeded bootstrap CI, raw agreement,
     the label distribution and pairwise reviewer agreement. Exit 0, or 2 on a usage/input error.
@@ -215,8 +206,7 @@ def agreement(
 
     config = config_from(ctx)
     console = _check_outputs(as_json, markdown, html)
-    store = _existing_store(config, db)
-    try:
+    with optional_store(ctx, db) as store:
         report = agreement_report(
             config,
             store,
@@ -226,9 +216,6 @@ def agreement(
             seed=seed,
             say=_note,
         )
-    finally:
-        if store is not None:
-            store.close()
     if as_json:
         print_json(report.to_json())
     elif console:
@@ -240,24 +227,16 @@ def agreement(
 @guarded_input_as_usage
 def calibrate(
     ctx: typer.Context,
-    labels: list[Path] | None = typer.Option(
-        None, "--labels", help="Label files or folders (default: the store, else paths.labels)."
-    ),
-    verdicts: list[Path] | None = typer.Option(
-        None,
-        "--verdicts",
-        help="Judge verdict files (default: judge-verdicts.jsonl beside the labels, else the store).",
-    ),
+    labels: Labels = None,
+    verdicts: Verdicts = None,
     judge_config_hash: str | None = typer.Option(
         None, "--judge-config-hash", help="Calibrate this judge config (needed when verdicts mix judges)."
     ),
-    include_post_reveal: bool = typer.Option(
-        False, "--include-post-reveal", help="Read the latest revision even if made after seeing the judge."
-    ),
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
-    markdown: Path | None = typer.Option(None, "--markdown", help=MD_HELP),
-    html: Path | None = typer.Option(None, "--html", help=HTML_HELP),
+    include_post_reveal: IncludePostReveal = False,
+    db: Db = None,
+    as_json: AsJson = False,
+    markdown: Markdown = None,
+    html: Html = None,
 ) -> None:
     """Judge versus human per axis, with a TRUSTED / RETUNE / INSUFFICIENT verdict bound to the judge config.
 
@@ -270,8 +249,7 @@ def calibrate(
 
     config = config_from(ctx)
     console = _check_outputs(as_json, markdown, html)
-    store = _existing_store(config, db)
-    try:
+    with optional_store(ctx, db) as store:
         report = calibration_report(
             config,
             store,
@@ -281,9 +259,6 @@ def calibrate(
             include_post_reveal=include_post_reveal,
             say=_note,
         )
-    finally:
-        if store is not None:
-            store.close()
     if as_json:
         print_json(report.to_json())
     elif console:

@@ -5,29 +5,11 @@ Exit 0, or 2 on a usage or input error (an invalid golden set included).
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
-
 import typer
 
-from qaeval_tui.cli.common import config_from, guarded_input_as_usage, print_json, stdout
-from qaeval_tui.core.errors import UsageError
+from qaeval_tui.cli.common import config_from, guarded_input_as_usage, open_store, print_json, stdout
+from qaeval_tui.cli.options import AsJson, Data, Db
 from qaeval_tui.core.limits import MAX_SEED
-
-if TYPE_CHECKING:
-    from qaeval_tui.core.config import Config
-    from qaeval_tui.core.store.sqlite import Store
-
-DB_HELP = "SQLite store (default: paths.store from the config)."
-
-
-def open_store(config: Config, db: Path | None, *, must_exist: bool = False) -> Store:
-    from qaeval_tui.core.store.sqlite import Store
-
-    path = db or config.path(config.paths.store)
-    if must_exist and not Path(path).is_file():
-        raise UsageError(f"{path}: no store here yet; run `qaeval run` first or pass --db")
-    return Store.open(path)
 
 
 @guarded_input_as_usage
@@ -47,19 +29,17 @@ def queue(
     run_id: str | None = typer.Option(
         None, "--run", help="Run whose outputs become review items (default: the latest run)."
     ),
-    data: list[Path] | None = typer.Option(
-        None, "--data", help="Golden files the run used, if the store lacks a case's content."
-    ),
+    data: Data = None,
     replace: bool = typer.Option(
         False, "--replace", help="Rebuild every queue from scratch (labels are kept) instead of adding new items only."
     ),
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-    as_json: bool = typer.Option(False, "--json", help="Print the assignment report as JSON."),
+    db: Db = None,
+    as_json: AsJson = False,
 ) -> None:
     """Create review items from a run and assign them to reviewers: balanced, k per item, seeded order.
 
     Exit 0, or 2 on a usage or input error (no run, bad reviewer names, overlap larger than the team,
-    invalid --data).
+    invalid --data). --data is read only for cases whose content the store lacks.
     """
     from rich.table import Table
 
@@ -67,7 +47,7 @@ def queue(
 
     config = config_from(ctx)
     names = [n.strip() for n in reviewers.split(",")] if reviewers else None
-    with open_store(config, db, must_exist=True) as store:
+    with open_store(ctx, db, must_exist=True) as store:
         outcome = queue_from_run(
             config,
             store,

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import typer
 
-from qaeval_tui.cli.common import config_from, guarded
+from qaeval_tui.cli.common import config_from, guarded, store_path
+from qaeval_tui.cli.options import Data, Db
 from qaeval_tui.core.errors import UsageError
 
 REVIEWER_ENV = "QAEVAL_REVIEWER"
@@ -32,10 +32,8 @@ def review(
     reviewer: str | None = typer.Option(
         None, "--reviewer", help=f"Your reviewer name (else ${REVIEWER_ENV}, else review.reviewer, else asked)."
     ),
-    db: Path | None = typer.Option(None, "--db", help="SQLite store (default: paths.store from the config)."),
-    data: list[Path] | None = typer.Option(
-        None, "--data", help="Golden files or folders to run on a fresh store (default: paths.golden)."
-    ),
+    db: Db = None,
+    data: Data = None,
 ) -> None:
     """Open the review TUI: blind-label system answers per axis, from the keyboard.
 
@@ -49,7 +47,7 @@ def review(
 
     app = create_app(
         config,
-        db_path=db or config.path(config.paths.store),
+        db_path=store_path(ctx, db),
         data_paths=data or [config.path(config.paths.golden)],
         reviewer=name,
     )

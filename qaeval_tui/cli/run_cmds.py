@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import typer
 
-from qaeval_tui.cli.common import config_from, guarded, print_json, stderr
+from qaeval_tui.cli.common import config_from, guarded, print_json, stderr, store_path
+from qaeval_tui.cli.options import Adapter, ArtifactOut, AsJson, Data, Db, Judge, Markdown, Workers
 from qaeval_tui.core.batch import with_collector_paused
 from qaeval_tui.core.errors import InputError
 
@@ -27,17 +28,6 @@ if TYPE_CHECKING:
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-DATA = typer.Option(None, "--data", help="Golden files or folders (default: the configured golden path).")
-ADAPTER = typer.Option(
-    None, "--adapter", help="module:factory of the system under test (default: the bundled reference hub)."
-)
-JUDGE = typer.Option(None, "--judge", help="module:factory of the judge (default: the bundled mechanical judge).")
-WORKERS = typer.Option(
-    None, "--workers", min=1, max=64, help="Adapter calls in parallel (output order stays the suite's)."
-)
-DB = typer.Option(None, "--db", help="Store the run in this SQLite file (default: the configured store).")
-AS_JSON = typer.Option(False, "--json", help="Print JSON to stdout instead of tables.")
 
 
 class _RunInputError(InputError):
@@ -91,7 +81,7 @@ def execute(
     return run_from_config(
         config,
         data or [config.path(config.paths.golden)],
-        db or config.path(config.paths.store),
+        store_path(ctx, db),
         adapter=adapter,
         judge=judge,
         workers=workers,
@@ -105,15 +95,13 @@ def execute(
 @with_collector_paused
 def run(
     ctx: typer.Context,
-    data: list[Path] | None = DATA,
-    adapter: str | None = ADAPTER,
-    judge: str | None = JUDGE,
-    workers: int | None = WORKERS,
-    db: Path | None = DB,
-    out: Path | None = typer.Option(
-        None, "--out", help="Also write the versioned JSON run artifact here ('-' for stdout)."
-    ),
-    as_json: bool = AS_JSON,
+    data: Data = None,
+    adapter: Adapter = None,
+    judge: Judge = None,
+    workers: Workers = None,
+    db: Db = None,
+    out: ArtifactOut = None,
+    as_json: AsJson = False,
 ) -> None:
     """Run the suite through the adapter and the judge, print the scoreboard and store the run.
 
@@ -140,12 +128,12 @@ def baseline(
     out: Path = typer.Option(
         ..., "--out", help="Write the baseline here (commit it; updating it is a deliberate act; '-' for stdout)."
     ),
-    data: list[Path] | None = DATA,
-    adapter: str | None = ADAPTER,
-    judge: str | None = JUDGE,
-    workers: int | None = WORKERS,
-    db: Path | None = DB,
-    as_json: bool = AS_JSON,
+    data: Data = None,
+    adapter: Adapter = None,
+    judge: Judge = None,
+    workers: Workers = None,
+    db: Db = None,
+    as_json: AsJson = False,
 ) -> None:
     """Run the suite and write the scores as the baseline the gate compares against. Exit 0, or 2."""
     from qaeval_tui.cli.run_views import print_scoreboard
@@ -169,19 +157,17 @@ def baseline(
 def gate(
     ctx: typer.Context,
     baseline_path: Path = typer.Option(..., "--baseline", help="The committed baseline to gate against."),
-    data: list[Path] | None = DATA,
-    adapter: str | None = ADAPTER,
-    judge: str | None = JUDGE,
-    workers: int | None = WORKERS,
-    db: Path | None = DB,
+    data: Data = None,
+    adapter: Adapter = None,
+    judge: Judge = None,
+    workers: Workers = None,
+    db: Db = None,
     junit: Path | None = typer.Option(
         None, "--junit", help="Write JUnit XML here (a testcase per case; '-' for stdout)."
     ),
-    markdown: Path | None = typer.Option(
-        None, "--markdown", help="Write a Markdown summary here (fits a CI step summary; '-' for stdout)."
-    ),
-    out: Path | None = typer.Option(None, "--out", help="Also write the JSON run artifact here ('-' for stdout)."),
-    as_json: bool = AS_JSON,
+    markdown: Markdown = None,
+    out: ArtifactOut = None,
+    as_json: AsJson = False,
 ) -> None:
     """Run the suite and gate it against the baseline: Tier 1 checks, Tier 2 deltas.
 
@@ -196,7 +182,7 @@ def gate(
         config,
         baseline_path,
         data or [config.path(config.paths.golden)],
-        db or config.path(config.paths.store),
+        store_path(ctx, db),
         adapter=adapter,
         judge=judge,
         workers=workers,
@@ -252,12 +238,12 @@ def drift(
     min_band: float = typer.Option(
         0.02, "--min-band", help="Smallest band half-width, 0 to 0.5 (metrics are in [0, 1]; wider hides a halving)."
     ),
-    data: list[Path] | None = DATA,
-    adapter: str | None = ADAPTER,
-    judge: str | None = JUDGE,
-    workers: int | None = WORKERS,
-    db: Path | None = DB,
-    as_json: bool = AS_JSON,
+    data: Data = None,
+    adapter: Adapter = None,
+    judge: Judge = None,
+    workers: Workers = None,
+    db: Db = None,
+    as_json: AsJson = False,
 ) -> None:
     """Run the suite, append its metrics to a time series, and alarm when one leaves its band.
 
