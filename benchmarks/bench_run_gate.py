@@ -1,28 +1,41 @@
-"""Issue 3: `qaeval run` on 10,000 synthetic cases with 2 workers, and `qaeval gate` against a baseline of it.
+"""Issue 3: `qaeval run` on 10,000 synthetic cases with 2 workers, and what `qaeval gate` costs beyond it.
 
-Both are whole processes (interpreter start, loading, the bundled hub and judge, storing the
-run into a fresh database), as CI runs them; each is timed twice and the faster kept. The gate
-target is what it costs beyond a run of the same suite: each process's time outside its run
-phase (the phase's start and end are stored with the run), gate minus run, best of two. Taking
-the difference of the two whole-process times instead would bury a second of gating under the
-seconds the run phase itself varies by on a shared machine.
+The run is a whole process (interpreter start, loading, the bundled hub and judge, storing the run
+into a fresh database), as CI runs it; timed twice, the faster kept. `qaeval gate` is a whole process
+too, once, read against the sum of both targets.
+
+"The gate beyond the run" is measured in process, on one 10,000-case run result built once through
+the same plan `qaeval run` uses: what `gate_against_baseline` does after the run (core/usecases/gate.py)
+— read the baseline and the judge's trust, `run_gate`, render the JSON, Markdown and JUnit reports and
+write each to a file — best of three. (The difference of two whole-process timings it replaces buried
+a second of gating under the seconds a run varies by on a shared machine, and printed negative values.)
 """
 
 from __future__ import annotations
 
-import sqlite3
 import subprocess
 import sys
 import time
-from datetime import datetime
 from pathlib import Path
 
 from benchmarks import Figure
 from benchmarks.synthetic import write_synthetic_golden
+from qaeval_tui.core.atomic_file import strict_json, write_output
+from qaeval_tui.core.config import Config
+from qaeval_tui.core.gate.baseline import baseline_document, load_baseline
+from qaeval_tui.core.gate.decision import run_gate
+from qaeval_tui.core.gate.report import gate_json, gate_junit, gate_markdown
+from qaeval_tui.core.gate.trust import stored_axis_trust
+from qaeval_tui.core.running.configured import plan_run
+from qaeval_tui.core.running.result import RunResult
+from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.text import json_visible
+from qaeval_tui.core.usecases.run import write_document, write_report
 
 CASES = 10_000
 RUN_TARGET_S = 20.0
 GATE_EXTRA_TARGET_S = 5.0
+GATE_REPEATS = 3
 
 
 def _qaeval(*args: str, expect: int = 0) -> float:
@@ -36,35 +49,52 @@ def _qaeval(*args: str, expect: int = 0) -> float:
     return elapsed
 
 
-def _run_phase_seconds(db: Path) -> float:
-    """How long the stored run's own phase took (cases through adapter and judge), from the store."""
-    with sqlite3.connect(db) as conn:
-        started, finished = conn.execute("SELECT started_at, finished_at FROM runs").fetchone()
-    return (datetime.fromisoformat(finished) - datetime.fromisoformat(started)).total_seconds()
+def gate_beyond_the_run(config: Config, result: RunResult, baseline_path: Path, store: Store, out: Path) -> float:
+    """Seconds from a finished run to the gate's reports on disk, as `qaeval gate --json --markdown --junit`."""
+    started = time.perf_counter()
+    baseline = load_baseline(baseline_path)
+    trust = stored_axis_trust(store, config, result.judge_config.config_hash())
+    report = run_gate(
+        result,
+        baseline,
+        tolerances=config.gate.tolerances,
+        replicates=config.gate.bootstrap_replicates,
+        seed=config.gate.seed,
+        axis_trust=trust,
+    )
+    write_output(
+        out / "gate.json",
+        json_visible(strict_json(gate_json(report), "gate.json", indent=2, ensure_ascii=False)) + "\n",
+    )
+    write_report(out / "gate.md", gate_markdown(report))
+    write_report(out / "gate.xml", gate_junit(report))
+    elapsed = time.perf_counter() - started
+    if report.exit_code != 0:
+        raise RuntimeError(f"the gate of a run against its own baseline did not pass: {report.verdict}")
+    return elapsed
 
 
 def run(workdir: Path) -> list[Figure]:
     folder = workdir / "golden"
     write_synthetic_golden(folder, CASES)
-    baseline = str(workdir / "baseline.json")
+    baseline = workdir / "baseline.json"
 
     def common(db: str) -> tuple[str, ...]:
         return ("--data", str(folder), "--workers", "2", "--db", str(workdir / db))
 
+    # The run result the gate reads, built once; its baseline is the one `qaeval baseline` would write.
+    config = Config(base_dir=str(workdir))
+    result = plan_run(config, [folder], workers=2).run()
+    write_document(baseline, baseline_document(result))
+    with Store.open(workdir / "gate-in-process.db") as store:
+        extras = [gate_beyond_the_run(config, result, baseline, store, workdir) for _ in range(GATE_REPEATS)]
+    del result
+
+    runs = [_qaeval("run", *common(f"run-{attempt}.db")) for attempt in range(2)]
     reports = ("--junit", str(workdir / "gate.xml"), "--markdown", str(workdir / "gate.md"))
-    runs: list[float] = []
-    gates: list[float] = []
-    extras: list[float] = []
-    for attempt in range(2):
-        # Interleaved and best of two: the machine is shared, and the minimum is the least noisy estimate.
-        runs.append(_qaeval("run", *common(f"run-{attempt}.db")))
-        if attempt == 0:
-            _qaeval("baseline", "--out", baseline, *common("baseline.db"))
-        gates.append(_qaeval("gate", "--baseline", baseline, *reports, *common(f"gate-{attempt}.db")))
-        run_outside = runs[-1] - _run_phase_seconds(workdir / f"run-{attempt}.db")
-        gate_outside = gates[-1] - _run_phase_seconds(workdir / f"gate-{attempt}.db")
-        extras.append(gate_outside - run_outside)
-    run_seconds, gate_seconds, extra = min(runs), min(gates), min(extras)
+    gate_seconds = _qaeval("gate", "--baseline", str(baseline), *reports, *common("gate.db"))
+    run_seconds, extra = min(runs), min(extras)
+    gate_target = RUN_TARGET_S + GATE_EXTRA_TARGET_S
     return [
         Figure(
             f"qaeval run, {CASES:,} cases, 2 workers (whole process)",
@@ -74,9 +104,17 @@ def run(workdir: Path) -> list[Figure]:
             run_seconds <= RUN_TARGET_S,
         ),
         Figure(
-            f"qaeval gate, {CASES:,} cases vs their baseline (whole process)", gate_seconds, "s", "(reference)", True
+            f"qaeval gate, {CASES:,} cases vs their baseline (whole process)",
+            gate_seconds,
+            "s",
+            f"<= {gate_target:.0f} s",
+            gate_seconds <= gate_target,
         ),
         Figure(
-            "qaeval gate beyond the run", extra, "s", f"<= {GATE_EXTRA_TARGET_S:.0f} s", extra <= GATE_EXTRA_TARGET_S
+            "qaeval gate beyond the run (in process: gate + 3 reports)",
+            extra,
+            "s",
+            f"<= {GATE_EXTRA_TARGET_S:.0f} s",
+            extra <= GATE_EXTRA_TARGET_S,
         ),
     ]
