@@ -8,7 +8,6 @@ import typer
 
 from qaeval_tui.cli.common import config_from, guarded, guarded_input_as_usage, print_json, stdout
 from qaeval_tui.cli.options import AsJson, GoldenPaths
-from qaeval_tui.core.batch import with_collector_paused
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
 from qaeval_tui.core.text import one_line
 
@@ -19,7 +18,6 @@ def _load(ctx: typer.Context, paths: list[Path] | None) -> GoldenSet:
 
 
 @guarded
-@with_collector_paused  # a batch step: see core/batch.py
 def validate(
     ctx: typer.Context,
     paths: GoldenPaths = None,
@@ -49,7 +47,6 @@ def validate(
 
 
 @guarded_input_as_usage
-@with_collector_paused
 def cases(
     ctx: typer.Context,
     paths: GoldenPaths = None,

@@ -16,7 +16,6 @@ import typer
 
 from qaeval_tui.cli.common import config_from, guarded, print_json, stderr, store_path
 from qaeval_tui.cli.options import Adapter, ArtifactOut, AsJson, Data, Db, Judge, Markdown, Workers
-from qaeval_tui.core.batch import with_collector_paused
 from qaeval_tui.core.errors import InputError
 
 if TYPE_CHECKING:
@@ -92,7 +91,6 @@ def execute(
 
 @guarded
 @input_exits_2
-@with_collector_paused
 def run(
     ctx: typer.Context,
     data: Data = None,
@@ -111,10 +109,12 @@ def run(
 
     console = _check_targets(as_json, ("--out", out))
     result = execute(ctx, data, adapter, judge, workers, db)
-    _write_document(out, result.artifact())
-    if as_json:
-        _print_document(result.artifact())
-        return
+    if out is not None or as_json:  # built only when asked for: on 10,000 cases it costs a second
+        artifact = result.artifact()
+        _write_document(out, artifact)
+        if as_json:
+            _print_document(artifact)
+            return
     if console:
         print_scoreboard(result)
     stderr.print(f"stored run {result.run_id}" + (f"; artifact written to {_shown(out)}" if out else ""))
@@ -122,7 +122,6 @@ def run(
 
 @guarded
 @input_exits_2
-@with_collector_paused
 def baseline(
     ctx: typer.Context,
     out: Path = typer.Option(
@@ -153,7 +152,6 @@ def baseline(
 
 @guarded
 @input_exits_2
-@with_collector_paused
 def gate(
     ctx: typer.Context,
     baseline_path: Path = typer.Option(..., "--baseline", help="The committed baseline to gate against."),
@@ -227,7 +225,6 @@ def _print_document(document: dict[str, Any]) -> None:
 
 @guarded
 @input_exits_2
-@with_collector_paused
 def drift(
     ctx: typer.Context,
     timeseries: Path = typer.Option(..., "--timeseries", help="JSONL time series to append this run's metrics to."),

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from qaeval_tui import __version__
+from qaeval_tui.core.batch import collector_paused
 from qaeval_tui.core.golden.models import LoadedCase
 from qaeval_tui.core.running.checks import CheckResult
 from qaeval_tui.core.running.judge import judge_descriptor
@@ -128,13 +129,14 @@ class RunResult:
 
     def artifact(self) -> dict[str, Any]:
         """The versioned JSON artifact of `qaeval run --out`."""
-        return {
-            "format": RUN_FORMAT,
-            "version": ARTIFACT_VERSION,
-            "run": self.header(),
-            "metrics": self.board.to_json(),
-            "cases": [result.to_json() for result in self.cases],
-        }
+        with collector_paused():  # a batch step (core/batch.py): about a second of 10,000 cases otherwise
+            return {
+                "format": RUN_FORMAT,
+                "version": ARTIFACT_VERSION,
+                "run": self.header(),
+                "metrics": self.board.to_json(),
+                "cases": [result.to_json() for result in self.cases],
+            }
 
 
 def dumps_document(document: dict[str, Any]) -> str:
