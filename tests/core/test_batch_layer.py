@@ -38,8 +38,13 @@ def test_documents_over_every_case_are_built_with_the_collector_paused(
 
     monkeypatch.setattr(CaseResult, "to_json", recording_case_json)
     monkeypatch.setattr(RunResult, "header", recording_header)
-    assert gc.isenabled()
-    result.artifact()
-    baseline_document(result)
+    was_enabled = gc.isenabled()
+    gc.enable()  # as in a fresh process, whatever an earlier test left
+    try:
+        result.artifact()
+        baseline_document(result)
+        assert gc.isenabled(), "the collector was not restored"
+    finally:
+        if not was_enabled:
+            gc.disable()
     assert seen and not any(seen), "a document was built with the collector running"
-    assert gc.isenabled()
