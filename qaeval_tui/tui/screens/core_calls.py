@@ -7,6 +7,7 @@ fast reviewer's "2 1 2 enter 1 ..." lands on the right items, and nothing waits 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 from textual.message import Message
 from textual.screen import Screen
@@ -15,8 +16,10 @@ from qaeval_tui.core.errors import QaevalError
 from qaeval_tui.tui.literal import notice
 from qaeval_tui.tui.messages import CallFailed
 
+ResultT = TypeVar("ResultT")
 
-class CoreCallScreen(Screen[None]):
+
+class CoreCallScreen(Screen[ResultT]):
     """Base for screens that call the core: `call` runs work in a thread and posts its message."""
 
     def __init__(self) -> None:

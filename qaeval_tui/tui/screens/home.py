@@ -19,13 +19,12 @@ from qaeval_tui.tui.commands import bindings, resolve_keys
 from qaeval_tui.tui.context import ReviewContext
 from qaeval_tui.tui.literal import notice, plain, styled
 from qaeval_tui.tui.messages import CallFailed, OverviewArrived
-from qaeval_tui.tui.screens.oversight_entries import ENTRIES
+from qaeval_tui.tui.navigation import DESTINATIONS, Navigate
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.status_line import clock_text
 
-HOME_ENTRIES: tuple[tuple[str, str, str], ...] = (
-    ("start_review", "Review", "blind-label your queue, resuming where you left off"),
-    *((entry.name, entry.label, entry.description) for entry in ENTRIES),
+HOME_ENTRIES: tuple[tuple[str, str, str], ...] = tuple(
+    (entry.name, entry.label, entry.description) for entry in DESTINATIONS
 )
 """Every screen reachable from home: (command name, title, what it is for)."""
 
@@ -156,23 +155,19 @@ class HomeScreen(Screen[None]):
     def on_call_failed(self, message: CallFailed) -> None:
         self.notify(notice(message.text), severity="error", markup=False)
 
+    # The app opens every screen (navigation.py); home only says where to go.
+
     def action_start_review(self) -> None:
-        from qaeval_tui.tui.screens.review import ReviewScreen
-
-        self.app.push_screen(ReviewScreen(self.context))
-
-    def _open_entry(self, name: str) -> None:
-        entry = next(entry for entry in ENTRIES if entry.name == name)
-        self.app.push_screen(entry.factory(self.context))
+        self.post_message(Navigate("start_review"))
 
     def action_open_inbox(self) -> None:
-        self._open_entry("open_inbox")
+        self.post_message(Navigate("open_inbox"))
 
     def action_open_adjudication(self) -> None:
-        self._open_entry("open_adjudication")
+        self.post_message(Navigate("open_adjudication"))
 
     def action_open_dashboard(self) -> None:
-        self._open_entry("open_dashboard")
+        self.post_message(Navigate("open_dashboard"))
 
     def action_open_browse(self) -> None:
-        self._open_entry("open_browse")
+        self.post_message(Navigate("open_browse"))

@@ -12,7 +12,7 @@ from qaeval_tui.tui.screens.oversight_gateway import OversightContext
 from qaeval_tui.tui.widgets.key_bar import join_keys
 
 
-class OversightScreen(CoreCallScreen):
+class OversightScreen(CoreCallScreen[None]):
     """A `CoreCallScreen` on an `OversightContext`; closes the gateway when it opened it."""
 
     SCOPE: ClassVar[OversightScope]

@@ -14,7 +14,7 @@ from textual.message import Message
 
 from qaeval_tui.core.errors import QaevalError
 from qaeval_tui.core.review.prepare import pace
-from qaeval_tui.core.review.session import BlindItemView, Progress
+from qaeval_tui.core.review.session import BlindItemView, Progress, SessionSummary
 from qaeval_tui.tui.context import ReviewContext
 from qaeval_tui.tui.draft import LabelDraft
 from qaeval_tui.tui.gateway import Gateway
@@ -29,15 +29,17 @@ from qaeval_tui.tui.messages import (
 )
 from qaeval_tui.tui.screens.core_calls import CoreCallScreen
 from qaeval_tui.tui.screens.reveal import RevealDialog
-from qaeval_tui.tui.screens.summary import SummaryScreen
 from qaeval_tui.tui.widgets.answer_view import AnswerView
 from qaeval_tui.tui.widgets.axes_panel import AxesPanel
 from qaeval_tui.tui.widgets.sources_panel import SourcesPanel
 from qaeval_tui.tui.widgets.status_line import Status, StatusLine
 
 
-class ReviewFlow(CoreCallScreen):
-    """View state of the review screen and every core call it makes."""
+class ReviewFlow(CoreCallScreen[SessionSummary | None]):
+    """View state of the review screen and every core call it makes.
+
+    Dismissed with the session's summary when the queue is done, or None when the reviewer leaves.
+    """
 
     def __init__(self, context: ReviewContext, item: BlindItemView | None = None) -> None:
         super().__init__()
@@ -123,7 +125,7 @@ class ReviewFlow(CoreCallScreen):
             self.last_submitted = message.submitted
         if message.item is None:
             if message.summary is not None:
-                self.app.switch_screen(SummaryScreen(self.context, message.summary))
+                self.dismiss(message.summary)
             return
         await self._display(message.item)
         self.notice = message.notice
