@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from pathlib import Path
 
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
@@ -28,6 +28,7 @@ from qaeval_tui.tui.screens.oversight_base import OversightScreen
 from qaeval_tui.tui.screens.preparing import PrepareOutcome, PreparingScreen
 from qaeval_tui.tui.screens.reviewer import ReviewerScreen
 from qaeval_tui.tui.widgets.key_bar import join_keys
+from qaeval_tui.tui.workers import QaevalApp
 
 DIGIT_COMMANDS: dict[Scope, tuple[str, str, str]] = {
     "review": ("Score", "score", "Score the focused axis and move on."),
@@ -36,7 +37,7 @@ DIGIT_COMMANDS: dict[Scope, tuple[str, str, str]] = {
 """Palette entries per scale digit: (title, action, help); a digit off the selected axis's scale does nothing."""
 
 
-class ReviewApp(App[int]):
+class ReviewApp(QaevalApp[int]):
     """Blind labeling from the keyboard: reviewer prompt, preparing, home, review, summary."""
 
     CSS_PATH = "app.tcss"
