@@ -11,22 +11,24 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from pathlib import Path
 
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
 from qaeval_tui.core.config import Config
+from qaeval_tui.core.review.session import BlindItemView, SessionSummary
 from qaeval_tui.tui.commands import RULE_HELP, Scope, bindings, commands_for, keymap, resolve_keys, scale_digits
 from qaeval_tui.tui.context import ReviewContext
 from qaeval_tui.tui.gateway import Gateway
 from qaeval_tui.tui.literal import palette
+from qaeval_tui.tui.navigation import ENTRIES, Destination, Navigate, destination
 from qaeval_tui.tui.screens.help import HelpScreen
 from qaeval_tui.tui.screens.home import HomeScreen
 from qaeval_tui.tui.screens.oversight_base import OversightScreen
-from qaeval_tui.tui.screens.oversight_entries import ENTRIES, OversightEntry
 from qaeval_tui.tui.screens.preparing import PrepareOutcome, PreparingScreen
 from qaeval_tui.tui.screens.reviewer import ReviewerScreen
 from qaeval_tui.tui.widgets.key_bar import join_keys
+from qaeval_tui.tui.workers import QaevalApp
 
 DIGIT_COMMANDS: dict[Scope, tuple[str, str, str]] = {
     "review": ("Score", "score", "Score the focused axis and move on."),
@@ -35,7 +37,7 @@ DIGIT_COMMANDS: dict[Scope, tuple[str, str, str]] = {
 """Palette entries per scale digit: (title, action, help); a digit off the selected axis's scale does nothing."""
 
 
-class ReviewApp(App[int]):
+class ReviewApp(QaevalApp[int]):
     """Blind labeling from the keyboard: reviewer prompt, preparing, home, review, summary."""
 
     CSS_PATH = "app.tcss"
@@ -77,6 +79,34 @@ class ReviewApp(App[int]):
             return
         self.push_screen(HomeScreen(self.context, autostart=True))
 
+    # -- navigation: screens return results, the app decides what comes next ---------------------
+
+    def on_navigate(self, message: Navigate) -> None:
+        self.open_destination(destination(message.name))
+
+    def open_destination(self, entry: Destination) -> None:
+        if entry.scope == "review":
+            self._review(None)
+        else:
+            self.push_screen(entry.factory(self.context))
+
+    def _review(self, reopened: BlindItemView | None) -> None:
+        from qaeval_tui.tui.screens.review import ReviewScreen
+
+        self.push_screen(ReviewScreen(self.context, reopened), self._review_closed)
+
+    def _review_closed(self, summary: SessionSummary | None) -> None:
+        """The queue is done (its summary), or the reviewer went home (None)."""
+        if summary is not None:
+            from qaeval_tui.tui.screens.summary import SummaryScreen
+
+            self.push_screen(SummaryScreen(self.context, summary), self._summary_closed)
+
+    def _summary_closed(self, reopened: BlindItemView | None) -> None:
+        """Undo reopened an item (review it again), or the reviewer went home (None)."""
+        if reopened is not None:
+            self._review(reopened)
+
     def scale_keys(self) -> str:
         digits = scale_digits(axis.scale for axis in self.config.rubric.axes)
         return join_keys([str(digit) for digit in digits])
@@ -91,9 +121,6 @@ class ReviewApp(App[int]):
         scope: Scope = getattr(screen, "SCOPE", "app")
         digits = self.scale_keys() if scope == "review" else ""
         self.push_screen(HelpScreen(scope, dict(self.config.review.keys), digits))
-
-    def _open_entry(self, entry: OversightEntry) -> None:
-        self.push_screen(entry.factory(self.context))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -112,7 +139,7 @@ class ReviewApp(App[int]):
             # Every other screen from anywhere once the store is prepared; home lists these with their keys.
             for entry in (entry for entry in ENTRIES if entry.scope != scope):
                 command = next(c for c in commands_for("home") if c.name == entry.name)
-                yield SystemCommand(command.palette_title, command.help, partial(self._open_entry, entry))
+                yield SystemCommand(command.palette_title, command.help, partial(self.open_destination, entry))
         help_key = palette(self.get_key_display(Binding(keys["help"], "help")))
         yield SystemCommand(f"Help ({help_key})", "Every key and what it does.", self.action_help)
 

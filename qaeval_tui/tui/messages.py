@@ -37,12 +37,6 @@ class GoldArrived(Message):
 
 
 @dataclass
-class BackgroundFailed(Message):
-    name: str
-    text: str
-
-
-@dataclass
 class RevealArrived(Message):
     view: RevealView
 

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from textual.app import App
 from textual.screen import Screen
 
 from qaeval_tui.core.config import Config
@@ -22,6 +21,7 @@ from qaeval_tui.core.review.labels_io import import_labels
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.scenes import build_demo_store
 from qaeval_tui.tui.screens.oversight_gateway import OversightContext, OversightGateway
+from qaeval_tui.tui.workers import QaevalApp
 
 FIXED_NOW = "2026-10-20T10:00:00.000Z"
 LABELED_BY = ("ana", "ben", "chloe")
@@ -69,7 +69,7 @@ def make_workspace(root: Path, template: Path, golden: Path) -> Workspace:
     return Workspace(root, Config(base_dir=str(root)), db)
 
 
-class OversightHost(App[None]):
+class OversightHost(QaevalApp[None]):
     """Pushes one screen built on an OversightContext; styled by the review app's stylesheet."""
 
     CSS_PATH = str(Path(__file__).with_name("app.tcss"))  # absolute: subclasses live in other folders

@@ -17,6 +17,7 @@ from qaeval_tui.core.config import Config, ReviewConfig
 from qaeval_tui.core.curation.inbox import import_misses
 from qaeval_tui.tui.app import ReviewApp
 from qaeval_tui.tui.commands import SCOPE_TITLES, commands_for
+from qaeval_tui.tui.navigation import ENTRIES
 from qaeval_tui.tui.scenes import AnyPilot, wait_until
 from qaeval_tui.tui.screens.adjudicate import AdjudicationScreen
 from qaeval_tui.tui.screens.browse import BrowseScreen
@@ -27,7 +28,6 @@ from qaeval_tui.tui.screens.help import HelpScreen
 from qaeval_tui.tui.screens.home import HomeScreen
 from qaeval_tui.tui.screens.inbox import InboxScreen
 from qaeval_tui.tui.screens.oversight_base import OversightScreen
-from qaeval_tui.tui.screens.oversight_entries import ENTRIES
 from qaeval_tui.tui.screens.promote import PromoteScreen
 from qaeval_tui.tui.screens.review import ReviewScreen
 from tests.tui.conftest import flat, make_app, screen_text

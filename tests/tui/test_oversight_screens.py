@@ -18,6 +18,7 @@ from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.commands import COMMANDS, RULE_HELP, OversightScope, commands_for
 from qaeval_tui.tui.context import ReviewContext
 from qaeval_tui.tui.gateway import Gateway
+from qaeval_tui.tui.navigation import ENTRIES
 from qaeval_tui.tui.scenes import AnyPilot, FixedClock, wait_until
 from qaeval_tui.tui.screens.adjudicate import AdjudicationScreen
 from qaeval_tui.tui.screens.browse import BrowseScreen
@@ -27,7 +28,6 @@ from qaeval_tui.tui.screens.dashboard import DashboardScreen
 from qaeval_tui.tui.screens.drilldown import DrilldownScreen
 from qaeval_tui.tui.screens.help import HelpScreen
 from qaeval_tui.tui.screens.inbox import InboxScreen
-from qaeval_tui.tui.screens.oversight_entries import ENTRIES
 from qaeval_tui.tui.screens.promote import PromoteScreen
 from qaeval_tui.tui.widgets.confusion_grid import ConfusionGrid
 from tests.tui.conftest import flat

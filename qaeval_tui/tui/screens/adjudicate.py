@@ -17,9 +17,7 @@ from textual.widgets import DataTable, Static
 
 from qaeval_tui.core.curation.adjudication import AdjudicationQueue, Disagreement
 from qaeval_tui.core.curation.dossier import ItemDossier
-from qaeval_tui.core.errors import QaevalError
 from qaeval_tui.tui.literal import cell, notice
-from qaeval_tui.tui.messages import CallFailed
 from qaeval_tui.tui.screens.consensus_dialog import ConsensusDialog, Ruling
 from qaeval_tui.tui.screens.oversight_base import OversightScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
@@ -152,12 +150,9 @@ class AdjudicationScreen(OversightScreen):
         gateway, item_id = self.context.gateway, entry.item_id
 
         def work() -> None:
-            try:
-                self.post_message(DossierArrived(gateway.dossier(item_id, with_judge=False)))
-            except QaevalError as exc:
-                self.post_message(CallFailed(str(exc), "Not loaded"))
+            self.post_message(DossierArrived(gateway.dossier(item_id, with_judge=False)))
 
-        self.run_worker(work, thread=True, group="dossier", exclusive=True, exit_on_error=False)
+        self.run_core(work, group="dossier", title="Not loaded", exclusive=True)
 
     async def on_dossier_arrived(self, message: DossierArrived) -> None:
         entry = self.selected()

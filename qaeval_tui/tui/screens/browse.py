@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from textual import on
 from textual.app import ComposeResult
 from textual.content import Content
 from textual.message import Message
@@ -19,7 +18,6 @@ from qaeval_tui.core.golden.models import LoadedCase
 from qaeval_tui.core.golden.selection import BEHAVIORS, DIFFICULTIES, CaseFilter, select_cases
 from qaeval_tui.core.text import one_line
 from qaeval_tui.tui.literal import cell, plain
-from qaeval_tui.tui.messages import CallFailed
 from qaeval_tui.tui.screens.oversight_base import OversightScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.screens.oversight_gateway import OversightContext
@@ -68,10 +66,10 @@ class BrowseScreen(OversightScreen):
         gateway = self.context.gateway
         self.call("loading…", lambda: GoldenLoaded(gateway.golden()), "Not loaded")
 
-    @on(CallFailed)
-    def load_failed(self, message: CallFailed) -> None:
+    def worker_failed(self, group: str, text: str) -> None:
+        super().worker_failed(group, text)
         if self.golden is None:
-            first = message.text.splitlines()[0] if message.text else "the golden set could not be loaded"
+            first = text.splitlines()[0] if text else "the golden set could not be loaded"
             self.query_one("#browse-title", Static).update(plain(first).stylize("bold $error"))
 
     def on_golden_loaded(self, message: GoldenLoaded) -> None:

@@ -7,16 +7,19 @@ fast reviewer's "2 1 2 enter 1 ..." lands on the right items, and nothing waits 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 from textual.message import Message
 from textual.screen import Screen
 
-from qaeval_tui.core.errors import QaevalError
 from qaeval_tui.tui.literal import notice
 from qaeval_tui.tui.messages import CallFailed
+from qaeval_tui.tui.workers import QaevalApp
+
+ResultT = TypeVar("ResultT")
 
 
-class CoreCallScreen(Screen[None]):
+class CoreCallScreen(Screen[ResultT]):
     """Base for screens that call the core: `call` runs work in a thread and posts its message."""
 
     def __init__(self) -> None:
@@ -35,20 +38,29 @@ class CoreCallScreen(Screen[None]):
         """Hook: show the busy state."""
 
     def call(self, busy: str, work: Callable[[], Message], failure: str = "Not saved") -> None:
-        """Run `work` (core calls only, no widgets) in a worker; its message, or CallFailed, comes back."""
+        """Run `work` (core calls only, no widgets) in a worker and post its message.
+
+        If it raises, the app shows a notice headed `failure` and calls `worker_failed` here.
+        """
         self.busy = busy
         self.busy_changed()
+        self.run_core(lambda: self.post_message(work()), group="core", title=failure)
 
-        def run() -> None:
-            try:
-                message = work()
-            except QaevalError as exc:
-                message = CallFailed(str(exc), failure)
-            except Exception as exc:  # shown to the reviewer, never dropped
-                message = CallFailed(f"unexpected error: {type(exc).__name__}: {exc}", failure)
-            self.post_message(message)
+    def run_core(self, work: Callable[[], object], *, group: str, title: str, exclusive: bool = False) -> None:
+        """Hand `work` to the app's workers, which report any failure (workers.py)."""
+        app = self.app
+        if not isinstance(app, QaevalApp):
+            raise TypeError(f"{type(self).__name__} runs inside a QaevalApp, not {type(app).__name__}")
+        app.run_core(self, work, group=group, title=title, exclusive=exclusive)
 
-        self.run_worker(run, thread=True, group="core", exit_on_error=False)
+    def worker_failed(self, group: str, text: str) -> None:
+        """A call of this screen failed and the app has said so: drop the keys queued behind it.
+
+        Screens that show `text` where the result would have gone extend this."""
+        if not self.is_attached:
+            return  # dismissed while the call ran
+        self.pending.clear()  # keys typed after a refused call would land on the wrong item
+        self.settle()
 
     def defer(self, action: str) -> bool:
         """Queue `action` if the screen is not ready; True when it was queued."""
@@ -71,7 +83,7 @@ class CoreCallScreen(Screen[None]):
             await self.run_action(action)
 
     async def on_call_failed(self, message: CallFailed) -> None:
-        self.pending.clear()  # keys typed after a refused call would land on the wrong item
-        self.settle()
+        """A call the core refused as a result ("nothing to undo"), not as an exception."""
+        self.worker_failed("core", message.text)
         # Error texts quote data (file names, field values): shown literally, never as markup.
         self.notify(notice(message.text), title=notice(message.title), severity="error", timeout=8, markup=False)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
@@ -18,7 +17,6 @@ from textual.widgets import LoadingIndicator, ProgressBar, Static
 
 from qaeval_tui.core.statistics.dashboard import STEPS, Dashboard
 from qaeval_tui.tui.literal import line, plain
-from qaeval_tui.tui.messages import CallFailed
 from qaeval_tui.tui.screens.oversight_base import OversightScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.screens.oversight_gateway import OversightContext
@@ -111,10 +109,10 @@ class DashboardScreen(OversightScreen):
         self.call("computing…", work, "Not computed")
         self.refresh_bindings()
 
-    @on(CallFailed)
-    def computation_failed(self, message: CallFailed) -> None:
+    def worker_failed(self, group: str, text: str) -> None:
+        super().worker_failed(group, text)
         self.query_one(LoadingIndicator).display = False
-        self.query_one("#dash-step", Static).update(plain(message.text).stylize("$error"))
+        self.query_one("#dash-step", Static).update(plain(text).stylize("$error"))
 
     def on_dashboard_step(self, message: DashboardStep) -> None:
         self.query_one("#dash-progress", ProgressBar).update(progress=message.index)

@@ -10,10 +10,8 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from qaeval_tui.core.curation.dossier import ItemDossier
-from qaeval_tui.core.errors import QaevalError
 from qaeval_tui.core.statistics.dashboard import CellItem, Dashboard
 from qaeval_tui.tui.literal import cell, line
-from qaeval_tui.tui.messages import CallFailed
 from qaeval_tui.tui.screens.oversight_base import OversightScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.screens.oversight_gateway import OversightContext
@@ -89,12 +87,9 @@ class DrilldownScreen(OversightScreen):
         judge_hash = report.judge_config_hash if report is not None else None
 
         def work() -> None:
-            try:
-                self.post_message(CellDossier(gateway.dossier(item_id, with_judge=True, judge_config_hash=judge_hash)))
-            except QaevalError as exc:
-                self.post_message(CallFailed(str(exc), "Not loaded"))
+            self.post_message(CellDossier(gateway.dossier(item_id, with_judge=True, judge_config_hash=judge_hash)))
 
-        self.run_worker(work, thread=True, group="dossier", exclusive=True, exit_on_error=False)
+        self.run_core(work, group="dossier", title="Not loaded", exclusive=True)
 
     async def on_cell_dossier(self, message: CellDossier) -> None:
         item = self.selected()

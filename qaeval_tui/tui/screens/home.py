@@ -8,24 +8,22 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Static
 
-from qaeval_tui.core.errors import QaevalError
 from qaeval_tui.core.review.prepare import StoreOverview, pace
 from qaeval_tui.core.review.session import Progress
 from qaeval_tui.core.text import one_line
 from qaeval_tui.tui.commands import bindings, resolve_keys
 from qaeval_tui.tui.context import ReviewContext
-from qaeval_tui.tui.literal import notice, plain, styled
-from qaeval_tui.tui.messages import CallFailed, OverviewArrived
-from qaeval_tui.tui.screens.oversight_entries import ENTRIES
+from qaeval_tui.tui.literal import plain, styled
+from qaeval_tui.tui.messages import OverviewArrived
+from qaeval_tui.tui.navigation import DESTINATIONS, Navigate
+from qaeval_tui.tui.screens.core_calls import CoreCallScreen
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.status_line import clock_text
 
-HOME_ENTRIES: tuple[tuple[str, str, str], ...] = (
-    ("start_review", "Review", "blind-label your queue, resuming where you left off"),
-    *((entry.name, entry.label, entry.description) for entry in ENTRIES),
+HOME_ENTRIES: tuple[tuple[str, str, str], ...] = tuple(
+    (entry.name, entry.label, entry.description) for entry in DESTINATIONS
 )
 """Every screen reachable from home: (command name, title, what it is for)."""
 
@@ -101,7 +99,7 @@ def entry_rows(keys: Mapping[str, str]) -> ComposeResult:
             yield Static(text, classes="home-entry-text", markup=False)
 
 
-class HomeScreen(Screen[None]):
+class HomeScreen(CoreCallScreen[None]):
     SCOPE = "home"
     BINDINGS = bindings("home")
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]  # noqa: RUF012 (Textual's own type)
@@ -141,38 +139,28 @@ class HomeScreen(Screen[None]):
         gateway = self.context.gateway
 
         def work() -> None:
-            try:
-                self.post_message(OverviewArrived(gateway.overview(), gateway.progress()))
-            except QaevalError as exc:
-                self.post_message(CallFailed(str(exc)))
+            self.post_message(OverviewArrived(gateway.overview(), gateway.progress()))
 
-        self.run_worker(work, thread=True, group="overview", exclusive=True, exit_on_error=False)
+        self.run_core(work, group="overview", title="Not loaded", exclusive=True)
 
     def on_overview_arrived(self, message: OverviewArrived) -> None:
         self.query_one("#golden", Static).update(golden_content(message.overview))
         self.query_one("#progress", Static).update(progress_content(self.context.reviewer, message.progress))
         self.loaded = True
 
-    def on_call_failed(self, message: CallFailed) -> None:
-        self.notify(notice(message.text), severity="error", markup=False)
+    # The app opens every screen (navigation.py); home only says where to go.
 
     def action_start_review(self) -> None:
-        from qaeval_tui.tui.screens.review import ReviewScreen
-
-        self.app.push_screen(ReviewScreen(self.context))
-
-    def _open_entry(self, name: str) -> None:
-        entry = next(entry for entry in ENTRIES if entry.name == name)
-        self.app.push_screen(entry.factory(self.context))
+        self.post_message(Navigate("start_review"))
 
     def action_open_inbox(self) -> None:
-        self._open_entry("open_inbox")
+        self.post_message(Navigate("open_inbox"))
 
     def action_open_adjudication(self) -> None:
-        self._open_entry("open_adjudication")
+        self.post_message(Navigate("open_adjudication"))
 
     def action_open_dashboard(self) -> None:
-        self._open_entry("open_dashboard")
+        self.post_message(Navigate("open_dashboard"))
 
     def action_open_browse(self) -> None:
-        self._open_entry("open_browse")
+        self.post_message(Navigate("open_browse"))

@@ -1,18 +1,16 @@
-"""What every curation and oversight screen shares: core calls in workers, literal errors, the gateway's life."""
+"""What every curation and oversight screen shares: core calls in workers, its help, the gateway's life."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
 from qaeval_tui.tui.commands import RULE_HELP, OversightScope
-from qaeval_tui.tui.literal import notice
-from qaeval_tui.tui.messages import CallFailed
 from qaeval_tui.tui.screens.core_calls import CoreCallScreen
 from qaeval_tui.tui.screens.oversight_gateway import OversightContext
 from qaeval_tui.tui.widgets.key_bar import join_keys
 
 
-class OversightScreen(CoreCallScreen):
+class OversightScreen(CoreCallScreen[None]):
     """A `CoreCallScreen` on an `OversightContext`; closes the gateway when it opened it."""
 
     SCOPE: ClassVar[OversightScope]
@@ -37,10 +35,3 @@ class OversightScreen(CoreCallScreen):
         )
         overrides = dict(self.context.gateway.config.review.keys)
         self.app.push_screen(HelpScreen(self.SCOPE, overrides, join_keys(digits), RULE_HELP))
-
-    async def on_call_failed(self, message: CallFailed) -> None:
-        # Error texts quote data (file lines, field values): shown literally, never as markup.
-        message.prevent_default()
-        self.pending.clear()
-        self.settle()
-        self.notify(notice(message.text), title=notice(message.title), severity="error", timeout=8, markup=False)

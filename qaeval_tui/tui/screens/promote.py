@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -28,7 +27,6 @@ from qaeval_tui.core.curation.promotion import (
     validate_promotion,
 )
 from qaeval_tui.tui.literal import notice, plain
-from qaeval_tui.tui.messages import CallFailed
 from qaeval_tui.tui.screens.oversight_base import OversightScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.screens.oversight_gateway import OversightContext
@@ -94,12 +92,12 @@ class PromoteScreen(OversightScreen):
         gateway, trace_id = self.context.gateway, self.trace_id
         self.call("loading…", lambda: ContextLoaded(gateway.promotion_context(trace_id)), "Not loaded")
 
-    @on(CallFailed)
-    def load_failed(self, message: CallFailed) -> None:
+    def worker_failed(self, group: str, text: str) -> None:
+        super().worker_failed(group, text)
         if self.promotion is None:  # the miss or the golden set could not be loaded: say so where the form goes
             for indicator in self.query(LoadingIndicator):
                 indicator.display = False
-            self.query_one("#promote-loading Static", Static).update(plain(message.text).stylize("$error"))
+            self.query_one("#promote-loading Static", Static).update(plain(text).stylize("$error"))
 
     @property
     def form(self) -> PromoteForm | None:

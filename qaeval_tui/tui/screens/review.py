@@ -136,4 +136,4 @@ class ReviewScreen(ReviewFlow):
             self._leave_armed = True
             self.notify("This item has unsaved scores: escape again to leave without saving.", severity="warning")
             return
-        self.app.pop_screen()
+        self.dismiss(None)

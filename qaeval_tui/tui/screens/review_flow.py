@@ -12,15 +12,12 @@ from collections.abc import Callable
 
 from textual.message import Message
 
-from qaeval_tui.core.errors import QaevalError
 from qaeval_tui.core.review.prepare import pace
-from qaeval_tui.core.review.session import BlindItemView, Progress
+from qaeval_tui.core.review.session import BlindItemView, Progress, SessionSummary
 from qaeval_tui.tui.context import ReviewContext
 from qaeval_tui.tui.draft import LabelDraft
 from qaeval_tui.tui.gateway import Gateway
-from qaeval_tui.tui.literal import notice
 from qaeval_tui.tui.messages import (
-    BackgroundFailed,
     CallFailed,
     GoldArrived,
     ItemArrived,
@@ -29,15 +26,17 @@ from qaeval_tui.tui.messages import (
 )
 from qaeval_tui.tui.screens.core_calls import CoreCallScreen
 from qaeval_tui.tui.screens.reveal import RevealDialog
-from qaeval_tui.tui.screens.summary import SummaryScreen
 from qaeval_tui.tui.widgets.answer_view import AnswerView
 from qaeval_tui.tui.widgets.axes_panel import AxesPanel
 from qaeval_tui.tui.widgets.sources_panel import SourcesPanel
 from qaeval_tui.tui.widgets.status_line import Status, StatusLine
 
 
-class ReviewFlow(CoreCallScreen):
-    """View state of the review screen and every core call it makes."""
+class ReviewFlow(CoreCallScreen[SessionSummary | None]):
+    """View state of the review screen and every core call it makes.
+
+    Dismissed with the session's summary when the queue is done, or None when the reviewer leaves.
+    """
 
     def __init__(self, context: ReviewContext, item: BlindItemView | None = None) -> None:
         super().__init__()
@@ -89,26 +88,24 @@ class ReviewFlow(CoreCallScreen):
         self.background[name] += 1
 
         def run() -> None:
-            try:
-                self.post_message(work(gateway))
-            except QaevalError as exc:
-                self.post_message(BackgroundFailed(name, str(exc)))
+            self.post_message(work(gateway))
 
+        title = f"{name} not updated"
         if after_refresh:
-            self.call_after_refresh(self.run_worker, run, thread=True, group=name, exit_on_error=False)
+            self.call_after_refresh(lambda: self.run_core(run, group=name, title=title))
         else:
-            self.run_worker(run, thread=True, group=name, exit_on_error=False)
+            self.run_core(run, group=name, title=title)
 
     def _landed(self, name: str) -> None:
         self.background[name] -= 1
         if self.background[name] <= 0:
             del self.background[name]
 
-    def on_background_failed(self, message: BackgroundFailed) -> None:
-        self._landed(message.name)
-        self.notify(
-            notice(message.text), title=f"{message.name} not updated", severity="error", timeout=8, markup=False
-        )
+    def worker_failed(self, group: str, text: str) -> None:
+        if group in self.background:
+            self._landed(group)  # a background read: the item on screen and the keys typed stay
+        else:
+            super().worker_failed(group, text)
 
     def on_progress_arrived(self, message: ProgressArrived) -> None:
         self._landed("progress")
@@ -123,7 +120,7 @@ class ReviewFlow(CoreCallScreen):
             self.last_submitted = message.submitted
         if message.item is None:
             if message.summary is not None:
-                self.app.switch_screen(SummaryScreen(self.context, message.summary))
+                self.dismiss(message.summary)
             return
         await self._display(message.item)
         self.notice = message.notice

@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
-from qaeval_tui.core.review.session import SessionSummary
+from qaeval_tui.core.review.session import BlindItemView, SessionSummary
 from qaeval_tui.tui.commands import bindings
 from qaeval_tui.tui.context import ReviewContext
 from qaeval_tui.tui.messages import CallFailed, ItemArrived
@@ -41,7 +41,9 @@ def summary_content(summary: SessionSummary) -> Content:
     return Content("\n").join(lines)
 
 
-class SummaryScreen(CoreCallScreen):
+class SummaryScreen(CoreCallScreen[BlindItemView | None]):
+    """Dismissed with the item reopened by undo (to review it again), or None for home."""
+
     SCOPE = "summary"
     BINDINGS = bindings("summary")
 
@@ -69,11 +71,9 @@ class SummaryScreen(CoreCallScreen):
         self.call("reopening…", work, "Not reopened")
 
     def on_item_arrived(self, message: ItemArrived) -> None:
-        from qaeval_tui.tui.screens.review import ReviewScreen
-
         self.settle()
         if message.item is not None:
-            self.app.switch_screen(ReviewScreen(self.context, message.item))
+            self.dismiss(message.item)
 
     def action_home(self) -> None:
-        self.app.pop_screen()
+        self.dismiss(None)

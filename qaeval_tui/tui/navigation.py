@@ -1,8 +1,9 @@
-"""The curation and oversight screens as entries for the home screen and the command palette.
+"""Where the app can go: one table read by the home screen, the command palette and the app.
 
-Each factory takes the app's `ReviewContext` and builds its screen on a fresh `OversightGateway`
-(its own connection to the same store, closed when that screen is dismissed); the curator's name
-is the app's reviewer name.
+Screens never open each other's successors: home posts `Navigate`, and the app looks the name up
+here, pushes the screen and decides from its result what comes next (review -> summary -> review).
+Each factory imports its screen when called, so the review TUI's cold start does not pay for
+screens the reviewer may never open.
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from textual.message import Message
 from textual.screen import Screen
 
-from qaeval_tui.tui.commands import OversightScope
+from qaeval_tui.tui.commands import Scope
 from qaeval_tui.tui.context import ReviewContext
 from qaeval_tui.tui.screens.oversight_gateway import OversightContext, OversightGateway
 
@@ -23,6 +25,12 @@ def oversight_context(context: ReviewContext) -> OversightContext:
     door = context.gateway
     gateway = OversightGateway(door.config, door.db_path, door.data_paths)
     return OversightContext(gateway, curator=context.reviewer, deterministic=context.deterministic)
+
+
+def review_screen(context: ReviewContext) -> Screen[Any]:
+    from qaeval_tui.tui.screens.review import ReviewScreen
+
+    return ReviewScreen(context)
 
 
 def inbox_screen(context: ReviewContext) -> Screen[Any]:
@@ -50,34 +58,59 @@ def browse_screen(context: ReviewContext) -> Screen[Any]:
 
 
 @dataclass(frozen=True)
-class OversightEntry:
+class Destination:
     name: str
-    """Command / action name (`open_inbox` -> `action_open_inbox`)."""
+    """Command / action name (`open_inbox` -> home's `action_open_inbox`)."""
     label: str
     description: str
     factory: Callable[[ReviewContext], Screen[Any]]
-    scope: OversightScope
+    scope: Scope
     """The scope of the screen it opens."""
+    from_anywhere: bool = True
+    """Also offered by the command palette on every other screen once the store is prepared."""
 
 
-ENTRIES: tuple[OversightEntry, ...] = (
-    OversightEntry(
+DESTINATIONS: tuple[Destination, ...] = (
+    Destination(
+        "start_review",
+        "Review",
+        "blind-label your queue, resuming where you left off",
+        review_screen,
+        "review",
+        from_anywhere=False,  # the queue is entered from home, so its summary returns there
+    ),
+    Destination(
         "open_inbox", "Inbox", "production misses to promote into the living split, or reject", inbox_screen, "inbox"
     ),
-    OversightEntry(
+    Destination(
         "open_adjudication",
         "Adjudication",
         "settle disagreements between blind reviewers",
         adjudication_screen,
         "adjudicate",
     ),
-    OversightEntry(
+    Destination(
         "open_dashboard",
         "Calibration",
         "judge vs human and agreement per axis, with drill-down",
         dashboard_screen,
         "dashboard",
     ),
-    OversightEntry("open_browse", "Browse", "every golden case, filtered and searched", browse_screen, "browse"),
+    Destination("open_browse", "Browse", "every golden case, filtered and searched", browse_screen, "browse"),
 )
-"""Promote, drill-down and case detail are opened from these screens, not from home."""
+"""Every screen reachable from home, in home's order. Promote, drill-down and case detail are
+opened from these screens (they need a selection), not from home."""
+
+ENTRIES: tuple[Destination, ...] = tuple(destination for destination in DESTINATIONS if destination.from_anywhere)
+"""The curation and oversight screens, offered from anywhere."""
+
+
+def destination(name: str) -> Destination:
+    return next(entry for entry in DESTINATIONS if entry.name == name)
+
+
+@dataclass
+class Navigate(Message):
+    """Go to the destination `name`; the app handles it."""
+
+    name: str
