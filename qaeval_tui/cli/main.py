@@ -95,6 +95,7 @@ def run() -> None:
             sys.exit(supervisor.supervise(command, sys.argv[1:]))
         _app()()
         return
+    supervisor.interrupt_once()
     try:
         _app()(prog_name="qaeval")
     except SystemExit as exc:  # every end of a command, 0 included, is an exit: report it

@@ -132,6 +132,19 @@ def _signal_name(number: int) -> str:
 # -- the child's side -------------------------------------------------------------------------
 
 
+def interrupt_once() -> None:
+    """In the child: the first SIGINT interrupts the command; copies of it that arrive later are
+    ignored. A terminal's Ctrl-C reaches the child from the terminal and again from the parent's
+    forwarding; the copy used to land while the interrupted command was unwinding and print an
+    "Exception ignored ... KeyboardInterrupt" traceback."""
+
+    def first(signum: int, frame: FrameType | None) -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, first)
+
+
 def take_report_fd() -> int | None:
     """In a supervised child, the pipe to report on (taken out of the environment, so code the
     command runs, and processes it starts, never see it); None anywhere else."""
