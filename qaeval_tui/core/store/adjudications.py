@@ -1,7 +1,8 @@
 """Adjudications: an adjudicator's final score on one axis of one item, append-only.
 
-sqlite-utils writes and reads the rows (`insert`, `rows_where`); a later adjudication supersedes
-an earlier one when read, and nothing is ever overwritten.
+sqlite-utils writes the rows (`insert`); a later adjudication supersedes an earlier one when read,
+and nothing is ever overwritten. Raw SQL for the read: the dashboard (in the oversight TUI) and the
+calibration make it, and their processes keep sqlite-utils unimported, as the review TUI does.
 """
 
 from __future__ import annotations
@@ -27,5 +28,5 @@ class AdjudicationTables(SQLiteConnection):
 
     def adjudications(self) -> dict[tuple[str, str], int | None]:
         """The latest adjudicated score per (item_id, axis); a later adjudication supersedes an earlier one."""
-        rows = self.db.table("adjudications").rows_where(select="item_id, axis, score", order_by="id")
-        return {(row["item_id"], row["axis"]): row["score"] for row in rows}
+        rows = self.conn.execute("SELECT item_id, axis, score FROM adjudications ORDER BY id")
+        return {(item_id, axis): score for item_id, axis, score in rows}

@@ -1,9 +1,9 @@
 """Review items, reviewers' queues (assignments) and reveals.
 
-sqlite-utils writes the rows (`insert_all` with `ignore`: an existing item or queue entry is kept
-as it is) and reads the item list (`rows_where`). Raw SQL for what the review TUI reads while it
-starts and between two submits (an item with its case and output, a queue in order, a reveal):
-sqlite-utils stays unimported there, it slows the TUI's cold start.
+sqlite-utils writes the review items (`insert_all` with `ignore`: an existing item is kept as it
+is). Raw SQL for what the review TUI does while it starts and between two submits (an item with its
+case and output, a queue in order, a new reviewer joining the queues, a reveal): sqlite-utils stays
+unimported there, it slows the TUI's cold start and every full garbage collection after it.
 """
 
 from __future__ import annotations
@@ -86,12 +86,13 @@ class ReviewTables(SQLiteConnection):
                 conn.execute("DELETE FROM assignments")
             before = conn.total_changes
             now = utc_now()
-            self.db.table("assignments").insert_all(
-                (
-                    {"reviewer": r, "item_id": i, "position": p, "seed": checked_seed(seed), "created_at": now}
-                    for r, i, p, seed in rows
-                ),
-                ignore=True,
+            # Raw SQL: a new reviewer joins the queues from inside the review TUI, whose process must
+            # not import sqlite-utils (its import doubles the cost of every full garbage collection
+            # afterwards, which shows in the submit-to-next latency).
+            conn.executemany(
+                """INSERT OR IGNORE INTO assignments (reviewer, item_id, position, seed, created_at)
+                   VALUES (?, ?, ?, ?, ?)""",
+                ((r, i, p, checked_seed(seed), now) for r, i, p, seed in rows),
             )
             return conn.total_changes - before
 
