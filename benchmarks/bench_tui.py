@@ -26,7 +26,9 @@ from benchmarks.synthetic import write_synthetic_golden
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.golden.hashing import content_hash, item_id_for
 from qaeval_tui.core.golden.loader import load_golden
+from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.session import assign, build_review_items
+from qaeval_tui.core.store.rows import CaseRecord, RunOutput, RunRecord, VerdictRecord
 from qaeval_tui.core.store.sqlite import Store
 
 REVIEWER = "bench"
@@ -125,8 +127,10 @@ def build_store(workdir: Path) -> tuple[Path, Path]:
         "metrics": {},
     }
     with Store.open(db) as store:
-        store.upsert_cases((c.content_hash, c.case.id, c.split, c.case.model_dump(mode="json")) for c in golden.cases)
-        store.insert_run(run, outputs, verdicts)
+        store.upsert_cases(
+            CaseRecord(c.content_hash, c.case.id, c.split, c.case.model_dump(mode="json")) for c in golden.cases
+        )
+        store.insert_run(RunRecord(**run), [RunOutput(**o) for o in outputs], [VerdictRecord(**v) for v in verdicts])
         build_review_items(store, "run-bench")
         assign(store, (REVIEWER, *OTHERS), overlap=5, seed=1)
         case_of = store.case_ids_by_item()
@@ -154,7 +158,7 @@ def build_store(workdir: Path) -> tuple[Path, Path]:
         done = queue[: CASES - 300]
         rows.extend(label(REVIEWER, item_id, 1) for item_id in done)
         rows.extend(label(REVIEWER, item_id, 2) for item_id in done[: LABELS - len(rows)])
-        store.insert_labels(rows, origin="bench")
+        store.insert_labels((Label.model_construct(**row) for row in rows), origin="bench")
         assert store.count("labels") == LABELS and store.count("cases") == CASES
     return db, golden_dir
 

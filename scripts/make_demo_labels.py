@@ -31,6 +31,7 @@ from typing import Any
 from qaeval_tui.core.config import Config, load_config
 from qaeval_tui.core.golden.loader import load_golden
 from qaeval_tui.core.review.labels_io import VERDICTS_FILENAME, export_labels
+from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.session import assign, build_review_items
 from qaeval_tui.core.rubric import Axis
 from qaeval_tui.core.running.adapters import load_adapter
@@ -128,7 +129,7 @@ class Reviewer:
 def make_labels(store: Store, config: Config, run_id: str, seed: int) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     axes = config.rubric.axes
-    verdicts = {v["item_id"]: v for v in store.verdicts(run_id=run_id)}
+    verdicts = {v.item_id: v.verdict for v in store.verdicts(run_id=run_id)}
     case_of = store.case_ids_by_item()
     truth = {
         item_id: {axis.name: latent_truth(axis, verdict["scores"].get(axis.name), rng) for axis in axes}
@@ -174,9 +175,12 @@ def main(argv: list[str] | None = None) -> int:
         build_review_items(store, run_id)
         assign(store, REVIEWERS, OVERLAP, args.seed)
         labels = make_labels(store, config, run_id, args.seed)
-        store.insert_labels(labels, origin="synthetic-demo")
+        store.insert_labels((Label.model_validate(label) for label in labels), origin="synthetic-demo")
         written = export_labels(store, out, REVIEWERS)
-        verdicts = [{**v, "created_at": stamp(CLOCK - timedelta(days=1))} for v in store.verdicts(run_id=run_id)]
+        verdicts = [
+            {**v, "created_at": stamp(CLOCK - timedelta(days=1))}
+            for v in (r.verdict for r in store.verdicts(run_id=run_id))
+        ]
         with (out / VERDICTS_FILENAME).open("w", encoding="utf-8", newline="\n") as handle:
             for verdict in verdicts:
                 handle.write(json.dumps(verdict, ensure_ascii=False) + "\n")

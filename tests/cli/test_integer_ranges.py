@@ -80,7 +80,7 @@ def test_the_largest_revision_imports_and_a_later_submit_is_refused_cleanly(tmp_
     with Store.open(tmp_path / "q.db") as store:
         with pytest.raises(QaevalError, match=f"beyond the largest a label can have \\({MAX_REVISION}\\)"):
             ReviewSession(store, Config(), "ana").submit(item, {**FULL, "faithfulness": 0}, "", False, 1.0)
-        assert [row["revision"] for row in store.labels()] == [MAX_REVISION]
+        assert [row.label.revision for row in store.labels()] == [MAX_REVISION]
     # The export reads back: nothing in the store is beyond what a label file may carry.
     clean_exit(runner.invoke(app, ["labels", "export", "--db", "q.db", "--out", "out"]), 0)
     clean_exit(runner.invoke(app, ["labels", "import", "out", "--db", "q.db"]), 0)

@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from qaeval_tui.cli.main import app
+from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.store.sqlite import Store
 from tests.curation_fixtures import demo_copy
 
@@ -35,11 +36,11 @@ def add_labels(db: Path, *reviewers: str) -> None:
     with Store.open(db) as store:
         store.insert_labels(
             [
-                {
-                    "item_id": "item-1", "case_id": "case-1", "reviewer": name, "scores": {"faithfulness": 2},
-                    "note": "", "flagged": False, "skipped": False, "rubric_version": "1", "revealed": False,
-                    "revision": 1, "created_at": "2026-01-01T00:00:00Z", "seconds_spent": 1.0,
-                }
+                Label.model_construct(
+                    item_id="item-1", case_id="case-1", reviewer=name, scores={"faithfulness": 2},
+                    note="", flagged=False, skipped=False, rubric_version="1", revealed=False,
+                    revision=1, created_at="2026-01-01T00:00:00Z", seconds_spent=1.0,
+                )
                 for name in reviewers
             ],
             origin="import",

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from qaeval_tui.core.golden.hashing import content_hash, item_id_for
+from qaeval_tui.core.store.rows import CaseRecord, RunOutput, RunRecord, VerdictRecord
 from qaeval_tui.core.store.sqlite import Store
 
 ADAPTER_NAME = "SecretHubAdapter"
@@ -56,7 +57,7 @@ def store_with_run(
     cases = [demo_case(i) for i in range(n_items)]
     hashes = [content_hash(case) for case in cases]
     if store_cases:
-        store.upsert_cases((h, c["id"], "frozen", c) for h, c in zip(hashes, cases, strict=True))
+        store.upsert_cases(CaseRecord(h, c["id"], "frozen", c) for h, c in zip(hashes, cases, strict=True))
     outputs, verdicts, items = [], [], []
     for i, (case, case_hash) in enumerate(zip(cases, hashes, strict=True)):
         output = demo_output(i)
@@ -106,7 +107,7 @@ def store_with_run(
         "data": {},
         "metrics": {},
     }
-    store.insert_run(run, outputs, verdicts)
+    store.insert_run(RunRecord(**run), [RunOutput(**o) for o in outputs], [VerdictRecord(**v) for v in verdicts])
     return store, items
 
 

@@ -12,6 +12,7 @@ from qaeval_tui.core.config import Config
 from qaeval_tui.core.curation.adjudication import adjudication_queue, record_consensus
 from qaeval_tui.core.curation.dossier import item_dossier
 from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.session import build_review_items
 from qaeval_tui.core.statistics.sources import calibration_from_store
 from qaeval_tui.core.store.sqlite import Store
@@ -20,14 +21,14 @@ from tests.core.review_fixtures import store_with_run
 CONFIG = Config()
 
 
-def label(item: str, reviewer: str, scores: dict[str, int | None], **fields: Any) -> dict[str, Any]:
-    return {
-        "item_id": item, "case_id": fields.pop("case_id", item[:8]), "reviewer": reviewer, "scores": scores,
-        "note": fields.pop("note", ""), "flagged": fields.pop("flagged", False),
-        "skipped": fields.pop("skipped", False), "rubric_version": "1", "revealed": fields.pop("revealed", False),
-        "revision": fields.pop("revision", 1),
-        "created_at": "2026-01-01T00:00:00Z", "seconds_spent": 10.0,
-    }  # fmt: skip
+def label(item: str, reviewer: str, scores: dict[str, int | None], **fields: Any) -> Label:
+    return Label(
+        item_id=item, case_id=fields.pop("case_id", item[:8]), reviewer=reviewer, scores=scores,
+        note=fields.pop("note", ""), flagged=fields.pop("flagged", False),
+        skipped=fields.pop("skipped", False), rubric_version="1", revealed=fields.pop("revealed", False),
+        revision=fields.pop("revision", 1),
+        created_at="2026-01-01T00:00:00Z", seconds_spent=10.0,
+    )  # fmt: skip
 
 
 @pytest.fixture

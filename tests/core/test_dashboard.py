@@ -10,6 +10,7 @@ import pytest
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.review.labels_io import import_labels
+from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.session import assign, build_review_items
 from qaeval_tui.core.running.configured import plan_run
 from qaeval_tui.core.running.runner import store_run
@@ -22,13 +23,13 @@ from tests.core.review_fixtures import store_with_run
 CONFIG = Config()
 
 
-def label(item: str, reviewer: str, scores: dict[str, int | None], **fields: Any) -> dict[str, Any]:
-    return {
-        "item_id": item, "case_id": "c", "reviewer": reviewer, "scores": scores, "note": "",
-        "flagged": fields.pop("flagged", False), "skipped": fields.pop("skipped", False), "rubric_version": "1",
-        "revealed": fields.pop("revealed", False), "revision": fields.pop("revision", 1),
-        "created_at": "2026-01-01T00:00:00Z", "seconds_spent": fields.pop("seconds", 10.0),
-    }  # fmt: skip
+def label(item: str, reviewer: str, scores: dict[str, int | None], **fields: Any) -> Label:
+    return Label(
+        item_id=item, case_id="c", reviewer=reviewer, scores=scores, note="",
+        flagged=fields.pop("flagged", False), skipped=fields.pop("skipped", False), rubric_version="1",
+        revealed=fields.pop("revealed", False), revision=fields.pop("revision", 1),
+        created_at="2026-01-01T00:00:00Z", seconds_spent=fields.pop("seconds", 10.0),
+    )  # fmt: skip
 
 
 @pytest.fixture(scope="module")

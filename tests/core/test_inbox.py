@@ -10,6 +10,7 @@ import pytest
 
 from qaeval_tui.core.curation.inbox import import_misses, inbox_entry, list_inbox, status_counts
 from qaeval_tui.core.errors import InputError, UsageError
+from qaeval_tui.core.store.rows import InboxDecision
 from qaeval_tui.core.store.sqlite import Store
 from tests.conftest import write_jsonl
 from tests.curation_fixtures import DEMO_INBOX, GATEWAY, make_miss
@@ -166,5 +167,5 @@ def test_store_keeps_the_first_decision_and_rolls_back_on_a_failed_effect(store:
         store.record_inbox_decision("tr-1", "rejected", case_id=None, reason="r", curator="m", decided_at="t1") is None
     )
     earlier = store.record_inbox_decision("tr-1", "promoted", case_id="c", reason="r2", curator="n", decided_at="t2")
-    assert earlier == {"decision": "rejected", "case_id": None, "reason": "r", "curator": "m", "decided_at": "t1"}
+    assert earlier == InboxDecision("rejected", None, "r", "m", "t1")
     assert store.count("inbox_decisions") == 1

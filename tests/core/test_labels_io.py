@@ -69,7 +69,7 @@ def test_import_round_trips_and_a_second_import_changes_nothing(tmp_path: Path) 
     assert (again.added, again.unchanged) == (0, 7)
 
     def content(store: Store) -> list[str]:
-        return sorted(json.dumps({k: v for k, v in r.items() if k not in ("id", "origin")}) for r in store.labels())
+        return sorted(json.dumps(r.label.model_dump()) for r in store.labels())
 
     assert content(target) == content(source)
 
@@ -163,7 +163,7 @@ def test_csv_from_another_tool_with_a_field_mapping_is_imported_once(tmp_path: P
     )
     report = import_labels(store, [tmp_path / "theirs.csv"], RUBRIC, mapping=mapping)
     assert report.added == 3
-    rows = {(r["reviewer"], r["item_id"]): r for r in store.labels()}
+    rows = {(r.reviewer, r.item_id): r.model_dump() for r in (row.label for row in store.labels())}
     assert rows[("ana", items[0])]["scores"] == {
         "faithfulness": 2,
         "citation_correctness": 1,
@@ -203,8 +203,9 @@ def test_foreign_jsonl_with_nested_scores_and_a_default_reviewer(tmp_path: Path)
     mapping = FieldMapping({"item_id": "id", "flagged": "flag"})
     report = import_labels(store, [tmp_path / "theirs.jsonl"], RUBRIC, mapping=mapping, reviewer="dana")
     assert report.added_by_reviewer == {"dana": 1}
-    (row,) = store.labels()
-    assert (row["scores"], row["flagged"], row["case_id"]) == (
+    (revision,) = store.labels()
+    row = revision.label
+    assert (row.scores, row.flagged, row.case_id) == (
         {"faithfulness": 2, "citation_correctness": None},
         True,
         "readable-case-001",
@@ -232,7 +233,7 @@ def test_a_revision_beyond_the_store_integers_is_a_located_problem(tmp_path: Pat
         assert store.labels() == []
         (tmp_path / "ana.jsonl").write_text(_native_line(revision=largest) + "\n")
         assert import_labels(store, [tmp_path / "ana.jsonl"], RUBRIC).added == 1
-        assert [row["revision"] for row in store.labels()] == [largest]
+        assert [row.label.revision for row in store.labels()] == [largest]
 
 
 @pytest.mark.parametrize("seconds", ["inf", "1e999", "nan", "-inf"])
@@ -365,7 +366,7 @@ def test_any_valid_label_file_imports_exactly_once(
         first = import_labels(store, [folder], RUBRIC)
         second = import_labels(store, [folder], RUBRIC)
         assert (first.added, second.added, second.unchanged) == (len(lines), 0, len(lines))
-        stored = {(r["item_id"], r["reviewer"], r["revision"]): r for r in store.labels()}
+        stored = {(r.item_id, r.reviewer, r.revision): r.model_dump() for r in (row.label for row in store.labels())}
         for line in full:
             row = stored[(line["item_id"], line["reviewer"], line["revision"])]
             assert {key: row[key] for key in line} == line
@@ -385,4 +386,4 @@ def test_a_note_with_line_separator_characters_round_trips(tmp_path: Path) -> No
     build_review_items(target, "run-1")
     report = import_labels(target, [tmp_path / "labels"], RUBRIC)
     assert report.added == 1
-    assert [row["note"] for row in target.labels()] == [note]
+    assert [row.label.note for row in target.labels()] == [note]

@@ -48,7 +48,7 @@ def test_one_review_item_per_case_output_and_rebuilding_adds_nothing(tmp_path: P
     store, items = store_with_run(tmp_path / "q.db", n_items=5)
     assert build_review_items(store, "run-1") == 5
     assert build_review_items(store, "run-1") == 0
-    assert sorted(row["item_id"] for row in store.review_items()) == sorted(items)
+    assert sorted(row.item_id for row in store.review_items()) == sorted(items)
 
 
 def test_missing_case_content_fails_clearly_or_comes_from_the_golden_set(tmp_path: Path) -> None:
@@ -168,7 +168,7 @@ def test_rendered_blind_view_contains_nothing_it_must_hide(store: Store) -> None
     item = store.review_item(shared)
     assert item is not None
     for secret in (
-        item["case_id"],
+        item.item.case_id,
         ADAPTER_NAME,
         JUDGE_NAME,
         "BEN-PRIVATE-NOTE",
@@ -189,7 +189,9 @@ def test_gold_answer_only_after_every_blind_axis_is_scored(store: Store) -> None
     assert ana.gold_answer(view.item_id, {"faithfulness": 2}) is None
     assert ana.gold_answer(view.item_id, {"faithfulness": 2, "citation_correctness": 7}) is None  # off-scale
     gold = ana.gold_answer(view.item_id, {"faithfulness": 2, "citation_correctness": None})
-    case = store.review_item(view.item_id)["case"]  # type: ignore[index]
+    item = store.review_item(view.item_id)
+    assert item is not None and item.case is not None
+    case = item.case
     assert gold == (case["gold_answer"] or ABSTAIN_GOLD)
 
 
@@ -256,7 +258,7 @@ def test_undo_reopens_last_submits_without_erasing_and_resubmit_is_a_new_revisio
     assert earlier is not None and earlier.item_id == queue[0] and earlier.previous_note == "first"
     assert ana.undo() is None
     ana.submit(queue[0], {**FULL, "faithfulness": 1}, "first, revised", False, 1.0)
-    history = [(row["revision"], row["note"]) for row in store.labels(reviewer="ana", item_id=queue[0])]
+    history = [(row.label.revision, row.label.note) for row in store.labels(reviewer="ana", item_id=queue[0])]
     assert history == [(1, "first"), (2, "first, revised")]
     assert ana.next_item().item_id == queue[2]  # type: ignore[union-attr]
 
@@ -323,4 +325,4 @@ def test_two_sessions_on_one_database_lose_no_revision(tmp_path: Path, store: St
     session(store).submit(item, FULL, "a", False, 1.0)
     session(other).submit(item, FULL, "b", False, 1.0)
     other.close()
-    assert [(r["revision"], r["note"]) for r in store.labels(item_id=item)] == [(1, "a"), (2, "b")]
+    assert [(r.label.revision, r.label.note) for r in store.labels(item_id=item)] == [(1, "a"), (2, "b")]

@@ -18,7 +18,9 @@ from typing import Any
 import pytest
 
 from qaeval_tui.core.config import Config
+from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.session import Progress, ReviewSession, assign, build_review_items
+from qaeval_tui.core.store.rows import LabelDraft, LabelRevision
 from qaeval_tui.core.store.sqlite import Store
 from tests.core.review_fixtures import FULL, store_with_run
 
@@ -35,26 +37,27 @@ class Expected:
 def reference(store: Store, reviewer: str) -> Expected:
     """What the session must show, read from scratch the slow and obvious way."""
     queue = [item_id for _, item_id, _ in store.assignments(reviewer)]
-    history = store.labels(reviewer=reviewer)
-    submitted = {row["item_id"]: row for row in history if not row["skipped"]}
-    last_skip = {row["item_id"]: row["id"] for row in history if row["skipped"]}
+    revisions = store.labels(reviewer=reviewer)
+    history = [(row.id, row.label) for row in revisions]
+    submitted = {label.item_id: (rid, label) for rid, label in history if not label.skipped}
+    last_skip = {label.item_id: rid for rid, label in history if label.skipped}
     fresh = [item_id for item_id in queue if item_id not in submitted and item_id not in last_skip]
     waiting = sorted((last_skip[i], i) for i in queue if i not in submitted and i in last_skip)
     upcoming = fresh[0] if fresh else waiting[0][1] if waiting else None
     queued = set(queue)
-    rows = [row for row in history if row["item_id"] in queued]
-    queued_submits = {row["item_id"]: row for row in rows if not row["skipped"]}
+    rows = [label for _, label in history if label.item_id in queued]
+    queued_submits = {label.item_id: label for label in rows if not label.skipped}
     progress = Progress(
         done=len(queued_submits),
         assigned=len(queue),
-        skipped=len({row["item_id"] for row in rows if row["skipped"]} - queued_submits.keys()),
-        flagged=sum(1 for row in queued_submits.values() if row["flagged"]),
-        seconds_spent=float(sum(row["seconds_spent"] for row in rows)),
+        skipped=len({label.item_id for label in rows if label.skipped} - queued_submits.keys()),
+        flagged=sum(1 for label in queued_submits.values() if label.flagged),
+        seconds_spent=float(sum(label.seconds_spent for label in rows)),
     )
     return Expected(
         next_item=None if upcoming is None else (upcoming, queue.index(upcoming) + 1, len(queue)),
         progress=progress,
-        undo_order=[(row["item_id"], row["id"]) for row in sorted(submitted.values(), key=lambda r: -r["id"])],
+        undo_order=[(label.item_id, rid) for rid, label in sorted(submitted.values(), key=lambda r: -r[0])],
     )
 
 
@@ -110,7 +113,7 @@ class Scenario:
         elif action == "skip" and view is not None:
             ana.skip(view.item_id, self.seconds())
         elif action == "revise":
-            done = [row["item_id"] for row in self.here.labels(reviewer="ana") if not row["skipped"]]
+            done = [row.label.item_id for row in self.here.labels(reviewer="ana") if not row.label.skipped]
             if done:
                 ana.submit(rng.choice(done), random_scores(rng), "revised", rng.random() < 0.5, self.seconds())
         elif action == "undo":
@@ -129,7 +132,7 @@ class Scenario:
         elif action == "queue":
             self.change_queues()
         elif action == "reveal":
-            done = [row["item_id"] for row in self.here.labels(reviewer="ana") if not row["skipped"]]
+            done = [row.label.item_id for row in self.here.labels(reviewer="ana") if not row.label.skipped]
             if done:
                 item_id = rng.choice(done)
                 ana.reveal(item_id)
@@ -170,14 +173,14 @@ def test_session_agrees_with_a_full_reading_after_every_step(tmp_path: Path, see
         reopened = [fresh.undo() for _ in range(len(undo_order) + 1)]
         assert reopened[-1] is None
         assert [view.item_id for view in reopened if view is not None] == [item for item, _ in undo_order]
-        latest = {row["id"]: row for row in scenario.here.labels(reviewer="ana")}
+        latest = {row.id: row.label for row in scenario.here.labels(reviewer="ana")}
         for view, (_, label_id) in zip(reopened, undo_order, strict=False):
             assert view is not None
             row = latest[label_id]
             assert (view.previous_scores, view.previous_note, view.previous_flagged) == (
-                row["scores"],
-                row["note"],
-                row["flagged"],
+                row.scores,
+                row.note,
+                row.flagged,
             )
         summary, progress = scenario.ana.summary(), scenario.ana.progress()
         assert summary.remaining == progress.assigned - progress.done
@@ -218,7 +221,7 @@ def test_a_reassignment_around_the_sessions_own_write_is_seen(
     else:
         append_label = store.append_label
 
-        def reassigned_meanwhile(label: dict[str, Any], origin: str = "review") -> dict[str, Any]:
+        def reassigned_meanwhile(label: LabelDraft, origin: str = "review") -> LabelRevision:
             with Store.open(store.path) as other:
                 assign(other, REVIEWERS, overlap=2, seed=2, replace=True)
             return append_label(label, origin)
@@ -254,8 +257,8 @@ class Reads:
         monkeypatch.setattr(store, "labels", self.refuse_full_history(store.labels))
 
     @staticmethod
-    def refuse_full_history(labels: Callable[..., list[dict[str, Any]]]) -> Callable[..., Any]:
-        def guarded(*, reviewer: str | None = None, item_id: str | None = None) -> list[dict[str, Any]]:
+    def refuse_full_history(labels: Callable[..., list[LabelRevision]]) -> Callable[..., Any]:
+        def guarded(*, reviewer: str | None = None, item_id: str | None = None) -> list[LabelRevision]:
             assert item_id is not None, "a session call read a reviewer's whole label history"
             return labels(reviewer=reviewer, item_id=item_id)
 
@@ -269,20 +272,16 @@ def test_after_the_first_read_only_new_revisions_are_read(tmp_path: Path, monkey
     queue = [item_id for _, item_id, _ in store.assignments("ana")]
     store.insert_labels(
         (
-            {
-                "item_id": item_id,
-                "case_id": "c",
-                "reviewer": "ana",
-                "scores": FULL,
-                "note": "",
-                "flagged": False,
-                "skipped": False,
-                "rubric_version": "1",
-                "revealed": False,
-                "revision": revision,
-                "created_at": "2026-01-01T00:00:00Z",
-                "seconds_spent": 2.0,
-            }
+            Label(
+                item_id=item_id,
+                case_id="c",
+                reviewer="ana",
+                scores=FULL,
+                rubric_version="1",
+                revision=revision,
+                created_at="2026-01-01T00:00:00Z",
+                seconds_spent=2.0,
+            )
             for revision in (1, 2)
             for item_id in queue[:30]
         ),

@@ -146,7 +146,7 @@ def test_text_that_is_not_unicode_from_the_adapter_or_the_judge_never_crashes_th
     assert answered.verdict["error"] == "the judge's evidence for faithfulness is not valid Unicode (a lone surrogate)"
     with Store.open(tmp_path / "runs.db") as store:
         store_run(store, result)
-        assert [v["status"] for v in store.verdicts(run_id=result.run_id)] == ["error", "error", "ok"]
+        assert [v.status for v in store.verdicts(run_id=result.run_id)] == ["error", "error", "ok"]
     dumps_document(result.artifact()).encode("utf-8")
 
 
@@ -200,21 +200,21 @@ def test_the_run_is_stored_append_only_with_outputs_and_verdicts(tmp_path: Path)
         assert len(runs) == 2
         record = store.get_run(result.run_id)
         assert record is not None
-        assert record["suite_hash"] == result.suite_hash and record["adapter"] == "reference-hub"
-        assert record["judge_config_hash"] == result.judge_config.config_hash()
-        assert record["code_version"].startswith("qaeval_tui ")
-        assert record["metrics"]["overall"]["abstention_recall"]["value"] == 1.0
+        assert record.suite_hash == result.suite_hash and record.adapter == "reference-hub"
+        assert record.judge_config_hash == result.judge_config.config_hash()
+        assert record.code_version.startswith("qaeval_tui ")
+        assert record.metrics["overall"]["abstention_recall"]["value"] == 1.0
         outputs = store.run_outputs(result.run_id)
-        assert [o["case_id"] for o in outputs] == [r.case_id for r in result.cases]
+        assert [o.case_id for o in outputs] == [r.case_id for r in result.cases]
         first = outputs[0]
-        assert first["output_hash"] == content_hash(first["output"])
-        assert first["result"]["item_id"] == item_id_for(first["case_hash"], first["output_hash"])
-        assert first["result"]["checks"][0]["name"] == "adapter_ok"
+        assert first.output_hash == content_hash(first.output)
+        assert first.result["item_id"] == item_id_for(first.case_hash, first.output_hash)
+        assert first.result["checks"][0]["name"] == "adapter_ok"
         verdicts = store.verdicts(run_id=result.run_id)
         assert len(verdicts) == 4
-        assert set(verdicts[0]) == {"item_id", "case_id", "judge", "status", "scores", "evidence", "created_at"}
-        assert verdicts[0]["item_id"] == first["result"]["item_id"]
-        assert store.case_json(first["case_hash"]) is not None
+        assert set(verdicts[0].verdict) == {"item_id", "case_id", "judge", "status", "scores", "evidence", "created_at"}
+        assert verdicts[0].verdict["item_id"] == first.result["item_id"]
+        assert store.case_json(first.case_hash) is not None
 
 
 def test_the_artifact_is_versioned_and_round_trips(tmp_path: Path) -> None:

@@ -8,34 +8,28 @@ from pathlib import Path
 import pytest
 
 from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.store.rows import CaseRecord, RunOutput, RunRecord, StoreConflictError
 from qaeval_tui.core.store.sqlite import APPEND_ONLY, SCHEMA_VERSION, Store
 
 
-def a_run(run_id: str = "r1") -> dict[str, object]:
-    return {
-        "run_id": run_id,
-        "suite_hash": "s",
-        "adapter": "hub",
-        "judge_name": "mech",
-        "judge_config_hash": "j",
-        "code_version": "0.1.0",
-        "started_at": "2026-11-01T00:00:00Z",
-        "finished_at": "2026-11-01T00:00:01Z",
-        "n_cases": 1,
-        "data": {"paths": ["golden"]},
-        "metrics": {"faithfulness_rate": 1.0},
-    }
+def a_run(run_id: str = "r1") -> RunRecord:
+    return RunRecord(
+        run_id=run_id,
+        suite_hash="s",
+        adapter="hub",
+        judge_name="mech",
+        judge_config_hash="j",
+        code_version="0.1.0",
+        started_at="2026-11-01T00:00:00Z",
+        finished_at="2026-11-01T00:00:01Z",
+        n_cases=1,
+        data={"paths": ["golden"]},
+        metrics={"faithfulness_rate": 1.0},
+    )
 
 
-def an_output(case_id: str = "c1") -> dict[str, object]:
-    return {
-        "position": 0,
-        "case_id": case_id,
-        "case_hash": "ch",
-        "output_hash": "oh",
-        "output": {"answer": "x"},
-        "result": {},
-    }
+def an_output(case_id: str = "c1") -> RunOutput:
+    return RunOutput(position=0, case_id=case_id, case_hash="ch", output_hash="oh", output={"answer": "x"}, result={})
 
 
 def test_new_store_is_migrated_in_wal_mode(tmp_path: Path) -> None:
@@ -54,8 +48,8 @@ def test_reopen_keeps_data_and_does_not_remigrate(tmp_path: Path) -> None:
         store.insert_run(a_run(), [an_output()], [])
     with Store.open(path) as store:
         assert store.schema_version == SCHEMA_VERSION
-        assert [run["run_id"] for run in store.list_runs()] == ["r1"]
-        assert store.run_outputs("r1")[0]["output"] == {"answer": "x"}
+        assert [run.run_id for run in store.list_runs()] == ["r1"]
+        assert store.run_outputs("r1")[0].output == {"answer": "x"}
 
 
 @pytest.mark.parametrize("table", APPEND_ONLY)
@@ -86,15 +80,15 @@ def test_append_only_tables_refuse_update_and_delete(tmp_path: Path, table: str)
 
 def test_failed_run_insert_writes_nothing(tmp_path: Path) -> None:
     with Store.open(tmp_path / "q.db") as store:
-        with pytest.raises(sqlite3.IntegrityError):
+        with pytest.raises(StoreConflictError):
             store.insert_run(a_run(), [an_output("c1"), an_output("c1")], [])  # duplicate (run, case)
         assert store.count("runs") == 0 and store.count("run_outputs") == 0
 
 
 def test_cases_are_content_addressed(tmp_path: Path) -> None:
     with Store.open(tmp_path / "q.db") as store:
-        assert store.upsert_cases([("h1", "c1", "frozen", {"id": "c1"})]) == 1
-        assert store.upsert_cases([("h1", "c1", "frozen", {"id": "c1"})]) == 0
+        assert store.upsert_cases([CaseRecord("h1", "c1", "frozen", {"id": "c1"})]) == 1
+        assert store.upsert_cases([CaseRecord("h1", "c1", "frozen", {"id": "c1"})]) == 0
         assert store.case_json("h1") == {"id": "c1"}
 
 

@@ -9,6 +9,7 @@ bulk reads is compared with the same figure computed from validated `Label` / `J
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,8 @@ import numpy as np
 import pytest
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.review.session import assign, build_review_items, label_from_row
+from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.review.session import assign, build_review_items
 from qaeval_tui.core.running.models import JudgeVerdict
 from qaeval_tui.core.statistics.agreement import agreement_report
 from qaeval_tui.core.statistics.calibration import calibrate
@@ -29,6 +31,7 @@ from qaeval_tui.core.statistics.sources import (
     verdicts_from_store,
 )
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
+from qaeval_tui.core.store.rows import LabelDraft, RunRecord, VerdictRecord
 from qaeval_tui.core.store.sqlite import Store, StoredLabel, StoredVerdict
 from tests.core.review_fixtures import JUDGE_HASH, JUDGE_NAME, store_with_run
 
@@ -37,26 +40,26 @@ RUBRIC = CONFIG.rubric
 LATER_JUDGE = "judgehash0002"
 
 
-def label(item: str, reviewer: str, revision: int, scores: dict[str, int | None], **fields: Any) -> dict[str, Any]:
-    return {
-        "item_id": item, "case_id": "c", "reviewer": reviewer, "revision": revision, "scores": scores, "note": "",
-        "flagged": fields.get("flagged", False), "skipped": fields.get("skipped", False),
-        "rubric_version": fields.get("rubric_version", "1"), "revealed": fields.get("revealed", False),
-        "created_at": "2026-01-02T00:00:00Z", "seconds_spent": fields.get("seconds", 12.5),
-    }  # fmt: skip
+def label(item: str, reviewer: str, revision: int, scores: dict[str, int | None], **fields: Any) -> Label:
+    return Label(
+        item_id=item, case_id="c", reviewer=reviewer, revision=revision, scores=scores, note="",
+        flagged=fields.get("flagged", False), skipped=fields.get("skipped", False),
+        rubric_version=fields.get("rubric_version", "1"), revealed=fields.get("revealed", False),
+        created_at="2026-01-02T00:00:00Z", seconds_spent=fields.get("seconds", 12.5),
+    )  # fmt: skip
 
 
-def later_verdict(item: str, scores: dict[str, int | None], **judge: str) -> dict[str, Any]:
+def later_verdict(item: str, scores: dict[str, int | None], **judge: str) -> VerdictRecord:
     status = "error" if not scores else "ok"
     verdict = {
         "item_id": item, "case_id": "c", "status": status, "scores": scores, "created_at": "2026-02-01T00:00:00Z",
         "judge": {"name": "stricter-judge", "model": "m", "config_hash": LATER_JUDGE, "rubric_version": "1"} | judge,
         "evidence": {"faithfulness": "a long quote the bulk read never parses"},
     }  # fmt: skip
-    return {
-        "item_id": item, "case_id": "c", "judge_name": "stricter-judge", "config_hash": LATER_JUDGE,
-        "status": status, "verdict": verdict, "created_at": verdict["created_at"],
-    }  # fmt: skip
+    return VerdictRecord(
+        item_id=item, case_id="c", judge_name="stricter-judge", config_hash=LATER_JUDGE,
+        status=status, verdict=verdict, created_at=verdict["created_at"],
+    )  # fmt: skip
 
 
 @pytest.fixture
@@ -82,13 +85,16 @@ def store(tmp_path: Path) -> Iterator[Store]:
     for item, reviewer in ((i0, "ben"), (i2, "ana")):
         store.record_reveal(item, reviewer)
         # The store numbers the revision and marks it revealed from the reveals table.
-        store.append_label(label(item, reviewer, 0, full | {"faithfulness": 0}) | {"revealed": None})
+        store.append_label(
+            LabelDraft(item, "c", reviewer, full | {"faithfulness": 0}, "1", created_at="2026-01-02T00:00:00Z",
+                       seconds_spent=12.5)
+        )  # fmt: skip
     store.insert_run(
-        {
-            "run_id": "run-2", "suite_hash": "suite", "adapter": "a", "judge_name": "stricter-judge",
-            "judge_config_hash": LATER_JUDGE, "code_version": "0.1.0", "started_at": "2026-02-01T00:00:00Z",
-            "finished_at": "2026-02-01T00:00:01Z", "n_cases": 5, "data": {}, "metrics": {},
-        },
+        RunRecord(
+            run_id="run-2", suite_hash="suite", adapter="a", judge_name="stricter-judge",
+            judge_config_hash=LATER_JUDGE, code_version="0.1.0", started_at="2026-02-01T00:00:00Z",
+            finished_at="2026-02-01T00:00:01Z", n_cases=5, data={}, metrics={},
+        ),
         [],
         [
             later_verdict(i0, {"faithfulness": 0, "citation_correctness": 1, "answer_correctness": 2}),
@@ -104,12 +110,14 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 def test_bulk_reads_return_the_rows_the_row_by_row_reads_return(store: Store) -> None:
     revisions = store.label_revisions()
-    assert revisions == [StoredLabel._make(row[name] for name in StoredLabel._fields) for row in store.labels()]
+    assert revisions == [
+        StoredLabel._make(getattr(row.label, name) for name in StoredLabel._fields) for row in store.labels()
+    ]
     assert {type(r.skipped) for r in revisions} == {type(r.revealed) for r in revisions} == {bool}
     assert sum(r.revealed for r in revisions) == 2
     for config_hash in (None, JUDGE_HASH, LATER_JUDGE):
         expected = [
-            StoredVerdict(v["item_id"], v["status"], v["judge"], v["scores"])
+            StoredVerdict(v.verdict["item_id"], v.verdict["status"], v.verdict["judge"], v.verdict["scores"])
             for v in store.verdicts(config_hash=config_hash)
         ]
         assert store.verdict_scores(config_hash=config_hash) == expected
@@ -119,7 +127,7 @@ def test_bulk_reads_return_the_rows_the_row_by_row_reads_return(store: Store) ->
 @pytest.mark.parametrize("include_post_reveal", [False, True])
 def test_labels_from_store_selects_what_validated_labels_select(store: Store, include_post_reveal: bool) -> None:
     fast = labels_from_store(store, RUBRIC, include_post_reveal=include_post_reveal)
-    models = [label_from_row(row) for row in store.labels()]
+    models = [row.label for row in store.labels()]
     slow = select_labels(models, RUBRIC.version, include_post_reveal=include_post_reveal)
     assert fast.selection.counts() == slow.counts()
     assert fast.selection.counts()["skips"] == 2 and fast.selection.counts()["other_rubric_version"] == 1
@@ -137,7 +145,7 @@ def test_labels_from_store_selects_what_validated_labels_select(store: Store, in
 def test_verdicts_from_store_reads_what_validated_verdicts_give(store: Store, config_hash: str | None) -> None:
     fast = verdicts_from_store(store, RUBRIC, config_hash)
     picked = config_hash or LATER_JUDGE  # by default, the latest run's judge
-    models = [JudgeVerdict.model_validate(v) for v in store.verdicts(config_hash=picked)]
+    models = [JudgeVerdict.model_validate(v.verdict) for v in store.verdicts(config_hash=picked)]
     slow = VerdictTable.from_verdicts(models, RUBRIC, picked)
     assert (fast.items, fast.config_hash, fast.judge_name, fast.counts) == (
         slow.items, slow.config_hash, slow.judge_name, slow.counts,
@@ -148,18 +156,19 @@ def test_verdicts_from_store_reads_what_validated_verdicts_give(store: Store, co
 def test_without_the_latest_judges_verdicts_the_only_judge_is_used(tmp_path: Path) -> None:
     store, _ = store_with_run(tmp_path / "one-judge.db", n_items=2)
     with store:
-        run = store.get_run("run-1") or {}
-        store.insert_run(run | {"run_id": "run-2", "judge_config_hash": None, "started_at": "2026-03-01"}, [], [])
+        run = store.get_run("run-1")
+        assert run is not None
+        store.insert_run(replace(run, run_id="run-2", judge_config_hash=None, started_at="2026-03-01"), [], [])
         table = verdicts_from_store(store, RUBRIC)
     assert (table.config_hash, table.judge_name, table.counts["used"]) == (JUDGE_HASH, JUDGE_NAME, 2)
 
 
 def test_agreement_calibration_and_progress_match_the_validated_path(store: Store) -> None:
-    models = [label_from_row(row) for row in store.labels()]
+    models = [row.label for row in store.labels()]
     selection = select_labels(models, RUBRIC.version)
     table = LabelTable.from_labels(selection.labels, RUBRIC)
     verdicts = VerdictTable.from_verdicts(
-        [JudgeVerdict.model_validate(v) for v in store.verdicts(config_hash=LATER_JUDGE)], RUBRIC, LATER_JUDGE
+        [JudgeVerdict.model_validate(v.verdict) for v in store.verdicts(config_hash=LATER_JUDGE)], RUBRIC, LATER_JUDGE
     )
     cal, source = CONFIG.calibration, f"store {store.path}"
     agreement = agreement_report(

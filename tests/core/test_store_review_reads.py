@@ -11,7 +11,8 @@ import pytest
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.review.session import ReviewSession, assign, build_review_items
-from qaeval_tui.core.store.sqlite import _MIGRATIONS, SCHEMA_VERSION, Store
+from qaeval_tui.core.store.schema import MIGRATIONS as _MIGRATIONS
+from qaeval_tui.core.store.sqlite import SCHEMA_VERSION, Store
 from tests.core.review_fixtures import FULL, store_with_run
 
 

@@ -12,10 +12,10 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.store.sqlite import Store
 from tests.conftest import DEMO_GOLDEN, REPO
 
@@ -87,9 +87,9 @@ def terminal(tmp_path: Path) -> Iterator[Terminal]:
     subprocess.run(["tmux", "-L", term.socket, "kill-server"], capture_output=True, check=False)
 
 
-def labels(db: Path, reviewer: str) -> list[dict[str, Any]]:
+def labels(db: Path, reviewer: str) -> list[Label]:
     with Store.open(db) as store:
-        return store.labels(reviewer=reviewer)
+        return [row.label for row in store.labels(reviewer=reviewer)]
 
 
 def test_label_quit_and_resume_on_a_fresh_store(terminal: Terminal, tmp_path: Path) -> None:
@@ -108,9 +108,9 @@ def test_label_quit_and_resume_on_a_fresh_store(terminal: Terminal, tmp_path: Pa
     terminal.keys("one", "C-q")
     assert terminal.exited("one") == 0
     first, second = labels(db, "ana")
-    assert first["scores"] == {"faithfulness": 2, "citation_correctness": 1, "answer_correctness": 2}
-    assert second["scores"] == {"faithfulness": None, "citation_correctness": None, "answer_correctness": 1}
-    assert second["flagged"] and second["note"] == "unit [b]typo[/b]"
+    assert first.scores == {"faithfulness": 2, "citation_correctness": 1, "answer_correctness": 2}
+    assert second.scores == {"faithfulness": None, "citation_correctness": None, "answer_correctness": 1}
+    assert second.flagged and second.note == "unit [b]typo[/b]"
 
     terminal.start("two", "--reviewer", "ana", "--db", str(db), "--data", "golden")
     terminal.wait_for("two", "item 3/26", "done 2/26")
@@ -130,7 +130,7 @@ def test_a_label_survives_sigkill_right_after_submit(terminal: Terminal, tmp_pat
     os.kill(terminal.pid("victim"), signal.SIGKILL)
     assert terminal.exited("victim") == 128 + signal.SIGKILL
     [label] = labels(db, "ana")
-    assert label["scores"] == {"faithfulness": 0, "citation_correctness": 1, "answer_correctness": 2}
+    assert label.scores == {"faithfulness": 0, "citation_correctness": 1, "answer_correctness": 2}
 
 
 def test_two_reviewers_on_one_store_at_once_lose_nothing(terminal: Terminal, tmp_path: Path) -> None:
@@ -150,8 +150,8 @@ def test_two_reviewers_on_one_store_at_once_lose_nothing(terminal: Terminal, tmp
         assert terminal.exited(name) == 0
     ana, ben = labels(db, "ana"), labels(db, "ben")
     assert len(ana) == len(ben) == rounds
-    assert all(row["scores"] == {"faithfulness": 2, "citation_correctness": 2, "answer_correctness": 1} for row in ana)
-    assert all(row["scores"] == {"faithfulness": 1, "citation_correctness": 0, "answer_correctness": 2} for row in ben)
+    assert all(row.scores == {"faithfulness": 2, "citation_correctness": 2, "answer_correctness": 1} for row in ana)
+    assert all(row.scores == {"faithfulness": 1, "citation_correctness": 0, "answer_correctness": 2} for row in ben)
     with Store.open(db) as store:
         assert len(store.list_runs()) == 1
 

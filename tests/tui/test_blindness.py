@@ -14,6 +14,7 @@ from qaeval_tui.core.config import Config
 from qaeval_tui.core.golden.loader import load_golden
 from qaeval_tui.core.review.prepare import ensure_prepared
 from qaeval_tui.core.review.session import ReviewSession
+from qaeval_tui.core.store.rows import RunRecord, VerdictRecord
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.scenes import wait_until
 from qaeval_tui.tui.screens.home import HomeScreen
@@ -34,38 +35,38 @@ def plant_sentinels(db: Path) -> None:
     with Store.open(db) as store:
         items = store.review_items()
         verdicts = [
-            {
-                "item_id": item["item_id"],
-                "case_id": item["case_id"],
-                "judge_name": JUDGE,
-                "config_hash": "sentinel",
-                "status": "ok",
-                "created_at": "2026-10-02T00:00:00Z",
-                "verdict": {
-                    "item_id": item["item_id"],
-                    "case_id": item["case_id"],
+            VerdictRecord(
+                item_id=item.item_id,
+                case_id=item.case_id,
+                judge_name=JUDGE,
+                config_hash="sentinel",
+                status="ok",
+                created_at="2026-10-02T00:00:00Z",
+                verdict={
+                    "item_id": item.item_id,
+                    "case_id": item.case_id,
                     "status": "ok",
                     "judge": {"name": JUDGE, "model": "sentinel", "config_hash": "sentinel"},
                     "scores": {"faithfulness": 0, "citation_correctness": 0, "answer_correctness": 0},
                     "evidence": {"faithfulness": EVIDENCE},
                     "created_at": "2026-10-02T00:00:00Z",
                 },
-            }
+            )
             for item in items
         ]
-        run = {
-            "run_id": "run-sentinel",
-            "suite_hash": "x",
-            "adapter": SYSTEM,
-            "judge_name": JUDGE,
-            "judge_config_hash": "sentinel",
-            "code_version": "test",
-            "started_at": "2026-10-02T00:00:00Z",
-            "finished_at": "2026-10-02T00:00:00Z",
-            "n_cases": 0,
-            "data": {"adapter": SYSTEM},
-            "metrics": {},
-        }
+        run = RunRecord(
+            run_id="run-sentinel",
+            suite_hash="x",
+            adapter=SYSTEM,
+            judge_name=JUDGE,
+            judge_config_hash="sentinel",
+            code_version="test",
+            started_at="2026-10-02T00:00:00Z",
+            finished_at="2026-10-02T00:00:00Z",
+            n_cases=0,
+            data={"adapter": SYSTEM},
+            metrics={},
+        )
         store.insert_run(run, [], verdicts)
         ensure_prepared(store, config, [DEMO_GOLDEN], "zoe")
         other = ReviewSession(store, config, "zoe")

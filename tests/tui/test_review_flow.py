@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from qaeval_tui.core.config import Config, ReviewConfig
+from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.scenes import FixedClock, wait_until
 from qaeval_tui.tui.screens.help import HelpScreen
@@ -15,9 +16,9 @@ from qaeval_tui.tui.screens.review import ReviewScreen
 from tests.tui.conftest import make_app, open_review, screen_text, settle, sources_pane
 
 
-def labels(db: Path, reviewer: str = "ana") -> list[dict[str, Any]]:
+def labels(db: Path, reviewer: str = "ana") -> list[Label]:
     with Store.open(db) as store:
-        return store.labels(reviewer=reviewer)
+        return [row.label for row in store.labels(reviewer=reviewer)]
 
 
 async def test_digits_score_axes_and_enter_saves_one_label(demo_db: Path) -> None:
@@ -35,9 +36,9 @@ async def test_digits_score_axes_and_enter_saves_one_label(demo_db: Path) -> Non
         assert screen.item is not None and screen.item.item_id != first.item_id
         assert screen.progress is not None and screen.progress.done == 1
     [label] = labels(demo_db)
-    assert label["item_id"] == first.item_id
-    assert label["scores"] == {"faithfulness": 2, "citation_correctness": 1, "answer_correctness": 0}
-    assert label["seconds_spent"] == 42 and label["revision"] == 1 and not label["skipped"]
+    assert label.item_id == first.item_id
+    assert label.scores == {"faithfulness": 2, "citation_correctness": 1, "answer_correctness": 0}
+    assert label.seconds_spent == 42 and label.revision == 1 and not label.skipped
 
 
 async def test_cant_judge_note_and_flag_are_saved_with_the_label(demo_db: Path) -> None:
@@ -47,8 +48,8 @@ async def test_cant_judge_note_and_flag_are_saved_with_the_label(demo_db: Path) 
         await pilot.press("x", "x", "n", *"odd units", "enter", "f", "1")
         await settle(pilot, "enter")
     [label] = labels(demo_db)
-    assert label["scores"] == {"faithfulness": None, "citation_correctness": None, "answer_correctness": 1}
-    assert label["note"] == "odd units" and label["flagged"]
+    assert label.scores == {"faithfulness": None, "citation_correctness": None, "answer_correctness": 1}
+    assert label.note == "odd units" and label.flagged
 
 
 async def test_cursor_keys_and_space_score_any_scale(demo_db: Path) -> None:
@@ -83,7 +84,7 @@ async def test_skip_records_a_skip_and_moves_on(demo_db: Path) -> None:
         assert screen.item is not None and first is not None and screen.item.item_id != first.item_id
         assert screen.progress is not None and screen.progress.skipped == 1
     [label] = labels(demo_db)
-    assert label["skipped"] and label["scores"] == {}
+    assert label.skipped and label.scores == {}
 
 
 async def test_undo_reopens_the_last_item_and_resubmit_is_a_new_revision(demo_db: Path) -> None:
@@ -101,8 +102,8 @@ async def test_undo_reopens_the_last_item_and_resubmit_is_a_new_revision(demo_db
         }
         await settle(pilot, "shift+tab", "1", "enter")
     history = labels(demo_db)
-    assert [row["revision"] for row in history] == [1, 2]
-    assert history[1]["scores"]["answer_correctness"] == 1 and history[1]["scores"]["faithfulness"] == 2
+    assert [row.revision for row in history] == [1, 2]
+    assert history[1].scores["answer_correctness"] == 1 and history[1].scores["faithfulness"] == 2
 
 
 async def test_reveal_only_after_submit_and_later_changes_are_post_reveal(demo_db: Path) -> None:
@@ -121,7 +122,7 @@ async def test_reveal_only_after_submit_and_later_changes_are_post_reveal(demo_d
         await settle(pilot, "u")
         await settle(pilot, "0", "enter")
     history = labels(demo_db)
-    assert [row["revealed"] for row in history] == [False, True]
+    assert [row.revealed for row in history] == [False, True]
 
 
 async def test_resume_starts_at_the_next_unlabeled_item(demo_db: Path) -> None:
@@ -211,7 +212,7 @@ async def test_command_palette_runs_review_commands(demo_db: Path) -> None:
         assert "Skip (s)" in screen_text(app)  # the palette lists review commands by their declared key
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.progress is not None and screen.progress.skipped == 1)
-    assert labels(demo_db)[0]["skipped"]
+    assert labels(demo_db)[0].skipped
 
 
 async def test_citation_jump_selects_the_span_in_the_sources(demo_db: Path) -> None:

@@ -10,13 +10,13 @@ consensus, and a consensus nudged toward the judge would flatter it).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.review.models import Label, label_from_row
+from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.views import CitationView, SourceView, content_views
 from qaeval_tui.core.statistics.calibration import (
     ADJUDICATED,
@@ -27,6 +27,7 @@ from qaeval_tui.core.statistics.calibration import (
     human_consensus,
 )
 from qaeval_tui.core.statistics.label_table import LabelTable, select_labels
+from qaeval_tui.core.store.rows import JsonObject, LabelRevision
 from qaeval_tui.core.store.sqlite import Store
 
 CONSENSUS_SOURCES: dict[int, str] = {
@@ -91,9 +92,9 @@ class ItemDossier:
     """Revisions made after seeing the judge: kept, but not read by agreement or calibration."""
 
 
-def latest_blind_labels(rows: list[dict[str, Any]], rubric_version: str) -> tuple[Label, ...]:
-    """The latest blind, non-skip revision per (item, reviewer) of stored label rows."""
-    return select_labels((label_from_row(row) for row in rows), rubric_version).labels
+def latest_blind_labels(rows: Iterable[LabelRevision], rubric_version: str) -> tuple[Label, ...]:
+    """The latest blind, non-skip revision per (item, reviewer) of stored label revisions."""
+    return select_labels((row.label for row in rows), rubric_version).labels
 
 
 def _judge_view(verdict: Mapping[str, Any] | None) -> JudgeView | None:
@@ -109,11 +110,11 @@ def _judge_view(verdict: Mapping[str, Any] | None) -> JudgeView | None:
     )
 
 
-def _verdict_for(store: Store, item_id: str, config_hash: str | None) -> dict[str, Any] | None:
+def _verdict_for(store: Store, item_id: str, config_hash: str | None) -> JsonObject | None:
     latest = store.latest_verdict(item_id)
-    if config_hash is None or latest is None or latest.get("judge", {}).get("config_hash") == config_hash:
-        return latest
-    mine = [v for v in store.verdicts(config_hash=config_hash) if v.get("item_id") == item_id]
+    if config_hash is None or latest is None or latest.verdict.get("judge", {}).get("config_hash") == config_hash:
+        return None if latest is None else latest.verdict
+    mine = [v.verdict for v in store.verdicts(config_hash=config_hash) if v.verdict.get("item_id") == item_id]
     return mine[-1] if mine else None
 
 
@@ -127,7 +128,7 @@ def item_dossier(
     item = store.review_item(item_id)
     if item is None:
         raise UsageError(f"no review item {item_id!r} in {store.path}")
-    case, output = item["case"], item["output"]
+    case, output = item.case, item.output
     if case is None or output is None:
         raise UsageError(f"review item {item_id!r} has lost its case or output in {store.path}")
     rubric = config.rubric
@@ -150,7 +151,7 @@ def item_dossier(
     citations, sources = content_views(case, output)
     return ItemDossier(
         item_id=item_id,
-        case_id=str(item["case_id"]),
+        case_id=item.item.case_id,
         question=str(case.get("question", "")),
         expected_behavior=str(case.get("expected_behavior", "")),
         gold_answer=case.get("gold_answer"),
@@ -167,5 +168,5 @@ def item_dossier(
         ),
         consensus=tuple(consensus),
         judge=_judge_view(_verdict_for(store, item_id, judge_config_hash)) if with_judge else None,
-        post_reveal_revisions=sum(1 for row in rows if row["revealed"] and not row["skipped"]),
+        post_reveal_revisions=sum(1 for row in rows if row.label.revealed and not row.label.skipped),
     )

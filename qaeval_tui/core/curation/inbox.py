@@ -21,6 +21,8 @@ from qaeval_tui.core.golden.hashing import canonical_json
 from qaeval_tui.core.golden.loader import iter_lines, problems_from_validation
 from qaeval_tui.core.golden.models import IsoTimestamp, Source, StrictModel, parse_timestamp
 from qaeval_tui.core.jsonl import json_problem, loads, lone_surrogate_column, lone_surrogate_message
+from qaeval_tui.core.store.rows import InboxDecision as InboxDecision  # the curation API names it here
+from qaeval_tui.core.store.rows import InboxRecord, StoredMiss
 from qaeval_tui.core.store.sqlite import Store
 
 # Typeable as a command-line argument and safe to show anywhere.
@@ -67,17 +69,6 @@ class ProductionMiss(StrictModel):
     def canonical(self) -> str:
         """The canonical JSON the store keeps: equal misses give equal text."""
         return canonical_json(self.model_dump(mode="json"))
-
-
-@dataclass(frozen=True)
-class InboxDecision:
-    """What a curator decided about one miss; recorded once, never changed."""
-
-    decision: Literal["promoted", "rejected"]
-    case_id: str | None
-    reason: str
-    curator: str
-    decided_at: str
 
 
 @dataclass(frozen=True)
@@ -166,10 +157,10 @@ def import_misses(store: Store, path: str | Path) -> ImportReport:
     for number, miss in misses:
         if miss.trace_id not in stored:
             new.append((number, miss))
-        elif ProductionMiss.model_validate_json(stored[miss.trace_id][0]) == miss:
+        elif ProductionMiss.model_validate_json(stored[miss.trace_id].miss_json) == miss:
             unchanged.append(miss.trace_id)
         else:
-            problems.append(_conflict(display, number, miss.trace_id, stored[miss.trace_id][1:]))
+            problems.append(_conflict(display, number, miss.trace_id, stored[miss.trace_id]))
     if problems:
         raise InputError(problems, what="production-miss file")
     added, conflicts = store.add_inbox_misses([(miss.trace_id, miss.canonical(), display) for _, miss in new])
@@ -177,14 +168,12 @@ def import_misses(store: Store, path: str | Path) -> ImportReport:
         # Another import stored these trace ids between our check and our write.
         stored = store.inbox_payloads(conflicts)
         lines = {miss.trace_id: number for number, miss in new}
-        raise InputError(
-            [_conflict(display, lines[t], t, stored[t][1:]) for t in conflicts], what="production-miss file"
-        )
+        raise InputError([_conflict(display, lines[t], t, stored[t]) for t in conflicts], what="production-miss file")
     return ImportReport(path=display, added=tuple(added), unchanged=tuple(unchanged))
 
 
-def _conflict(path: str, line: int, trace_id: str, origin: tuple[str, str]) -> Problem:
-    source, imported_at = origin
+def _conflict(path: str, line: int, trace_id: str, stored: StoredMiss) -> Problem:
+    source, imported_at = stored.source, stored.imported_at
     return Problem(
         path,
         line,
@@ -194,13 +183,12 @@ def _conflict(path: str, line: int, trace_id: str, origin: tuple[str, str]) -> P
     )
 
 
-def _entry(row: dict[str, Any]) -> InboxEntry:
-    decision = row["decision"]
+def _entry(row: InboxRecord) -> InboxEntry:
     return InboxEntry(
-        miss=ProductionMiss.model_validate(row["miss"]),
-        source=row["source"],
-        imported_at=row["imported_at"],
-        decision=None if decision is None else InboxDecision(**decision),
+        miss=ProductionMiss.model_validate(row.miss),
+        source=row.source,
+        imported_at=row.imported_at,
+        decision=row.decision,
     )
 
 

@@ -34,11 +34,12 @@ from qaeval_tui.core.curation.draft import (
     parse_checkpoint,
     suggest_case_id,
 )
-from qaeval_tui.core.curation.inbox import InboxDecision, InboxEntry, inbox_entry
+from qaeval_tui.core.curation.inbox import InboxEntry, inbox_entry
 from qaeval_tui.core.curation.target import GoldenSnapshot, GoldenTarget, living_file_lock
 from qaeval_tui.core.errors import QaevalError
 from qaeval_tui.core.golden.loader import GoldenSet, case_content_hash, load_golden
 from qaeval_tui.core.golden.models import CASE_ID_PATTERN, GoldenCase, LoadedCase
+from qaeval_tui.core.store.rows import InboxDecision
 from qaeval_tui.core.store.sqlite import Store, utc_now
 
 if TYPE_CHECKING:  # neardup brings numpy; only a promotion needs it
@@ -238,7 +239,7 @@ def complete_interrupted_promotion(
     except _GoneMeanwhile:
         return  # nothing recorded: the decision at hand goes ahead as for any pending miss
     if earlier is not None:  # decided elsewhere meanwhile: that decision stands
-        raise CurationError(entry.trace_id, [already_decided(InboxDecision(**earlier))], action=action)
+        raise CurationError(entry.trace_id, [already_decided(earlier)], action=action)
     message = (
         f"already in the golden set as {case_id!r}: that promotion (by {provenance.promoted_by} at "
         f"{provenance.promoted_at}) had not been recorded, and now is"
@@ -328,7 +329,7 @@ def _promote_locked(
             restore_file(target.living, landed["before"])
         raise
     if earlier is not None:
-        raise CurationError(draft.trace_id, [already_decided(InboxDecision(**earlier))])
+        raise CurationError(draft.trace_id, [already_decided(earlier)])
     return PromotionResult(
         case=case,
         loaded=landed["loaded"],

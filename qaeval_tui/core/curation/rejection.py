@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from qaeval_tui.core.curation.draft import FieldError
-from qaeval_tui.core.curation.inbox import InboxDecision, InboxEntry, inbox_entry
+from qaeval_tui.core.curation.inbox import InboxEntry, inbox_entry
 from qaeval_tui.core.curation.promotion import CurationError, already_decided, complete_interrupted_promotion
 from qaeval_tui.core.curation.target import GoldenSnapshot, GoldenTarget, living_file_lock
 from qaeval_tui.core.errors import QaevalError
+from qaeval_tui.core.store.rows import InboxDecision
 from qaeval_tui.core.store.sqlite import Store, utc_now
 
 
@@ -60,5 +61,5 @@ def reject(
         decided_at=decision.decided_at,
     )
     if earlier is not None:
-        raise CurationError(trace_id, [already_decided(InboxDecision(**earlier))], action="rejection")
+        raise CurationError(trace_id, [already_decided(earlier)], action="rejection")
     return decision

@@ -28,7 +28,7 @@ from qaeval_tui.core.atomic_file import (
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.loader import LIVING_SPLIT, split_of
 from qaeval_tui.core.golden.models import CASE_ID_PATTERN
-from qaeval_tui.core.review.models import Label, label_from_row
+from qaeval_tui.core.review.models import Label
 
 if TYPE_CHECKING:  # the name rules below are read when a config is loaded: no store for that
     from qaeval_tui.core.store.sqlite import Store
@@ -142,7 +142,7 @@ def export_labels(
 def export_verdicts(store: Store, path: Path, *, run_id: str | None = None, config_hash: str | None = None) -> int:
     """Write stored judge verdicts (§8.3), one a line; returns how many."""
     verdicts = store.verdicts(run_id=run_id, config_hash=config_hash)
-    lines = [strict_json(v, f"{path}:{n}", ensure_ascii=False) + "\n" for n, v in enumerate(verdicts, 1)]
+    lines = [strict_json(v.verdict, f"{path}:{n}", ensure_ascii=False) + "\n" for n, v in enumerate(verdicts, 1)]
     write_output(path, "".join(lines))
     return len(verdicts)
 
@@ -150,8 +150,7 @@ def export_verdicts(store: Store, path: Path, *, run_id: str | None = None, conf
 def _write_labels(store: Store, path: Path, reviewer: str) -> int:
     rows = store.labels(reviewer=reviewer)
     lines = [
-        strict_json(label_record(label_from_row(row)), f"{path}:{n}", ensure_ascii=False) + "\n"
-        for n, row in enumerate(rows, 1)
+        strict_json(label_record(row.label), f"{path}:{n}", ensure_ascii=False) + "\n" for n, row in enumerate(rows, 1)
     ]
     write_output(path, "".join(lines))
     return len(rows)

@@ -8,7 +8,6 @@ is matched on its content, so importing the same file twice adds nothing the sec
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +32,7 @@ from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.rubric_fit import score_misfits
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.models import JudgeVerdict
+from qaeval_tui.core.store.rows import StoreConflictError
 from qaeval_tui.core.store.sqlite import Store, utc_now
 
 __all__ = [
@@ -245,14 +245,14 @@ def import_labels(
     if problems:
         raise InputError(problems, "label import")
 
-    existing = store.labels()
-    by_key = {(r["item_id"], r["reviewer"], r["revision"]): r for r in existing}
+    existing = [row.label for row in store.labels()]
+    by_key = {(r.item_id, r.reviewer, r.revision): r for r in existing}
     contents = {_fingerprint(r, with_revision=False) for r in existing}
     next_revision: dict[tuple[str, str], int] = {}
     for r in existing:
-        pair = (r["item_id"], r["reviewer"])
-        next_revision[pair] = max(next_revision.get(pair, 1), r["revision"] + 1)
-    to_add: list[dict[str, Any]] = []
+        pair = (r.item_id, r.reviewer)
+        next_revision[pair] = max(next_revision.get(pair, 1), r.revision + 1)
+    to_add: list[Label] = []
     unchanged = 0
     for entry in located:
         label = entry.label
@@ -279,16 +279,16 @@ def import_labels(
                     )
                 )  # fmt: skip
                 continue
-        to_add.append(label.model_dump(mode="json"))
+        to_add.append(label)
     if problems:
         raise InputError(problems, "label import")
     added_by: dict[str, int] = {}
     for row in to_add:
-        added_by[row["reviewer"]] = added_by.get(row["reviewer"], 0) + 1
+        added_by[row.reviewer] = added_by.get(row.reviewer, 0) + 1
     if to_add and not dry_run:
         try:
             store.insert_labels(to_add, origin="import")
-        except sqlite3.IntegrityError as exc:
+        except StoreConflictError as exc:
             raise UsageError(f"labels changed in {store.path} while importing ({exc}); run the import again") from exc
     return ImportReport(
         files=tuple(str(p) for p in files),

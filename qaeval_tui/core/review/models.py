@@ -1,25 +1,10 @@
-"""The models of blind review: a review item and one revision of a reviewer's label (DESIGN §3.5, §8.2)."""
+"""The model of blind review: one revision of a reviewer's label (DESIGN §3.5, §8.2)."""
 
 from __future__ import annotations
-
-from collections.abc import Mapping
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from qaeval_tui.core.limits import MAX_REVISION
-
-
-class ReviewItem(BaseModel):
-    """One (case, system output) pair to be labeled, id = case hash + output hash."""
-
-    model_config = ConfigDict(frozen=True)
-
-    item_id: str
-    case_id: str
-    case_hash: str
-    output_hash: str
-    run_id: str
 
 
 class Label(BaseModel):
@@ -39,8 +24,3 @@ class Label(BaseModel):
     revision: int = Field(ge=1, le=MAX_REVISION)
     created_at: str
     seconds_spent: float = Field(default=0.0, ge=0, allow_inf_nan=False)
-
-
-def label_from_row(row: Mapping[str, Any]) -> Label:
-    """A stored label row as the §8.2 model (store-only keys dropped)."""
-    return Label.model_validate({key: value for key, value in row.items() if key in Label.model_fields})

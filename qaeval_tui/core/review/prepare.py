@@ -100,7 +100,7 @@ def _join_queue(store: Store, reviewer: str, config: Config) -> int:
     average load, so their labels overlap with others' and agreement stays measurable.
     """
     existing = store.assignments()
-    items = [row["item_id"] for row in store.review_items()]
+    items = [row.item_id for row in store.review_items()]
     if not items:
         return 0
     reviewers_per_item = Counter({item_id: 0 for item_id in items})
@@ -142,7 +142,7 @@ def ensure_prepared(
             run_id = result.run_id
             ran = True
         else:
-            run_id = str(run["run_id"])
+            run_id = run.run_id
         if store.count("review_items") == 0:
             say("Building the review items…")
             items_created = build_review_items(store, run_id, golden)
@@ -169,10 +169,7 @@ def store_overview(store: Store, data_paths: Sequence[Path]) -> StoreOverview:
     except QaevalError as exc:
         problem = str(exc).splitlines()[0]
     suite = golden.suite_hash if golden else None
-    runs = tuple(
-        RunLine(str(run["run_id"]), str(run["started_at"]), int(run["n_cases"]), run["suite_hash"] == suite)
-        for run in store.list_runs()
-    )
+    runs = tuple(RunLine(run.run_id, run.started_at, run.n_cases, run.suite_hash == suite) for run in store.list_runs())
     return StoreOverview(
         golden_cases=len(golden.cases) if golden else 0,
         golden_counts=golden.summary() if golden else {},

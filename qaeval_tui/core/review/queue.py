@@ -15,6 +15,7 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.hashing import item_id_for
 from qaeval_tui.core.golden.loader import GoldenSet
 from qaeval_tui.core.golden.models import CASE_ID_PATTERN
+from qaeval_tui.core.store.rows import CaseRecord, ReviewItemRecord
 from qaeval_tui.core.store.sqlite import Store
 
 
@@ -56,20 +57,22 @@ def build_review_items(store: Store, run_id: str, golden: GoldenSet | None = Non
     outputs = store.run_outputs(run_id)
     if not outputs:
         raise UsageError(f"run {run_id!r} has no outputs to review")
-    missing = [o for o in outputs if store.case_json(o["case_hash"]) is None]
+    missing = [o for o in outputs if store.case_json(o.case_hash) is None]
     if missing:
         by_hash = golden.by_hash() if golden is not None else {}
-        found = [by_hash[o["case_hash"]] for o in missing if o["case_hash"] in by_hash]
+        found = [by_hash[o.case_hash] for o in missing if o.case_hash in by_hash]
         if len(found) < len(missing):
-            absent = sorted(o["case_id"] for o in missing if o["case_hash"] not in by_hash)
+            absent = sorted(o.case_id for o in missing if o.case_hash not in by_hash)
             raise UsageError(
                 f"run {run_id!r}: the content of {len(absent)} case(s) is not in the store or the golden data "
                 f"({', '.join(absent[:5])}{', ...' if len(absent) > 5 else ''}); "
                 "pass the golden files the run used (--data)"
             )
-        store.upsert_cases((lc.content_hash, lc.case.id, lc.split, lc.case.model_dump(mode="json")) for lc in found)
+        store.upsert_cases(
+            CaseRecord(lc.content_hash, lc.case.id, lc.split, lc.case.model_dump(mode="json")) for lc in found
+        )
     rows = [
-        (item_id_for(o["case_hash"], o["output_hash"]), o["case_id"], o["case_hash"], o["output_hash"], run_id)
+        ReviewItemRecord(item_id_for(o.case_hash, o.output_hash), o.case_id, o.case_hash, o.output_hash, run_id)
         for o in outputs
     ]
     return store.insert_review_items(rows)
@@ -99,7 +102,7 @@ def assign(
     order. Labels are never touched.
     """
     names = _check_reviewers(reviewers, overlap)
-    items = [row["item_id"] for row in store.review_items()]
+    items = [row.item_id for row in store.review_items()]
     if not items:
         raise UsageError("no review items; create them from a run first (`qaeval queue` does, given a run)")
     existing = [] if replace else store.assignments()

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import QaevalError, UsageError
 from qaeval_tui.core.review.ledger import QueueLedger
-from qaeval_tui.core.review.models import Label, label_from_row
+from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.queue import AssignmentReport, assign, build_review_items
 from qaeval_tui.core.review.views import (
     AxisView,
@@ -30,6 +29,7 @@ from qaeval_tui.core.review.views import (
     find_quote,
 )
 from qaeval_tui.core.rubric import Rubric
+from qaeval_tui.core.store.rows import LabelDraft, LabelRevision
 from qaeval_tui.core.store.sqlite import Store
 
 __all__ = [
@@ -47,7 +47,6 @@ __all__ = [
     "assign",
     "build_review_items",
     "find_quote",
-    "label_from_row",
     "score_problems",
 ]
 
@@ -94,7 +93,7 @@ class ReviewSession:
         self.config = config
         self.reviewer = reviewer
         self._undo_depth = 0
-        self._session_rows: list[dict[str, Any]] = []
+        self._session_rows: list[Label] = []
         self._ledger = QueueLedger(store, reviewer)
 
     @property
@@ -104,11 +103,11 @@ class ReviewSession:
     # -- reading the queue ----------------------------------------------------------------------
 
     @staticmethod
-    def _latest_submitted(history: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        latest: dict[str, dict[str, Any]] = {}
+    def _latest_submitted(history: list[LabelRevision]) -> dict[str, Label]:
+        latest: dict[str, Label] = {}
         for row in history:
-            if not row["skipped"]:
-                latest[row["item_id"]] = row
+            if not row.label.skipped:
+                latest[row.label.item_id] = row.label
         return latest
 
     def progress(self) -> Progress:
@@ -128,18 +127,18 @@ class ReviewSession:
             return None
         return self._placed_view(item_id, ledger.position(item_id), len(ledger.queue), None)
 
-    def _view(self, item_id: str, queue: Sequence[str], previous: dict[str, Any] | None) -> BlindItemView:
+    def _view(self, item_id: str, queue: Sequence[str], previous: Label | None) -> BlindItemView:
         """The blind view of `item_id`, placed in `queue` (position 0 when it is not in it)."""
         position = queue.index(item_id) + 1 if item_id in queue else 0
         return self._placed_view(item_id, position, len(queue), previous)
 
-    def _placed_view(self, item_id: str, position: int, total: int, previous: dict[str, Any] | None) -> BlindItemView:
+    def _placed_view(self, item_id: str, position: int, total: int, previous: Label | None) -> BlindItemView:
         item = self.store.review_item(item_id)
         if item is None:
             raise UsageError(f"no review item {item_id!r} in {self.store.path}")
-        if item["case"] is None or item["output"] is None:
+        case, output = item.case, item.output
+        if case is None or output is None:
             raise UsageError(f"review item {item_id!r} has lost its case or output in {self.store.path}")
-        case, output = item["case"], item["output"]
         citations, sources = content_views(case, output)
         return BlindItemView(
             item_id=item_id,
@@ -152,9 +151,9 @@ class ReviewSession:
             sources=sources,
             axes=axis_views(self.rubric),
             rubric_version=self.rubric.version,
-            previous_scores=dict(previous["scores"]) if previous else {},
-            previous_note=str(previous["note"]) if previous else "",
-            previous_flagged=bool(previous["flagged"]) if previous else False,
+            previous_scores=dict(previous.scores) if previous else {},
+            previous_note=previous.note if previous else "",
+            previous_flagged=previous.flagged if previous else False,
         )
 
     def gold_answer(self, item_id: str, scores: dict[str, int | None]) -> str | None:
@@ -167,9 +166,9 @@ class ReviewSession:
         if score_problems(self.rubric, {name: scores[name] for name in blind_axes}, require_all=False):
             return None
         item = self.store.review_item(item_id)
-        if item is None or item["case"] is None:
+        case = None if item is None else item.case
+        if case is None:
             raise UsageError(f"no review item {item_id!r} in {self.store.path}")
-        case = item["case"]
         if case.get("expected_behavior") == "abstain":
             return ABSTAIN_GOLD
         return str(case.get("gold_answer") or "")
@@ -186,23 +185,23 @@ class ReviewSession:
             raise UsageError(f"no review item {item_id!r} in {self.store.path}")
         before = self.store.change_token()
         row = self.store.append_label(
-            {
-                "item_id": item_id,
-                "case_id": item["case_id"],
-                "reviewer": self.reviewer,
-                "scores": scores,
-                "note": note,
-                "flagged": flagged,
-                "skipped": skipped,
-                "rubric_version": self.rubric.version,
-                "revealed": None,  # the store decides inside the write transaction
-                "seconds_spent": seconds,
-            }
+            LabelDraft(
+                item_id=item_id,
+                case_id=item.item.case_id,
+                reviewer=self.reviewer,
+                scores=scores,
+                rubric_version=self.rubric.version,
+                note=note,
+                flagged=flagged,
+                skipped=skipped,
+                revealed=None,  # the store decides inside the write transaction
+                seconds_spent=seconds,
+            )
         )
         self._ledger.wrote_label(before, self.store.change_token())
         self._undo_depth = 0
-        self._session_rows.append(row)
-        return label_from_row(row)
+        self._session_rows.append(row.label)
+        return row.label
 
     def submit(
         self, item_id: str, scores: dict[str, int | None], note: str, flagged: bool, seconds_spent: float
@@ -229,9 +228,9 @@ class ReviewSession:
         if submitted is None:
             return None
         item_id, label_id = submitted
-        row = next(row for row in self.store.labels(reviewer=self.reviewer, item_id=item_id) if row["id"] == label_id)
+        row = next(row for row in self.store.labels(reviewer=self.reviewer, item_id=item_id) if row.id == label_id)
         self._undo_depth += 1
-        return self._placed_view(item_id, ledger.position(item_id), len(ledger.queue), row)
+        return self._placed_view(item_id, ledger.position(item_id), len(ledger.queue), row.label)
 
     def reveal(self, item_id: str) -> RevealView:
         """The judge verdict for an item this reviewer has submitted; later revisions are marked post-reveal."""
@@ -240,12 +239,13 @@ class ReviewSession:
             raise BlindnessError(f"submit your own label for {item_id} before revealing the judge verdict")
         self.store.record_reveal(item_id, self.reviewer)
         item = self.store.review_item(item_id)
-        case_id = str(item["case_id"]) if item else str(own["case_id"])
+        case_id = item.item.case_id if item else own.case_id
         verdict = self.store.latest_verdict(item_id)
-        yours: dict[str, int | None] = dict(own["scores"])
+        yours: dict[str, int | None] = dict(own.scores)
         if verdict is None:
             return RevealView(item_id, case_id, "", "missing", {}, {}, yours, {name: None for name in yours})
-        judge_scores: dict[str, int | None] = dict(verdict.get("scores", {}))
+        document = verdict.verdict
+        judge_scores: dict[str, int | None] = dict(document.get("scores", {}))
         agrees: dict[str, bool | None] = {}
         for name in self.rubric.axis_names:
             mine, theirs = yours.get(name), judge_scores.get(name)
@@ -253,23 +253,23 @@ class ReviewSession:
         return RevealView(
             item_id=item_id,
             case_id=case_id,
-            judge_name=str(verdict.get("judge", {}).get("name", "")),
-            status=str(verdict.get("status", "")),
+            judge_name=str(document.get("judge", {}).get("name", "")),
+            status=str(document.get("status", "")),
             judge_scores=judge_scores,
-            evidence=dict(verdict.get("evidence", {})),
+            evidence=dict(document.get("evidence", {})),
             your_scores=yours,
             agrees=agrees,
         )
 
     def summary(self) -> SessionSummary:
         rows = self._session_rows
-        labeled = {row["item_id"]: row for row in rows if not row["skipped"]}
-        skipped = {row["item_id"] for row in rows if row["skipped"]} - labeled.keys()
+        labeled = {row.item_id: row for row in rows if not row.skipped}
+        skipped = {row.item_id for row in rows if row.skipped} - labeled.keys()
         progress = self.progress()
         return SessionSummary(
             labeled=len(labeled),
             skipped=len(skipped),
-            flagged=sum(1 for row in labeled.values() if row["flagged"]),
-            seconds_spent=float(sum(row["seconds_spent"] for row in rows)),
+            flagged=sum(1 for row in labeled.values() if row.flagged),
+            seconds_spent=float(sum(row.seconds_spent for row in rows)),
             remaining=progress.assigned - progress.done,
         )

@@ -30,6 +30,7 @@ from qaeval_tui.core.running.metrics import case_values, scoreboard
 from qaeval_tui.core.running.models import CaseView, Citation, JudgeConfig, SUTOutput
 from qaeval_tui.core.running.result import CaseResult, RunResult
 from qaeval_tui.core.running.trajectory import TrajectoryResult, score_trajectory
+from qaeval_tui.core.store.rows import CaseRecord, RunOutput, RunRecord, VerdictRecord
 from qaeval_tui.core.store.sqlite import Store, utc_now
 
 Progress = Callable[[int, int], None]
@@ -287,45 +288,46 @@ def store_run(store: Store, result: RunResult) -> None:
 
 def _store_run(store: Store, result: RunResult) -> None:
     store.upsert_cases(
-        (r.loaded.content_hash, r.case_id, r.loaded.split, case_to_json_dict(r.loaded.case)) for r in result.cases
+        CaseRecord(r.loaded.content_hash, r.case_id, r.loaded.split, case_to_json_dict(r.loaded.case))
+        for r in result.cases
     )
     header = result.header()
     config_hash = header["judge"]["config_hash"]
     store.insert_run(
-        {
-            "run_id": result.run_id,
-            "suite_hash": result.suite_hash,
-            "adapter": result.adapter,
-            "judge_name": result.judge_config.name,
-            "judge_config_hash": config_hash,
-            "code_version": result.code_version,
-            "started_at": result.started_at,
-            "finished_at": result.finished_at,
-            "n_cases": len(result.cases),
-            "data": header,
-            "metrics": result.board.to_json(),
-        },
+        RunRecord(
+            run_id=result.run_id,
+            suite_hash=result.suite_hash,
+            adapter=result.adapter,
+            judge_name=result.judge_config.name,
+            judge_config_hash=config_hash,
+            code_version=result.code_version,
+            started_at=result.started_at,
+            finished_at=result.finished_at,
+            n_cases=len(result.cases),
+            data=header,
+            metrics=result.board.to_json(),
+        ),
         [
-            {
-                "position": r.position,
-                "case_id": r.case_id,
-                "case_hash": r.loaded.content_hash,
-                "output_hash": r.output_hash,
-                "output": r.output_json,
-                "result": {key: value for key, value in r.result_json().items() if key != "verdict"},
-            }
+            RunOutput(
+                position=r.position,
+                case_id=r.case_id,
+                case_hash=r.loaded.content_hash,
+                output_hash=r.output_hash,
+                output=r.output_json,
+                result={key: value for key, value in r.result_json().items() if key != "verdict"},
+            )
             for r in result.cases
         ],
         [
-            {
-                "item_id": r.item_id,
-                "case_id": r.case_id,
-                "judge_name": result.judge_config.name,
-                "config_hash": config_hash,
-                "status": r.verdict["status"],
-                "verdict": r.verdict,
-                "created_at": r.verdict["created_at"],
-            }
+            VerdictRecord(
+                item_id=r.item_id,
+                case_id=r.case_id,
+                judge_name=result.judge_config.name,
+                config_hash=config_hash,
+                status=r.verdict["status"],
+                verdict=r.verdict,
+                created_at=r.verdict["created_at"],
+            )
             for r in result.cases
         ],
     )

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -34,6 +33,7 @@ from qaeval_tui.core.statistics.sources import (
     verdicts_from_store,
 )
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
+from qaeval_tui.core.store.rows import LabelRevision
 from qaeval_tui.core.store.sqlite import Store, StoredLabel
 
 STEPS: tuple[str, ...] = (
@@ -143,10 +143,10 @@ class Dashboard:
 
 
 def reviewer_progress(
-    rows: Sequence[Mapping[str, Any]], assignments: Sequence[tuple[str, str, int]]
+    rows: Sequence[LabelRevision], assignments: Sequence[tuple[str, str, int]]
 ) -> list[ReviewerProgress]:
     """Per reviewer, from `Store.labels()` rows and `Store.assignments()` (see `progress_from_revisions`)."""
-    revisions = [StoredLabel._make(row[name] for name in StoredLabel._fields) for row in rows]
+    revisions = [StoredLabel._make(getattr(row.label, name) for name in StoredLabel._fields) for row in rows]
     return progress_from_revisions(revisions, [(reviewer, item_id) for reviewer, item_id, _ in assignments])
 
 

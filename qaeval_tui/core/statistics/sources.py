@@ -69,7 +69,7 @@ def verdicts_from_store(store: Store, rubric: Rubric, config_hash: str | None = 
         verdicts = store.verdict_scores(config_hash=config_hash)
     else:
         latest = store.latest_run()
-        judge = str(latest["judge_config_hash"]) if latest is not None and latest.get("judge_config_hash") else None
+        judge = latest.judge_config_hash or None if latest is not None else None
         verdicts = store.verdict_scores(config_hash=judge) if judge is not None else []
         if verdicts:
             config_hash = judge

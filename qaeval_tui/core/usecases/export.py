@@ -27,7 +27,7 @@ def export_labels(
     chosen = None
     if verdicts:
         run = store.latest_run()
-        chosen = judge_config_hash or (run or {}).get("judge_config_hash")
+        chosen = judge_config_hash or (run.judge_config_hash if run else None)
     return export_folder(
         store,
         folder,

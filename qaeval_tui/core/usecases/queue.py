@@ -42,10 +42,10 @@ def queue_from_run(
             f"no run {'named ' + repr(run_id) if run_id else 'yet'} in {store.path}; run `qaeval run` first"
         )
     golden: GoldenSet | None = None
-    missing = [o for o in store.run_outputs(run["run_id"]) if store.case_json(o["case_hash"]) is None]
+    missing = [o for o in store.run_outputs(run.run_id) if store.case_json(o.case_hash) is None]
     if missing:
         golden = load_golden(golden_paths)
-    created = build_review_items(store, run["run_id"], golden)
+    created = build_review_items(store, run.run_id, golden)
     report = assign(
         store,
         list(config.review.reviewers) if reviewers is None else reviewers,
@@ -53,4 +53,4 @@ def queue_from_run(
         config.review.seed if seed is None else seed,
         replace=replace,
     )
-    return QueueOutcome(run["run_id"], created, report)
+    return QueueOutcome(run.run_id, created, report)

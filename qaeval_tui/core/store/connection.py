@@ -1,0 +1,178 @@
+"""Opening a SQLite store, its pragmas, explicit transactions and the schema bookkeeping.
+
+WAL mode and a busy timeout let two reviewers label one database at once; each write is one
+transaction taken up front (BEGIN IMMEDIATE), so concurrent writers queue instead of deadlocking.
+Raw SQL here: pragmas, BEGIN/SAVEPOINT and `user_version` have no sqlite-utils equivalent that
+keeps sqlite-utils out of a store's start-up (it slows the review TUI's cold start).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Self
+
+from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.store.rows import StoreConflictError
+from qaeval_tui.core.store.schema import MIGRATIONS, SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+BUSY_TIMEOUT_MS = 10_000
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def store_error(path: str, exc: OSError | sqlite3.Error) -> UsageError | None:
+    """The one-line error for a store that cannot be opened or written, or None for any other failure."""
+    if isinstance(exc, OSError):
+        from qaeval_tui.core.atomic_file import why_not_written
+
+        return UsageError(f"{path}: cannot open the store: {why_not_written(Path(path), exc)}")
+    reason = {
+        sqlite3.SQLITE_READONLY: "the store is read-only (the file, its folder or its disk); qaeval writes it "
+        "and the -wal and -shm files beside it",
+        sqlite3.SQLITE_CANTOPEN: "cannot open the store (is it a folder, or in a folder qaeval may not write?)",
+        sqlite3.SQLITE_PERM: "no permission to write the store",
+        sqlite3.SQLITE_FULL: "the disk is full: the store could not be written",
+        sqlite3.SQLITE_IOERR: f"the store could not be written to disk ({exc})",
+    }.get(getattr(exc, "sqlite_errorcode", 0) & 0xFF)  # the primary code of an extended one
+    return None if reason is None else UsageError(f"{path}: {reason}; nothing was changed")
+
+
+class SQLiteConnection:
+    """One open SQLite database; the domain modules add their reads and writes to it."""
+
+    def __init__(self, connection: sqlite3.Connection, path: str) -> None:
+        self.conn = connection
+        self.path = path
+
+    @cached_property
+    def db(self) -> sqlite_utils.Database:
+        """sqlite-utils over the same connection, imported on first use: importing it slows the TUI's cold start."""
+        import sqlite_utils
+
+        return sqlite_utils.Database(self.conn, execute_plugins=False)
+
+    @classmethod
+    def open(cls, path: str | Path) -> Self:
+        """Open (creating and migrating as needed) the store at `path`; ':memory:' works too."""
+        text = str(path)
+        connection = None
+        try:
+            if text != ":memory:":
+                Path(text).parent.mkdir(parents=True, exist_ok=True)
+            # Autocommit mode: transactions are explicit (BEGIN IMMEDIATE) in `transaction()`.
+            connection = sqlite3.connect(
+                text, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+            )
+            connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            connection.execute("PRAGMA journal_mode = WAL")
+            connection.execute("PRAGMA synchronous = FULL")
+            connection.execute("PRAGMA foreign_keys = ON")
+            store = cls(connection, text)
+            store.migrate()
+        except (OSError, sqlite3.Error) as exc:
+            if connection is not None:
+                connection.close()
+            raise store_error(text, exc) or UsageError(f"{text}: not a usable SQLite database ({exc})") from exc
+        return store
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One write transaction: everything inside commits together or not at all.
+
+        Nested inside another, it is a savepoint of the outer one: an error inside undoes only
+        the nested block's writes, and the outer transaction goes on if the caller handles it. A
+        store that cannot be written (read-only, disk full or failing) is a UsageError naming it; a
+        write that collides with a stored row (a key or a uniqueness rule) is a StoreConflictError.
+        """
+        with self._write():
+            yield
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """`transaction()` handing the connection to this package's own statements."""
+        try:
+            if self.conn.in_transaction:
+                with self._savepoint():
+                    yield self.conn
+                return
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+                self.conn.execute("COMMIT")
+            except BaseException:
+                if self.conn.in_transaction:  # SQLite may have rolled back already
+                    self.conn.execute("ROLLBACK")
+                raise
+        except sqlite3.IntegrityError as exc:
+            raise StoreConflictError(str(exc)) from exc
+        except sqlite3.OperationalError as exc:
+            error = store_error(self.path, exc)
+            if error is None:
+                raise
+            raise error from exc
+
+    @contextmanager
+    def _savepoint(self) -> Iterator[None]:
+        self.conn.execute("SAVEPOINT qaeval_nested")
+        try:
+            yield
+        except BaseException:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK TO qaeval_nested")
+                self.conn.execute("RELEASE qaeval_nested")
+            raise
+        self.conn.execute("RELEASE qaeval_nested")
+
+    # -- schema -------------------------------------------------------------------------------
+
+    @property
+    def schema_version(self) -> int:
+        return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
+
+    def journal_mode(self) -> str:
+        return str(self.conn.execute("PRAGMA journal_mode").fetchone()[0])
+
+    def migrate(self) -> None:
+        current = self.schema_version
+        if current > SCHEMA_VERSION:
+            raise UsageError(
+                f"{self.path}: store schema version {current} is newer than this qaeval "
+                f"({SCHEMA_VERSION}); upgrade qaeval"
+            )
+        for version in range(current + 1, SCHEMA_VERSION + 1):
+            with self._write() as conn:
+                for statement in MIGRATIONS[version - 1]:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {version}")
+
+    def table_names(self) -> list[str]:
+        return [name for (name,) in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+
+    def count(self, table: str) -> int:
+        if table not in self.table_names():
+            raise KeyError(table)
+        return int(self.conn.execute(f"SELECT count(*) FROM [{table}]").fetchone()[0])
+
+    def change_token(self) -> tuple[int, int]:
+        """Differs from an earlier token once anything was committed since, by this connection or another."""
+        (version,) = self.conn.execute("PRAGMA data_version").fetchone()
+        return int(version), self.conn.total_changes

@@ -1,0 +1,116 @@
+"""The production-miss inbox and the one decision on each entry.
+
+sqlite-utils reads and writes the rows (`insert_all`, `insert`, `rows_where`). Raw SQL where it has
+nothing better: the entries joined to their first decision (a correlated subquery), and the
+lookup of many trace ids at once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from typing import Literal
+
+from qaeval_tui.core.store.connection import SQLiteConnection, utc_now
+from qaeval_tui.core.store.rows import InboxDecision, InboxRecord, StoredMiss
+
+_DECISION_COLUMNS = "decision, case_id, reason, curator, decided_at"
+
+
+class InboxTables(SQLiteConnection):
+    """The `inbox` and `inbox_decisions` tables."""
+
+    def _stored_misses(self, trace_ids: Iterable[str]) -> dict[str, StoredMiss]:
+        ids = list(dict.fromkeys(trace_ids))
+        found: dict[str, StoredMiss] = {}
+        for start in range(0, len(ids), 500):  # stay under SQLite's bound-parameter limit
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self.conn.execute(
+                f"SELECT trace_id, miss_json, source, imported_at FROM inbox WHERE trace_id IN ({marks})", chunk
+            )
+            found.update((trace_id, StoredMiss(miss, source, at)) for trace_id, miss, source, at in rows)
+        return found
+
+    def inbox_payloads(self, trace_ids: Iterable[str]) -> dict[str, StoredMiss]:
+        """What the inbox holds of each given trace id already in it."""
+        return self._stored_misses(trace_ids)
+
+    def add_inbox_misses(self, rows: Sequence[tuple[str, str, str]]) -> tuple[list[str], list[str]]:
+        """Add (trace_id, miss_json, source) rows in one transaction; returns (added, conflicting) trace ids.
+
+        A trace id already stored with the same miss_json is left as it is, so re-importing a file
+        changes nothing. When any trace id is stored with a different miss_json, nothing at all is
+        added and those trace ids come back as conflicts.
+        """
+        with self._write():
+            stored = self._stored_misses(row[0] for row in rows)
+            conflicts = [t for t, miss, _ in rows if t in stored and stored[t].miss_json != miss]
+            if conflicts:
+                return [], conflicts
+            now = utc_now()
+            new = [(t, miss, source) for t, miss, source in rows if t not in stored]
+            self.db.table("inbox").insert_all(
+                {"trace_id": t, "miss_json": miss, "source": source, "imported_at": now} for t, miss, source in new
+            )
+        return [row[0] for row in new], []
+
+    def inbox_entries(self, trace_id: str | None = None) -> list[InboxRecord]:
+        """Inbox entries in import order, each with its first decision (None while pending)."""
+        where = "WHERE i.trace_id = ?" if trace_id is not None else ""
+        rows = self.conn.execute(
+            f"""SELECT i.trace_id, i.miss_json, i.source, i.imported_at,
+                       d.decision, d.case_id, d.reason, d.curator, d.decided_at
+                FROM inbox i
+                LEFT JOIN inbox_decisions d
+                  ON d.id = (SELECT min(id) FROM inbox_decisions WHERE trace_id = i.trace_id)
+                {where} ORDER BY i.rowid""",
+            () if trace_id is None else (trace_id,),
+        )
+        return [
+            InboxRecord(tid, json.loads(miss), source, at, None if rest[0] is None else InboxDecision(*rest))
+            for tid, miss, source, at, *rest in rows
+        ]
+
+    def record_inbox_decision(
+        self,
+        trace_id: str,
+        decision: Literal["promoted", "rejected"],
+        *,
+        case_id: str | None,
+        reason: str,
+        curator: str,
+        decided_at: str,
+        effect: Callable[[], None] | None = None,
+    ) -> InboxDecision | None:
+        """Record the one decision on an inbox entry, in one transaction.
+
+        When the entry is already decided, writes nothing and returns that earlier decision.
+        `effect` runs inside the transaction, after the row is written and before the commit: a file
+        write that belongs with the decision (appending the promoted case) happens under the same
+        write lock, and if it raises, the decision is rolled back.
+        """
+        with self._write():
+            earlier = next(
+                iter(
+                    self.db.table("inbox_decisions").rows_where(
+                        "trace_id = ?", [trace_id], select=_DECISION_COLUMNS, order_by="id", limit=1
+                    )
+                ),
+                None,
+            )
+            if earlier is not None:
+                return InboxDecision(**earlier)
+            self.db.table("inbox_decisions").insert(
+                {
+                    "trace_id": trace_id,
+                    "decision": decision,
+                    "case_id": case_id,
+                    "reason": reason,
+                    "curator": curator,
+                    "decided_at": decided_at,
+                }
+            )
+            if effect is not None:
+                effect()
+        return None

@@ -1,0 +1,202 @@
+"""The rows the store takes and returns: frozen, typed, free of any database type.
+
+JSON documents kept whole (a golden case, a system output, a run header, a §8.3 verdict) stay
+`JsonObject`: the store hands back exactly what it was given, so exports stay byte-identical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple
+
+from qaeval_tui.core.errors import QaevalError
+from qaeval_tui.core.limits import MAX_REVISION, MAX_SEED
+from qaeval_tui.core.review.models import Label
+
+JsonObject = dict[str, Any]
+"""A JSON document stored whole in one column, parsed on the way out."""
+
+
+@dataclass(frozen=True, slots=True)
+class CaseRecord:
+    """One golden case, content-addressed by its hash."""
+
+    case_hash: str
+    case_id: str
+    split: str
+    case: JsonObject
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    """One run's header row: what ran, on which suite, with which judge, and its metrics."""
+
+    run_id: str
+    suite_hash: str
+    adapter: str
+    judge_name: str | None
+    judge_config_hash: str | None
+    code_version: str
+    started_at: str
+    finished_at: str
+    n_cases: int
+    data: JsonObject
+    metrics: JsonObject
+
+
+@dataclass(frozen=True, slots=True)
+class RunOutput:
+    """One case of a run: the system output and what the run computed of it."""
+
+    position: int
+    case_id: str
+    case_hash: str
+    output_hash: str
+    output: JsonObject
+    result: JsonObject
+
+
+@dataclass(frozen=True, slots=True)
+class VerdictRecord:
+    """One stored judge verdict; `verdict` is the §8.3 document exactly as the judge gave it."""
+
+    item_id: str
+    case_id: str
+    judge_name: str
+    config_hash: str
+    status: str
+    verdict: JsonObject
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewItemRecord:
+    """One (case, system output) pair to be labeled, id = case hash + output hash."""
+
+    item_id: str
+    case_id: str
+    case_hash: str
+    output_hash: str
+    run_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewItemContent:
+    """A review item with the case and the output it pairs (None when either was lost)."""
+
+    item: ReviewItemRecord
+    case: JsonObject | None
+    output: JsonObject | None
+
+
+class Assignment(NamedTuple):
+    """One entry of a reviewer's queue."""
+
+    reviewer: str
+    item_id: str
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class LabelDraft:
+    """A label revision to append: the store numbers it, stamps it and, when `revealed` is None,
+    decides whether the reviewer had seen the verdict, all inside the write transaction."""
+
+    item_id: str
+    case_id: str
+    reviewer: str
+    scores: Mapping[str, int | None]
+    rubric_version: str
+    note: str = ""
+    flagged: bool = False
+    skipped: bool = False
+    revealed: bool | None = None
+    seconds_spent: float = 0.0
+    created_at: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LabelRevision:
+    """One stored label revision: the §8.2 label, where it came from, and its id (commit order)."""
+
+    id: int
+    origin: str
+    label: Label
+
+
+class StoredLabel(NamedTuple):
+    """One stored label revision, as `label_revisions` reads it for the statistics."""
+
+    item_id: str
+    reviewer: str
+    revision: int
+    skipped: bool
+    rubric_version: str
+    revealed: bool
+    flagged: bool
+    seconds_spent: float
+    scores: Mapping[str, int | None]
+
+
+class StoredVerdict(NamedTuple):
+    """One stored judge verdict without its evidence, as `verdict_scores` reads it."""
+
+    item_id: str
+    status: str
+    judge: Mapping[str, str | float | int]
+    scores: Mapping[str, int | None]
+
+
+class StoredMiss(NamedTuple):
+    """A production miss as the inbox holds it: its canonical JSON text, source file and import time."""
+
+    miss_json: str
+    source: str
+    imported_at: str
+
+
+@dataclass(frozen=True)
+class InboxDecision:
+    """What a curator decided about one miss; recorded once, never changed (the first one counts)."""
+
+    decision: Literal["promoted", "rejected"]
+    case_id: str | None
+    reason: str
+    curator: str
+    decided_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class InboxRecord:
+    """One imported production miss as stored (its §8.4 JSON) and its decision (None while pending)."""
+
+    trace_id: str
+    miss: JsonObject
+    source: str
+    imported_at: str
+    decision: InboxDecision | None
+
+
+class StoreConflictError(QaevalError):
+    """A write collided with a row another writer stored first (e.g. the same label revision): nothing was written."""
+
+
+class OutOfRangeError(QaevalError):
+    """A number the store would have to hold is beyond what it takes (nothing is written): exit 2."""
+
+
+def checked_revision(revision: int, item_id: str, reviewer: str) -> int:
+    """A label revision the files can carry back (label files cap it): refused, never an overflow."""
+    if not 1 <= revision <= MAX_REVISION:
+        raise OutOfRangeError(
+            f"revision {revision} of {reviewer} on {item_id} is beyond the largest a label can have "
+            f"({MAX_REVISION}); nothing was stored"
+        )
+    return revision
+
+
+def checked_seed(seed: int) -> int:
+    if not 0 <= seed <= MAX_SEED:
+        raise OutOfRangeError(f"seed {seed} is not a whole number from 0 to {MAX_SEED}; nothing was stored")
+    return seed

@@ -1,0 +1,60 @@
+"""Queues (assignments) and the production-miss inbox: idempotent writes and the first decision counts."""
+
+from __future__ import annotations
+
+from qaeval_tui.core.store.backend import StoreBackend
+from qaeval_tui.core.store.rows import Assignment, CaseRecord, InboxDecision, ReviewItemRecord
+from tests.store_contract.rows import a_draft, seeded
+
+
+def test_queues_come_back_in_position_order_and_replacing_keeps_labels(store: StoreBackend) -> None:
+    a, b, c = seeded(store, n_items=3)
+    assert store.write_assignments([("ana", b, 0, 7), ("ana", a, 1, 7), ("ben", c, 0, 7)], replace=False) == 3
+    assert store.write_assignments([("ana", b, 5, 7)], replace=False) == 0  # an entry already queued stays
+    assert store.assignments("ana") == [Assignment("ana", b, 0), Assignment("ana", a, 1)]
+    assert store.assignments() == [*store.assignments("ana"), Assignment("ben", c, 0)]
+    assert store.queue_item_ids("ana") == [b, a] and store.queue_length("ana") == 2 and store.queue_length("zoe") == 0
+    assert sorted(store.queued_items()) == sorted([("ana", a), ("ana", b), ("ben", c)])
+    made = store.append_label(a_draft(a))
+    assert store.write_assignments([("zoe", c, 0, 8)], replace=True) == 1
+    assert store.assignments() == [Assignment("zoe", c, 0)] and store.labels() == [made]
+
+
+def test_importing_the_same_cases_and_items_twice_adds_nothing(store: StoreBackend) -> None:
+    items = seeded(store, n_items=2)
+    assert store.upsert_cases([CaseRecord("h-c0", "c0", "frozen", {"id": "c0", "question": "changed"})]) == 0
+    assert store.case_json("h-c0") == {"id": "c0", "question": "q c0?"}  # content-addressed: the first stays
+    again = [ReviewItemRecord(items[0], "c0", "h-c0", "o-c0", "r1"), ReviewItemRecord("new", "c1", "h-c1", "x", "r1")]
+    assert store.insert_review_items(again) == 1
+    assert [item.item_id for item in store.review_items()] == sorted([*items, "new"])
+
+
+def test_reimporting_a_miss_changes_nothing_and_a_changed_one_adds_nothing(store: StoreBackend) -> None:
+    assert store.add_inbox_misses([("t1", '{"a":1}', "one.jsonl"), ("t2", '{"b":1}', "one.jsonl")]) == (
+        ["t1", "t2"],
+        [],
+    )
+    assert store.add_inbox_misses([("t1", '{"a":1}', "again.jsonl")]) == ([], [])
+    assert store.add_inbox_misses([("t3", '{"c":1}', "two.jsonl"), ("t2", '{"b":2}', "two.jsonl")]) == ([], ["t2"])
+    entries = store.inbox_entries()
+    assert [(e.trace_id, e.miss, e.source, e.decision) for e in entries] == [
+        ("t1", {"a": 1}, "one.jsonl", None),
+        ("t2", {"b": 1}, "one.jsonl", None),
+    ]
+    payloads = store.inbox_payloads(["t2", "t9"])
+    assert list(payloads) == ["t2"] and payloads["t2"].miss_json == '{"b":1}' and payloads["t2"].source == "one.jsonl"
+
+
+def test_the_first_decision_on_a_miss_is_the_one_that_counts(store: StoreBackend) -> None:
+    store.add_inbox_misses([("t1", "{}", "misses.jsonl")])
+    ran: list[str] = []
+    first = store.record_inbox_decision(
+        "t1", "promoted", case_id="c7", reason="", curator="dana", decided_at="t-1", effect=lambda: ran.append("x")
+    )
+    later = store.record_inbox_decision(
+        "t1", "rejected", case_id=None, reason="dup", curator="lee", decided_at="t-2", effect=lambda: ran.append("y")
+    )
+    decided = InboxDecision("promoted", "c7", "", "dana", "t-1")
+    assert first is None and later == decided and ran == ["x"]
+    assert [entry.decision for entry in store.inbox_entries("t1")] == [decided]
+    assert store.inbox_entries("nope") == [] and store.count("inbox_decisions") == 1
