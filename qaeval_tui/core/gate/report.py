@@ -10,7 +10,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from qaeval_tui.core.gate.decision import Finding, GateReport, MetricDelta
+from qaeval_tui.core.gate.decision import Finding, GateReport
+from qaeval_tui.core.gate.delta import MetricDelta
 from qaeval_tui.core.text import markdown_text as md
 from qaeval_tui.core.text import xml_text as _xml_text
 

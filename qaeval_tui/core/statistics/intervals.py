@@ -4,6 +4,7 @@ needs, and a paired bootstrap for a mean difference (the gate's deltas)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from statistics import NormalDist
 
 import numpy as np
@@ -93,4 +94,34 @@ def paired_bootstrap_ci(
         means[start:stop] = rng.multinomial(n, shares, size=stop - start) @ distinct / n
     tail = (1.0 - confidence) / 2.0
     low, high = np.quantile(means, [tail, 1.0 - tail])
+    return (float(low), float(high))
+
+
+def shared_case_ci(
+    pairs: Sequence[tuple[float | None, float | None]], replicates: int, seed: int, confidence: float
+) -> tuple[float, float] | None:
+    """Percentile CI of (current mean - baseline mean) when the cases a metric applies to differ by run.
+
+    Cases are resampled jointly (a paired bootstrap); each side is the mean over its applicable
+    cases in the replicate. Replicates where a side has no applicable case are dropped.
+    """
+    now = np.array([np.nan if a is None else a for a, _ in pairs], dtype=np.float64)
+    old = np.array([np.nan if b is None else b for _, b in pairs], dtype=np.float64)
+    # Columns: current sum, current count, baseline sum, baseline count; a replicate is weights @ columns.
+    columns = np.stack([np.nan_to_num(now), ~np.isnan(now), np.nan_to_num(old), ~np.isnan(old)], axis=1)
+    size = len(pairs)
+    rng = np.random.default_rng(seed)
+    sums = np.empty((replicates, 4), dtype=np.float64)
+    block = max(1, 2_000_000 // size)  # bounded memory however many cases
+    for start in range(0, replicates, block):
+        stop = min(replicates, start + block)
+        weights = rng.multinomial(size, np.full(size, 1.0 / size), size=stop - start)
+        sums[start:stop] = weights @ columns
+    with np.errstate(invalid="ignore", divide="ignore"):
+        deltas = sums[:, 0] / sums[:, 1] - sums[:, 2] / sums[:, 3]
+    deltas = deltas[np.isfinite(deltas)]
+    if deltas.size == 0:
+        return None
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(deltas, [tail, 1.0 - tail])
     return (float(low), float(high))
