@@ -27,14 +27,14 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check qaeval_tui tests benchmarks scripts
 	$(BIN)/ruff format --check qaeval_tui tests benchmarks scripts
-	$(BIN)/mypy qaeval_tui
+	$(BIN)/mypy qaeval_tui tests/tui/scenes scripts/screenshots.py
 	$(BIN)/lint-imports
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
 screenshots: $(STAMP)
-	$(BIN)/python -m qaeval_tui.tui.screenshots screenshots
+	$(BIN)/python -m scripts.screenshots screenshots
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .bench

@@ -42,7 +42,7 @@ import asyncio, sys, time
 from pathlib import Path
 from qaeval_tui.core.config import Config
 from qaeval_tui.tui.app import create_app
-from qaeval_tui.tui.scenes import review_ready
+from tests.tui.scenes.review import review_ready
 
 app = create_app(Config(), db_path=Path(sys.argv[1]), data_paths=[Path(sys.argv[2])], reviewer=sys.argv[3])
 
@@ -179,7 +179,7 @@ async def _latencies(db: Path, golden: Path, reviewer: str) -> list[float]:
     from textual import events
 
     from qaeval_tui.tui.app import create_app
-    from qaeval_tui.tui.scenes import idle, review_ready, wait_until
+    from tests.tui.scenes.review import idle, review_ready, wait_until
 
     app = create_app(Config(), db_path=db, data_paths=[golden], reviewer=reviewer, deterministic=True)
     latencies: list[float] = []

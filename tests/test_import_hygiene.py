@@ -68,3 +68,19 @@ def test_review_app_starts_without_the_statistics() -> None:
     loaded = modules_after("import qaeval_tui.tui.app")
     assert "qaeval_tui.tui.screens.home" in loaded
     assert not {m for m in loaded if m.split(".")[0] in {"numpy", "krippendorff"}}
+
+
+def test_the_package_ships_no_test_scaffolding() -> None:
+    # Scenes, the oversight host and the screenshot script live in tests/ and scripts/: no module of
+    # the package drives the app through a Pilot or reaches into the tests.
+    import pkgutil
+
+    import qaeval_tui
+
+    found = pkgutil.walk_packages(qaeval_tui.__path__, prefix="qaeval_tui.")
+    names = [m.name for m in found if not m.name.endswith("__main__")]  # those run the CLI
+    assert "qaeval_tui.tui.app" in names and "qaeval_tui.tui.screens.inbox" in names
+    loaded = modules_after("\n".join(f"import {name}" for name in names))
+    assert "qaeval_tui.tui.app" in loaded
+    harness = {m for m in loaded if m == "textual.pilot" or m.split(".")[0] in {"tests", "scripts"}}
+    assert not harness, f"the package imports test scaffolding: {sorted(harness)}"

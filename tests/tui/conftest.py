@@ -11,9 +11,9 @@ import pytest
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.tui.app import ReviewApp, create_app
-from qaeval_tui.tui.scenes import AnyPilot, FixedClock, build_demo_store, idle, wait_until
 from qaeval_tui.tui.screens.review import ReviewScreen
 from tests.conftest import DEMO_GOLDEN
+from tests.tui.scenes.review import AnyPilot, FixedClock, build_demo_store, idle, wait_until
 
 _TEXT = re.compile(r'<text[^>]*\bx="([\d.]+)" y="([\d.]+)" textLength="([\d.]+)"[^>]*>([^<]*)</text>')
 

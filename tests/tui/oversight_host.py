@@ -15,9 +15,9 @@ import pytest
 from textual.app import App
 from textual.notifications import SeverityLevel
 
-from qaeval_tui.tui import oversight_host
-from qaeval_tui.tui.oversight_host import FIXED_NOW, Workspace, build_labeled_store, make_workspace
 from tests.conftest import DEMO_GOLDEN, REPO
+from tests.tui.scenes import host as oversight_host
+from tests.tui.scenes.host import FIXED_NOW, Workspace, build_labeled_store, make_workspace
 
 __all__ = ["FIXED_NOW", "OversightHost", "Workspace", "host_text", "oversight_template", "workspace"]
 

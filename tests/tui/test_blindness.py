@@ -16,12 +16,12 @@ from qaeval_tui.core.review.prepare import ensure_prepared
 from qaeval_tui.core.review.session import ReviewSession
 from qaeval_tui.core.store.rows import RunRecord, VerdictRecord
 from qaeval_tui.core.store.sqlite import Store
-from qaeval_tui.tui.scenes import wait_until
 from qaeval_tui.tui.screens.home import HomeScreen
 from qaeval_tui.tui.screens.reveal import RevealDialog
 from qaeval_tui.tui.screens.summary import SummaryScreen
 from tests.conftest import DEMO_GOLDEN
 from tests.tui.conftest import make_app, open_review, screen_text, settle
+from tests.tui.scenes.review import wait_until
 
 SYSTEM = "SENTINEL-SYSTEM-NAME"
 JUDGE = "SENTINEL-JUDGE-NAME"

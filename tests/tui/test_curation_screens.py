@@ -11,13 +11,13 @@ from pathlib import Path
 
 from qaeval_tui.core.curation.inbox import import_misses, inbox_entry
 from qaeval_tui.core.golden.loader import load_golden
-from qaeval_tui.tui.scenes import AnyPilot, wait_until
 from qaeval_tui.tui.screens.inbox import InboxScreen
 from qaeval_tui.tui.screens.promote import PromoteScreen
 from qaeval_tui.tui.widgets.promote_form import PromoteForm
 from tests.curation_fixtures import BEDROOM, GATEWAY, RESTOCKING, make_miss
 from tests.tui.conftest import flat
 from tests.tui.oversight_host import FIXED_NOW, OversightHost, Workspace, host_text, oversight_template, workspace
+from tests.tui.scenes.review import AnyPilot, wait_until
 
 __all__ = ["oversight_template", "workspace"]  # fixtures
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from qaeval_tui.tui.oversight_scenes import SCENES, OversightScene, scene_app, settle
-from qaeval_tui.tui.scenes import AnyPilot
 from tests.conftest import DEMO_GOLDEN, REPO
 from tests.tui.oversight_host import oversight_template
+from tests.tui.scenes.oversight import SCENES, OversightScene, scene_app, settle
+from tests.tui.scenes.review import AnyPilot
 
 __all__ = ["oversight_template"]  # fixture
 

@@ -25,8 +25,6 @@ from qaeval_tui.core.curation.inbox import import_misses
 from qaeval_tui.core.review.labels_io import import_labels
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.app import ReviewApp, create_app
-from qaeval_tui.tui.oversight_host import OversightHost, Workspace
-from qaeval_tui.tui.scenes import AnyPilot, FixedClock, build_demo_store, idle, press_and_settle, wait_until
 from qaeval_tui.tui.screens.adjudicate import AdjudicationScreen
 from qaeval_tui.tui.screens.browse import BrowseScreen
 from qaeval_tui.tui.screens.case_detail import CaseDetailScreen
@@ -46,6 +44,8 @@ from qaeval_tui.tui.screens.reviewer import ReviewerScreen
 from qaeval_tui.tui.screens.summary import SummaryScreen
 from tests.hostile import EMOJI, HOSTILE, MISSES, REVIEWERS, TIME, TRACE_ID, hostile_workspace, label_line, raw_controls
 from tests.tui.conftest import flat, screen_text
+from tests.tui.scenes.host import OversightHost, Workspace
+from tests.tui.scenes.review import AnyPilot, FixedClock, build_demo_store, idle, press_and_settle, wait_until
 
 
 @dataclass(frozen=True)

@@ -16,11 +16,11 @@ from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.app import ReviewApp, create_app
 from qaeval_tui.tui.gateway import Gateway
 from qaeval_tui.tui.literal import marked
-from qaeval_tui.tui.scenes import LITERAL_QUESTION, wait_until
 from qaeval_tui.tui.screens.import_dialog import ImportDialog
 from qaeval_tui.tui.screens.note import NoteDialog
 from tests.conftest import DEMO_GOLDEN
 from tests.tui.conftest import flat, make_app, open_review, screen_text, settle
+from tests.tui.scenes.review import LITERAL_QUESTION, wait_until
 
 LITERAL_CASE = "literal-rendering-01"
 

@@ -18,7 +18,6 @@ from qaeval_tui.core.curation.inbox import import_misses
 from qaeval_tui.tui.app import ReviewApp
 from qaeval_tui.tui.commands import SCOPE_TITLES, commands_for
 from qaeval_tui.tui.navigation import ENTRIES
-from qaeval_tui.tui.scenes import AnyPilot, wait_until
 from qaeval_tui.tui.screens.adjudicate import AdjudicationScreen
 from qaeval_tui.tui.screens.browse import BrowseScreen
 from qaeval_tui.tui.screens.case_detail import CaseDetailScreen
@@ -32,6 +31,7 @@ from qaeval_tui.tui.screens.promote import PromoteScreen
 from qaeval_tui.tui.screens.review import ReviewScreen
 from tests.tui.conftest import flat, make_app, screen_text
 from tests.tui.oversight_host import Workspace, oversight_template, workspace
+from tests.tui.scenes.review import AnyPilot, wait_until
 
 __all__ = ["oversight_template", "workspace"]  # fixtures
 

@@ -19,7 +19,6 @@ from qaeval_tui.tui.commands import COMMANDS, RULE_HELP, OversightScope, command
 from qaeval_tui.tui.context import ReviewContext
 from qaeval_tui.tui.gateway import Gateway
 from qaeval_tui.tui.navigation import ENTRIES
-from qaeval_tui.tui.scenes import AnyPilot, FixedClock, wait_until
 from qaeval_tui.tui.screens.adjudicate import AdjudicationScreen
 from qaeval_tui.tui.screens.browse import BrowseScreen
 from qaeval_tui.tui.screens.case_detail import CaseDetailScreen
@@ -32,6 +31,7 @@ from qaeval_tui.tui.screens.promote import PromoteScreen
 from qaeval_tui.tui.widgets.confusion_grid import ConfusionGrid
 from tests.tui.conftest import flat
 from tests.tui.oversight_host import OversightHost, Workspace, host_text, oversight_template, workspace
+from tests.tui.scenes.review import AnyPilot, FixedClock, wait_until
 
 __all__ = ["oversight_template", "workspace"]  # fixtures
 

@@ -9,11 +9,11 @@ from typing import Any
 from qaeval_tui.core.config import Config, ReviewConfig
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.store.sqlite import Store
-from qaeval_tui.tui.scenes import FixedClock, wait_until
 from qaeval_tui.tui.screens.help import HelpScreen
 from qaeval_tui.tui.screens.reveal import RevealDialog
 from qaeval_tui.tui.screens.review import ReviewScreen
 from tests.tui.conftest import make_app, open_review, screen_text, settle, sources_pane
+from tests.tui.scenes.review import FixedClock, wait_until
 
 
 def labels(db: Path, reviewer: str = "ana") -> list[Label]:

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.tui.scenes import SCENES, AnyPilot, Scene, scene_app
 from tests.conftest import DEMO_GOLDEN, REPO
+from tests.tui.scenes.review import SCENES, AnyPilot, Scene, scene_app
 
 
 def _settled(scene: Scene) -> Callable[[AnyPilot], Any]:

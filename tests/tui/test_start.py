@@ -14,10 +14,10 @@ from qaeval_tui.core.config import Config, ReviewConfig
 from qaeval_tui.core.errors import InputError, UsageError
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.app import create_app
-from qaeval_tui.tui.scenes import wait_until
 from qaeval_tui.tui.screens.reviewer import ReviewerScreen
 from tests.conftest import make_case, write_jsonl
 from tests.tui.conftest import make_app, open_review, screen_text, settle
+from tests.tui.scenes.review import wait_until
 
 
 async def test_fresh_store_is_prepared_then_the_first_item_shows(tmp_path: Path) -> None:

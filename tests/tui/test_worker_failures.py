@@ -16,10 +16,10 @@ from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.prepare import StoreOverview
 from qaeval_tui.tui.app import ReviewApp
 from qaeval_tui.tui.gateway import Gateway
-from qaeval_tui.tui.scenes import review_ready, wait_until
 from qaeval_tui.tui.screens.home import HomeScreen
 from qaeval_tui.tui.screens.review import ReviewScreen
 from tests.tui.conftest import make_app, screen_text
+from tests.tui.scenes.review import review_ready, wait_until
 
 
 def broken(*_args: object, **_kwargs: object) -> None:

@@ -54,11 +54,6 @@ def standing_text(entry: Disagreement) -> tuple[str, str]:
 class AdjudicationScreen(OversightScreen):
     SCOPE = "adjudicate"
     BINDINGS = oversight_bindings("adjudicate", tuple(range(10)))
-    DEFAULT_CSS = """
-    AdjudicationScreen #adj-title { height: 1; padding: 0 1; background: $panel; }
-    AdjudicationScreen #adj-list { height: 40%; min-height: 5; margin: 0 1; }
-    AdjudicationScreen DossierView { border-top: solid $primary; }
-    """
 
     def __init__(self, context: OversightContext, *, owns_gateway: bool = False) -> None:
         super().__init__(context, owns_gateway=owns_gateway)

@@ -40,12 +40,6 @@ def _next(options: tuple[str | None, ...], current: str | None) -> str | None:
 class BrowseScreen(OversightScreen):
     SCOPE = "browse"
     BINDINGS = oversight_bindings("browse")
-    DEFAULT_CSS = """
-    BrowseScreen #browse-title { height: auto; padding: 0 1; background: $panel; }
-    BrowseScreen #browse-search { margin: 1 1 0 1; }
-    BrowseScreen #browse-list { height: 1fr; min-height: 5; margin: 0 1; }
-    BrowseScreen #browse-preview { height: auto; max-height: 40%; padding: 0 1; border-top: solid $primary; }
-    """
 
     def __init__(self, context: OversightContext, *, owns_gateway: bool = False) -> None:
         super().__init__(context, owns_gateway=owns_gateway)

@@ -17,9 +17,6 @@ from qaeval_tui.tui.widgets.key_bar import KeyBar
 class CaseDetailScreen(OversightScreen):
     SCOPE = "case"
     BINDINGS = oversight_bindings("case")
-    DEFAULT_CSS = """
-    CaseDetailScreen #case-body { height: 1fr; padding: 0 1; }
-    """
 
     def __init__(self, context: OversightContext, loaded: LoadedCase) -> None:
         super().__init__(context)

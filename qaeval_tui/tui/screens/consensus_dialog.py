@@ -35,17 +35,6 @@ def scores_line(entry: Disagreement) -> Content:
 class ConsensusDialog(ModalScreen[Ruling | None]):
     """Returns the chosen value, the reason and who ruled, or None when cancelled."""
 
-    DEFAULT_CSS = """
-    ConsensusDialog { align: center middle; }
-    ConsensusDialog > Vertical {
-        width: 90; max-width: 95%; height: auto; padding: 1 2;
-        border: thick $primary; background: $surface;
-    }
-    ConsensusDialog .title { text-style: bold; color: $primary; margin-bottom: 1; }
-    ConsensusDialog OptionList { height: auto; max-height: 8; margin: 1 0; }
-    ConsensusDialog .hint { color: $foreground-muted; margin-top: 1; }
-    ConsensusDialog #consensus-problem { color: $error; height: auto; }
-    """
     BINDINGS = [Binding("escape", "cancel", "cancel")]  # noqa: RUF012 (Textual's own type)
 
     def __init__(

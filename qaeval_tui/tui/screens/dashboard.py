@@ -49,17 +49,6 @@ class DashboardScreen(OversightScreen):
 
     SCOPE = "dashboard"
     BINDINGS = oversight_bindings("dashboard")
-    DEFAULT_CSS = """
-    DashboardScreen #dash-title { height: 1; padding: 0 1; background: $panel; }
-    DashboardScreen #dash-loading { height: auto; padding: 1 2; }
-    DashboardScreen #dash-loading LoadingIndicator { height: 3; }
-    DashboardScreen #dash-body { height: 1fr; padding: 0 1; }
-    DashboardScreen .figures { text-wrap: nowrap; text-overflow: ellipsis; }
-    DashboardScreen .notes { margin-bottom: 1; }
-    DashboardScreen .notes.-empty { display: none; }
-    DashboardScreen #grids-title { margin-top: 1; }
-    DashboardScreen #grids { height: auto; overflow-x: auto; }
-    """
 
     def __init__(self, context: OversightContext, *, owns_gateway: bool = False) -> None:
         super().__init__(context, owns_gateway=owns_gateway)

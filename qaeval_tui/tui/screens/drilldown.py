@@ -30,11 +30,6 @@ class DrilldownScreen(OversightScreen):
 
     SCOPE = "drilldown"
     BINDINGS = oversight_bindings("drilldown")
-    DEFAULT_CSS = """
-    DrilldownScreen #drill-title { height: 1; padding: 0 1; background: $panel; }
-    DrilldownScreen #drill-list { height: 30%; min-height: 4; margin: 0 1; }
-    DrilldownScreen DossierView { border-top: solid $primary; }
-    """
 
     def __init__(self, context: OversightContext, dashboard: Dashboard, axis: str, human: int, judge: int) -> None:
         super().__init__(context)

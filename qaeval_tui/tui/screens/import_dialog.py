@@ -14,15 +14,6 @@ from qaeval_tui.tui.literal import editable
 class ImportDialog(ModalScreen[str | None]):
     """Returns the path as typed (stripped), or None when cancelled."""
 
-    DEFAULT_CSS = """
-    ImportDialog { align: center middle; }
-    ImportDialog > Vertical {
-        width: 76; max-width: 95%; height: auto; padding: 1 2;
-        border: thick $primary; background: $surface;
-    }
-    ImportDialog .title { text-style: bold; color: $primary; margin-bottom: 1; }
-    ImportDialog .hint { color: $foreground-muted; margin-top: 1; }
-    """
     BINDINGS = [Binding("escape", "cancel", "cancel")]  # noqa: RUF012 (Textual's own type)
 
     def __init__(self, default_path: str, *, blink: bool = True) -> None:

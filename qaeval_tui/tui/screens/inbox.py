@@ -58,12 +58,6 @@ class InboxScreen(OversightScreen):
 
     SCOPE = "inbox"
     BINDINGS = oversight_bindings("inbox")
-    DEFAULT_CSS = """
-    InboxScreen #inbox-title { height: 1; padding: 0 1; background: $panel; }
-    InboxScreen #inbox-search { margin: 1 1 0 1; }
-    InboxScreen #inbox-list { height: 1fr; min-height: 5; margin: 0 1; }
-    InboxScreen #inbox-preview { height: auto; max-height: 45%; border-top: solid $primary; }
-    """
 
     def __init__(self, context: OversightContext, *, owns_gateway: bool = False) -> None:
         super().__init__(context, owns_gateway=owns_gateway)

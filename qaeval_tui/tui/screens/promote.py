@@ -61,14 +61,6 @@ class PromoteScreen(OversightScreen):
 
     SCOPE = "promote"
     BINDINGS = oversight_bindings("promote")
-    DEFAULT_CSS = """
-    PromoteScreen #promote-title { height: 1; padding: 0 1; background: $panel; }
-    PromoteScreen MissView { max-height: 35%; border-bottom: solid $primary; }
-    PromoteScreen #promote-status { height: auto; padding: 0 1; background: $boost; }
-    PromoteScreen #promote-loading { height: 1fr; }
-    PromoteScreen LoadingIndicator { height: 3; }
-    PromoteScreen #promote-loading Static { content-align: center middle; width: 1fr; color: $foreground-muted; }
-    """
 
     def __init__(self, context: OversightContext, trace_id: str) -> None:
         super().__init__(context)

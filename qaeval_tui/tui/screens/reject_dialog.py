@@ -15,16 +15,6 @@ from qaeval_tui.tui.literal import editable, plain
 class RejectDialog(ModalScreen[tuple[str, str] | None]):
     """Returns (reason, curator), both non-empty, or None when cancelled."""
 
-    DEFAULT_CSS = """
-    RejectDialog { align: center middle; }
-    RejectDialog > Vertical {
-        width: 76; max-width: 95%; height: auto; padding: 1 2;
-        border: thick $error; background: $surface;
-    }
-    RejectDialog .title { text-style: bold; color: $error; margin-bottom: 1; }
-    RejectDialog .hint { color: $foreground-muted; margin-top: 1; }
-    RejectDialog #reject-problem { color: $error; height: auto; }
-    """
     BINDINGS = [Binding("escape", "cancel", "cancel")]  # noqa: RUF012 (Textual's own type)
 
     def __init__(self, trace_id: str, curator: str, *, blink: bool = True) -> None:

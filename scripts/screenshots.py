@@ -1,6 +1,6 @@
-"""`python -m qaeval_tui.tui.screenshots FOLDER` (`make screenshots`): an SVG of every screen.
+"""`python -m scripts.screenshots FOLDER` (`make screenshots`): an SVG of every screen.
 
-Plays every scene of `qaeval_tui.tui.scenes` (the review app) and of `qaeval_tui.tui.oversight_scenes`
+Plays every scene of `tests.tui.scenes.review` (the review app) and of `tests.tui.scenes.oversight`
 (the curation and oversight screens) on the demo golden set, labels and inbox, and writes
 FOLDER/<scene>.svg and FOLDER/oversight-<scene>.svg: the pictures the snapshot tests check.
 """
@@ -16,9 +16,9 @@ from pathlib import Path
 from qaeval_tui.core.atomic_file import why_not_written, write_output
 from qaeval_tui.core.config import Config, load_config
 from qaeval_tui.core.errors import QaevalError, UsageError
-from qaeval_tui.tui import oversight_scenes
-from qaeval_tui.tui.oversight_host import build_labeled_store
-from qaeval_tui.tui.scenes import SCENES, Scene, build_demo_store, scene_app
+from tests.tui.scenes import oversight as oversight_scenes
+from tests.tui.scenes.host import build_labeled_store
+from tests.tui.scenes.review import SCENES, Scene, build_demo_store, scene_app
 
 
 async def _shoot(scene: Scene, template: Path, workdir: Path, golden: Path, config: Config, out: Path) -> Path:
@@ -51,7 +51,7 @@ async def _shoot_oversight(
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python -m qaeval_tui.tui.screenshots FOLDER", file=sys.stderr)
+        print("usage: python -m scripts.screenshots FOLDER", file=sys.stderr)
         return 2
     try:
         _shoot_all(Path(argv[0]).resolve())

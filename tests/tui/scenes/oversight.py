@@ -14,14 +14,14 @@ from pathlib import Path
 
 from qaeval_tui.core.curation.inbox import import_misses
 from qaeval_tui.core.curation.rejection import reject
-from qaeval_tui.tui.oversight_host import OversightHost, ScreenFactory, Workspace, make_workspace
-from qaeval_tui.tui.scenes import AnyPilot, wait_until
 from qaeval_tui.tui.screens.adjudicate import AdjudicationScreen
 from qaeval_tui.tui.screens.browse import BrowseScreen
 from qaeval_tui.tui.screens.dashboard import DashboardScreen
 from qaeval_tui.tui.screens.drilldown import DrilldownScreen
 from qaeval_tui.tui.screens.inbox import InboxScreen
 from qaeval_tui.tui.screens.promote import PromoteScreen
+from tests.tui.scenes.host import OversightHost, ScreenFactory, Workspace, make_workspace
+from tests.tui.scenes.review import AnyPilot, wait_until
 
 # Misses of the demo inbox (golden/inbox/misses.jsonl), by the part each plays in the pictures.
 BEDROOM = "tr-20261002-3f9a61"  # promoted

@@ -16,12 +16,16 @@ from typing import Any
 
 from textual.screen import Screen
 
+import qaeval_tui.tui
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.review.labels_io import import_labels
 from qaeval_tui.core.store.sqlite import Store
-from qaeval_tui.tui.scenes import build_demo_store
 from qaeval_tui.tui.screens.oversight_gateway import OversightContext, OversightGateway
 from qaeval_tui.tui.workers import QaevalApp
+from tests.tui.scenes.review import build_demo_store
+
+APP_CSS = Path(qaeval_tui.tui.__file__).with_name("app.tcss")
+"""The review app's stylesheet (`ReviewApp.CSS_PATH`): one stylesheet for every screen."""
 
 FIXED_NOW = "2026-10-20T10:00:00.000Z"
 LABELED_BY = ("ana", "ben", "chloe")
@@ -72,7 +76,7 @@ def make_workspace(root: Path, template: Path, golden: Path) -> Workspace:
 class OversightHost(QaevalApp[None]):
     """Pushes one screen built on an OversightContext; styled by the review app's stylesheet."""
 
-    CSS_PATH = str(Path(__file__).with_name("app.tcss"))  # absolute: subclasses live in other folders
+    CSS_PATH = str(APP_CSS)  # absolute: the stylesheet lives in the package, this host in the tests
 
     def __init__(
         self,
