@@ -227,11 +227,11 @@ def test_the_example_judge_turns_a_model_reply_into_scores_and_rejects_nonsense(
     }
     judge._complete = lambda prompt: json.dumps(reply)
     verdict = judge_verdict(judge, judge.config, golden, quoting_output(golden), RUBRIC, item_id="i", created_at="T")
-    assert verdict["status"] == "ok" and verdict["scores"]["citation_correctness"] == 1
-    assert verdict["judge"]["model"] == "some-model" and verdict["evidence"]["faithfulness"] == "10 years"
+    assert verdict.status == "ok" and verdict.scores["citation_correctness"] == 1
+    assert verdict.judge["model"] == "some-model" and verdict.evidence["faithfulness"] == "10 years"
     judge._complete = lambda prompt: json.dumps({"faithfulness": {"span": "x", "score": 9}})
     broken = judge_verdict(judge, judge.config, golden, quoting_output(golden), RUBRIC, item_id="i", created_at="T")
-    assert broken["status"] == "error" and "outside [0, 1, 2]" in broken["error"]
+    assert broken.status == "error" and "outside [0, 1, 2]" in broken.error
 
 
 def test_the_progress_bar_shows_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> None:

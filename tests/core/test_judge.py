@@ -106,11 +106,11 @@ def test_a_verdict_has_the_export_shape_and_the_pinned_config_hash() -> None:
     config = effective_config(judge, RUBRIC)
     golden = case()
     verdict = judge_verdict(judge, config, golden, quoting_output(golden), RUBRIC, item_id="abc.def", created_at="T")
-    assert set(verdict) == {"item_id", "case_id", "judge", "status", "scores", "evidence", "created_at"}
-    assert verdict["item_id"] == "abc.def" and verdict["case_id"] == golden.id and verdict["status"] == "ok"
-    assert verdict["judge"]["config_hash"] == config.config_hash()
-    assert {"name", "model", "temperature", "seed", "prompt_version", "rubric_version"} <= set(verdict["judge"])
-    assert set(verdict["scores"]) == set(RUBRIC.axis_names)
+    assert list(verdict.to_json()) == ["item_id", "case_id", "judge", "status", "scores", "evidence", "created_at"]
+    assert verdict.item_id == "abc.def" and verdict.case_id == golden.id and verdict.status == "ok"
+    assert verdict.judge["config_hash"] == config.config_hash()
+    assert {"name", "model", "temperature", "seed", "prompt_version", "rubric_version"} <= set(verdict.judge)
+    assert set(verdict.scores) == set(RUBRIC.axis_names)
 
 
 def test_the_config_hash_changes_with_the_rubric_version() -> None:
@@ -143,8 +143,11 @@ class _OffScale:
 def test_a_judge_failure_is_an_error_verdict_not_a_crash(judge: object, message: str) -> None:
     golden = case()
     verdict = judge_verdict(judge, judge.config, golden, quoting_output(golden), RUBRIC, item_id="i", created_at="T")  # type: ignore[arg-type, attr-defined]
-    assert verdict["status"] == "error" and verdict["error"] == message
-    assert verdict["scores"] == dict.fromkeys(RUBRIC.axis_names)
+    assert verdict.status == "error" and verdict.error == message
+    assert verdict.scores == dict.fromkeys(RUBRIC.axis_names)
+    exported = verdict.to_json()
+    assert list(exported) == ["item_id", "case_id", "judge", "status", "scores", "evidence", "created_at", "error"]
+    assert exported["error"] == message
 
 
 class _Returns:
@@ -185,14 +188,14 @@ def test_a_malformed_or_exiting_judge_is_an_error_verdict_never_a_crash(returned
     golden = case()
     judge = _Returns(returned)
     verdict = judge_verdict(judge, judge.config, golden, quoting_output(golden), RUBRIC, item_id="i", created_at="T")
-    assert verdict["status"] == "error" and message in verdict["error"]
-    assert verdict["scores"] == dict.fromkeys(RUBRIC.axis_names) and verdict["evidence"] == {}
+    assert verdict.status == "error" and message in verdict.error
+    assert verdict.scores == dict.fromkeys(RUBRIC.axis_names) and verdict.evidence == {}
 
 
 def test_an_adapter_failure_is_not_judged() -> None:
     judge = make_mechanical_judge()
     verdict = judge_verdict(judge, judge.config, case(), SUTOutput(error="boom"), RUBRIC, item_id="i", created_at="T")
-    assert verdict["status"] == "ok" and set(verdict["scores"].values()) == {None}
+    assert verdict.status == "ok" and set(verdict.scores.values()) == {None}
 
 
 def test_load_judge_accepts_a_factory_and_explains_a_bad_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,26 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from qaeval_tui.core.golden.models import GoldenCase
 from qaeval_tui.core.running.checks import run_checks
 from qaeval_tui.core.running.metrics import METRIC_NAMES, case_values, scoreboard
-from qaeval_tui.core.running.models import Citation, SUTOutput
+from qaeval_tui.core.running.models import Citation, JudgeVerdict, SUTOutput
 from qaeval_tui.core.running.trajectory import score_trajectory
 from tests.core.run_fixtures import RUBRIC, SHIPPING, WARRANTY, abstain_case, case, multi_hop_case, refusal
 
 
-def verdict(faithfulness: int | None, correctness: int | None, citations: int | None) -> dict[str, Any]:
-    return {
-        "status": "ok",
-        "scores": {"faithfulness": faithfulness, "answer_correctness": correctness, "citation_correctness": citations},
-    }
+def verdict(faithfulness: int | None, correctness: int | None, citations: int | None) -> JudgeVerdict:
+    return JudgeVerdict(
+        item_id="i",
+        case_id="c",
+        judge={"name": "j"},
+        status="ok",
+        scores={"faithfulness": faithfulness, "answer_correctness": correctness, "citation_correctness": citations},
+        evidence={},
+        created_at="T",
+    )
 
 
-def values(golden: GoldenCase, output: SUTOutput, judged: dict[str, Any]) -> dict[str, float | None]:
+def values(golden: GoldenCase, output: SUTOutput, judged: JudgeVerdict) -> dict[str, float | None]:
     checks = run_checks(golden, output)
     return case_values(golden, output, checks, judged, score_trajectory(golden, output), RUBRIC, top_k=2)
 
@@ -97,7 +100,7 @@ def test_scoreboard_overall_and_per_slice_by_hand() -> None:
 
 
 def test_a_judge_error_leaves_judged_metrics_undefined_not_zero() -> None:
-    judged = values(case(), A_OUTPUT, {"status": "error", "scores": verdict(2, 2, 2)["scores"]})
+    judged = values(case(), A_OUTPUT, verdict(2, 2, 2).model_copy(update={"status": "error", "error": "boom"}))
     assert judged["faithfulness_rate"] is None and judged["answer_correctness"] is None
     board = scoreboard([({"split": "s", "difficulty": "single_hop", "adversarial": "none"}, judged)])
     assert board.overall["answer_correctness"].value is None

@@ -142,8 +142,8 @@ def test_text_that_is_not_unicode_from_the_adapter_or_the_judge_never_crashes_th
     )
     answered, refused, multi_hop = result.cases
     assert multi_hop.output.error == "the adapter returned text that is not valid Unicode (a lone surrogate)"
-    assert refused.verdict["error"] == "RuntimeError: bad byte \\ud800 in the reply"
-    assert answered.verdict["error"] == "the judge's evidence for faithfulness is not valid Unicode (a lone surrogate)"
+    assert refused.verdict.error == "RuntimeError: bad byte \\ud800 in the reply"
+    assert answered.verdict.error == "the judge's evidence for faithfulness is not valid Unicode (a lone surrogate)"
     with Store.open(tmp_path / "runs.db") as store:
         store_run(store, result)
         assert [v.status for v in store.verdicts(run_id=result.run_id)] == ["error", "error", "ok"]
@@ -212,7 +212,15 @@ def test_the_run_is_stored_append_only_with_outputs_and_verdicts(tmp_path: Path)
         assert first.result["checks"][0]["name"] == "adapter_ok"
         verdicts = store.verdicts(run_id=result.run_id)
         assert len(verdicts) == 4
-        assert set(verdicts[0].verdict) == {"item_id", "case_id", "judge", "status", "scores", "evidence", "created_at"}
+        assert list(verdicts[0].verdict) == [
+            "item_id",
+            "case_id",
+            "judge",
+            "status",
+            "scores",
+            "evidence",
+            "created_at",
+        ]
         assert verdicts[0].verdict["item_id"] == first.result["item_id"]
         assert store.case_json(first.case_hash) is not None
 

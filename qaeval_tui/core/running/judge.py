@@ -16,7 +16,7 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.models import GoldenCase
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.adapters import describe_failure, load_factory
-from qaeval_tui.core.running.models import JudgeConfig, SUTOutput
+from qaeval_tui.core.running.models import JudgeConfig, JudgeVerdict, SUTOutput
 from qaeval_tui.core.text import one_line
 
 FAITHFULNESS = "faithfulness"
@@ -118,12 +118,24 @@ def judge_verdict(
     *,
     item_id: str,
     created_at: str,
-) -> dict[str, Any]:
+) -> JudgeVerdict:
     """One verdict in the §8.3 export shape. Any judge failure, an exit included, becomes status "error"."""
-    verdict: dict[str, Any] = {"item_id": item_id, "case_id": case.id, "judge": judge_descriptor(config)}
     unscored = dict.fromkeys(rubric.axis_names)
+
+    def verdict(scores: dict[str, int | None], evidence: dict[str, str], error: str | None = None) -> JudgeVerdict:
+        return JudgeVerdict(
+            item_id=item_id,
+            case_id=case.id,
+            judge=judge_descriptor(config),
+            status="ok" if error is None else "error",
+            scores=scores,
+            evidence=evidence,
+            created_at=created_at,
+            error=error,
+        )
+
     if output.error is not None:
-        return {**verdict, "status": "ok", "scores": unscored, "evidence": {}, "created_at": created_at}
+        return verdict(unscored, {})
     result: JudgeResult | None = None
     try:
         raw = judge.score(case, output, rubric)
@@ -134,15 +146,8 @@ def judge_verdict(
     else:
         problem, result = _checked(raw, rubric)
     if result is None:
-        return {
-            **verdict,
-            "status": "error",
-            "scores": unscored,
-            "evidence": {},
-            "created_at": created_at,
-            "error": problem,
-        }
-    return {**verdict, "status": "ok", "scores": result.scores, "evidence": result.evidence, "created_at": created_at}
+        return verdict(unscored, {}, problem)
+    return verdict(result.scores, result.evidence)
 
 
 def load_judge(spec: str) -> JudgeClient:

@@ -15,7 +15,7 @@ from qaeval_tui.core.golden.models import GoldenCase
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.checks import CheckResult, citation_problems, coverage_counts
 from qaeval_tui.core.running.judge import ANSWER_CORRECTNESS, CITATION_CORRECTNESS, FAITHFULNESS
-from qaeval_tui.core.running.models import SUTOutput
+from qaeval_tui.core.running.models import JudgeVerdict, SUTOutput
 from qaeval_tui.core.running.trajectory import TrajectoryResult
 
 
@@ -79,7 +79,7 @@ def case_values(
     case: GoldenCase,
     output: SUTOutput,
     checks: Sequence[CheckResult],
-    verdict: Mapping[str, Any],
+    verdict: JudgeVerdict,
     trajectory: TrajectoryResult | None,
     rubric: Rubric,
     top_k: int,
@@ -89,7 +89,7 @@ def case_values(
     answered = not output.abstained and output.error is None
     retrieved = list(output.retrieved_ids)
     gold = list(case.gold_source_ids)
-    scores: Mapping[str, int | None] = verdict.get("scores", {}) if verdict.get("status") == "ok" else {}
+    scores: Mapping[str, int | None] = verdict.scores if verdict.status == "ok" else {}
     axes = set(rubric.axis_names)
 
     def judged(axis: str) -> float | None:

@@ -3,7 +3,7 @@ output and its citations, the pinned judge config and a judge's verdict (DESIGN 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -67,7 +67,7 @@ class JudgeConfig(BaseModel):
 
 
 class JudgeVerdict(BaseModel):
-    """One judge's scores for one (case, output) pair (DESIGN §8.3)."""
+    """One judge's scores for one (case, output) pair (DESIGN §8.3): what a run carries and a verdict file holds."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -79,3 +79,18 @@ class JudgeVerdict(BaseModel):
     evidence: dict[str, str]
     created_at: str
     error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The §8.3 export shape, key order included: `error` only on an error verdict."""
+        document: dict[str, Any] = {
+            "item_id": self.item_id,
+            "case_id": self.case_id,
+            "judge": dict(self.judge),
+            "status": self.status,
+            "scores": dict(self.scores),
+            "evidence": dict(self.evidence),
+            "created_at": self.created_at,
+        }
+        if self.status == "error":
+            document["error"] = self.error
+        return document

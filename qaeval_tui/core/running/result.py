@@ -13,7 +13,7 @@ from qaeval_tui.core.golden.models import LoadedCase
 from qaeval_tui.core.running.checks import CheckResult
 from qaeval_tui.core.running.judge import judge_descriptor
 from qaeval_tui.core.running.metrics import Scoreboard
-from qaeval_tui.core.running.models import JudgeConfig, SUTOutput
+from qaeval_tui.core.running.models import JudgeConfig, JudgeVerdict, SUTOutput
 from qaeval_tui.core.running.trajectory import TrajectoryResult
 
 RUN_FORMAT = "qaeval-run"
@@ -32,7 +32,7 @@ class CaseResult:
     output_hash: str
     item_id: str
     checks: tuple[CheckResult, ...]
-    verdict: dict[str, Any]
+    verdict: JudgeVerdict
     trajectory: TrajectoryResult | None
     values: dict[str, float | None]
     failures: tuple[str, ...]
@@ -49,9 +49,9 @@ class CaseResult:
     @property
     def judge_error(self) -> str | None:
         """The judge's failure on this case (an error verdict), or None when it returned a verdict."""
-        if self.verdict.get("status") != "error":
+        if self.verdict.status != "error":
             return None
-        return str(self.verdict.get("error") or "the judge failed")
+        return self.verdict.error or "the judge failed"
 
     def slice_keys(self) -> dict[str, str]:
         case = self.loaded.case
@@ -70,7 +70,7 @@ class CaseResult:
             "checks": [check.to_json() for check in self.checks],
             "trajectory": None if self.trajectory is None else self.trajectory.to_json(),
             "values": self.values,
-            "verdict": self.verdict,
+            "verdict": self.verdict.to_json(),
             "seconds": round(self.seconds, 6),
         }
 

@@ -324,9 +324,9 @@ def _store_run(store: Store, result: RunResult) -> None:
                 case_id=r.case_id,
                 judge_name=result.judge_config.name,
                 config_hash=config_hash,
-                status=r.verdict["status"],
-                verdict=r.verdict,
-                created_at=r.verdict["created_at"],
+                status=r.verdict.status,
+                verdict=r.verdict.to_json(),
+                created_at=r.verdict.created_at,
             )
             for r in result.cases
         ],
