@@ -21,9 +21,8 @@ from qaeval_tui.tui.commands import RULE_HELP, Scope, bindings, commands_for, ke
 from qaeval_tui.tui.context import ReviewContext
 from qaeval_tui.tui.literal import palette
 from qaeval_tui.tui.navigation import ENTRIES, Destination, Navigate, destination
-from qaeval_tui.tui.screens.help import HelpScreen
+from qaeval_tui.tui.screens.help import open_help
 from qaeval_tui.tui.screens.home import HomeScreen
-from qaeval_tui.tui.screens.oversight_base import OversightScreen
 from qaeval_tui.tui.screens.preparing import PrepareOutcome, PreparingScreen
 from qaeval_tui.tui.screens.reviewer import ReviewerScreen
 from qaeval_tui.tui.services import Services
@@ -112,15 +111,7 @@ class ReviewApp(QaevalApp[int]):
         return join_keys([str(digit) for digit in digits])
 
     def action_help(self) -> None:
-        screen = self.screen
-        if isinstance(screen, HelpScreen):
-            return
-        if isinstance(screen, OversightScreen):
-            screen.action_help()  # its key list includes the rule digits it has bound now
-            return
-        scope: Scope = getattr(screen, "SCOPE", "app")
-        digits = self.scale_keys() if scope == "review" else ""
-        self.push_screen(HelpScreen(scope, dict(self.config.review.keys), digits))
+        open_help(self.screen, dict(self.config.review.keys), self.scale_keys())
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

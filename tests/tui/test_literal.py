@@ -70,9 +70,9 @@ class RefusingGateway(Services):
 
 async def test_an_error_toast_quotes_data_literally(demo_db: Path) -> None:
     config = Config()
-    gateway = RefusingGateway(config, demo_db, [DEMO_GOLDEN])
+    services = RefusingGateway(config, demo_db, [DEMO_GOLDEN])
     app = create_app(
-        config, db_path=demo_db, data_paths=[DEMO_GOLDEN], reviewer="ana", deterministic=True, services=gateway
+        config, db_path=demo_db, data_paths=[DEMO_GOLDEN], reviewer="ana", deterministic=True, services=services
     )
     async with app.run_test(size=(100, 32), notifications=True) as pilot:  # draw toasts
         await open_review(pilot)

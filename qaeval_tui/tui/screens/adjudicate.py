@@ -55,8 +55,8 @@ class AdjudicationScreen(OversightScreen):
     SCOPE = "adjudicate"
     BINDINGS = oversight_bindings("adjudicate", tuple(range(10)))
 
-    def __init__(self, context: OversightContext, *, owns_gateway: bool = False) -> None:
-        super().__init__(context, owns_gateway=owns_gateway)
+    def __init__(self, context: OversightContext) -> None:
+        super().__init__(context)
         self.queue: AdjudicationQueue | None = None
         self.shown: list[Disagreement] = []
         self.show_settled = False

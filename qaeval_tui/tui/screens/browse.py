@@ -41,8 +41,8 @@ class BrowseScreen(OversightScreen):
     SCOPE = "browse"
     BINDINGS = oversight_bindings("browse")
 
-    def __init__(self, context: OversightContext, *, owns_gateway: bool = False) -> None:
-        super().__init__(context, owns_gateway=owns_gateway)
+    def __init__(self, context: OversightContext) -> None:
+        super().__init__(context)
         self.golden: GoldenSet | None = None
         self.criteria = CaseFilter()
         self.shown: list[LoadedCase] = []

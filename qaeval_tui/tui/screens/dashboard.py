@@ -50,8 +50,8 @@ class DashboardScreen(OversightScreen):
     SCOPE = "dashboard"
     BINDINGS = oversight_bindings("dashboard")
 
-    def __init__(self, context: OversightContext, *, owns_gateway: bool = False) -> None:
-        super().__init__(context, owns_gateway=owns_gateway)
+    def __init__(self, context: OversightContext) -> None:
+        super().__init__(context)
         self.dashboard: Dashboard | None = None
 
     def compose(self) -> ComposeResult:

@@ -59,8 +59,8 @@ class InboxScreen(OversightScreen):
     SCOPE = "inbox"
     BINDINGS = oversight_bindings("inbox")
 
-    def __init__(self, context: OversightContext, *, owns_gateway: bool = False) -> None:
-        super().__init__(context, owns_gateway=owns_gateway)
+    def __init__(self, context: OversightContext) -> None:
+        super().__init__(context)
         self.status: InboxStatus | None = None
         self.search = ""
         self.entries: list[InboxEntry] = []

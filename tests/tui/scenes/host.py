@@ -90,8 +90,8 @@ class OversightHost(QaevalApp[None]):
         super().__init__()
         self.animation_level = "none"
         golden = golden_paths if golden_paths is not None else [workspace.golden]
-        gateway = Services(workspace.config, workspace.db, golden, now=lambda: FIXED_NOW)
-        self.context = OversightContext(gateway, curator=curator, deterministic=True)
+        services = Services(workspace.config, workspace.db, golden, now=lambda: FIXED_NOW)
+        self.context = OversightContext(services, curator=curator, deterministic=True)
         self.factory = factory
 
     def on_mount(self) -> None:
