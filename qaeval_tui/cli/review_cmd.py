@@ -55,7 +55,7 @@ def review(
         app.run()
     finally:
         # Waits for a save still in flight, so quitting never cuts a transaction short.
-        app.context.gateway.close()
+        app.context.services.close()
     if app.failure is not None:
         raise app.failure
 

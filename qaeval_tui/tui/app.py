@@ -1,4 +1,4 @@
-"""The `qaeval review` application: screens, keys and the palette, wired to one gateway.
+"""The `qaeval review` application: screens, keys and the palette, wired to one services.
 
 `create_app` is the one factory: the CLI, the tests and the screenshot script all build the app
 through it, so what is tested is what runs.
@@ -19,14 +19,13 @@ from qaeval_tui.core.config import Config
 from qaeval_tui.core.review.session import BlindItemView, SessionSummary
 from qaeval_tui.tui.commands import RULE_HELP, Scope, bindings, commands_for, keymap, resolve_keys, scale_digits
 from qaeval_tui.tui.context import ReviewContext
-from qaeval_tui.tui.gateway import Gateway
 from qaeval_tui.tui.literal import palette
 from qaeval_tui.tui.navigation import ENTRIES, Destination, Navigate, destination
-from qaeval_tui.tui.screens.help import HelpScreen
+from qaeval_tui.tui.screens.help import open_help
 from qaeval_tui.tui.screens.home import HomeScreen
-from qaeval_tui.tui.screens.oversight_base import OversightScreen
 from qaeval_tui.tui.screens.preparing import PrepareOutcome, PreparingScreen
 from qaeval_tui.tui.screens.reviewer import ReviewerScreen
+from qaeval_tui.tui.services import Services
 from qaeval_tui.tui.widgets.key_bar import join_keys
 from qaeval_tui.tui.workers import QaevalApp
 
@@ -54,7 +53,7 @@ class ReviewApp(QaevalApp[int]):
 
     @property
     def config(self) -> Config:
-        return self.context.gateway.config
+        return self.context.services.config
 
     def on_mount(self) -> None:
         self.set_keymap(keymap(self.config.review.keys))
@@ -112,15 +111,7 @@ class ReviewApp(QaevalApp[int]):
         return join_keys([str(digit) for digit in digits])
 
     def action_help(self) -> None:
-        screen = self.screen
-        if isinstance(screen, HelpScreen):
-            return
-        if isinstance(screen, OversightScreen):
-            screen.action_help()  # its key list includes the rule digits it has bound now
-            return
-        scope: Scope = getattr(screen, "SCOPE", "app")
-        digits = self.scale_keys() if scope == "review" else ""
-        self.push_screen(HelpScreen(scope, dict(self.config.review.keys), digits))
+        open_help(self.screen, dict(self.config.review.keys), self.scale_keys())
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -152,13 +143,13 @@ def create_app(
     reviewer: str | None,
     clock: Callable[[], float] = time.monotonic,
     deterministic: bool = False,
-    gateway: Gateway | None = None,
+    services: Services | None = None,
 ) -> ReviewApp:
     """Build the review app. Raises UsageError for a bad `[review.keys]` remap before anything opens.
 
     `clock` and `deterministic` exist for tests and screenshots (a fixed clock, no animation or
-    blinking); `gateway` lets a screenshot hold the app on a transient screen.
+    blinking); `services` lets a screenshot hold the app on a transient screen.
     """
     resolve_keys(config.review.keys)
-    door = gateway or Gateway(config, db_path, data_paths)
+    door = services or Services(config, db_path, data_paths)
     return ReviewApp(ReviewContext(door, clock, deterministic, reviewer or ""))

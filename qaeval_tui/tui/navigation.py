@@ -16,15 +16,12 @@ from textual.message import Message
 from textual.screen import Screen
 
 from qaeval_tui.tui.commands import Scope
-from qaeval_tui.tui.context import ReviewContext
-from qaeval_tui.tui.screens.oversight_gateway import OversightContext, OversightGateway
+from qaeval_tui.tui.context import OversightContext, ReviewContext
 
 
 def oversight_context(context: ReviewContext) -> OversightContext:
-    """An OversightContext on the same config, store and golden data as the review app."""
-    door = context.gateway
-    gateway = OversightGateway(door.config, door.db_path, door.data_paths)
-    return OversightContext(gateway, curator=context.reviewer, deterministic=context.deterministic)
+    """An OversightContext on the app's own services: the same connection, never a second one."""
+    return OversightContext(context.services, curator=context.reviewer, deterministic=context.deterministic)
 
 
 def review_screen(context: ReviewContext) -> Screen[Any]:
@@ -36,25 +33,25 @@ def review_screen(context: ReviewContext) -> Screen[Any]:
 def inbox_screen(context: ReviewContext) -> Screen[Any]:
     from qaeval_tui.tui.screens.inbox import InboxScreen
 
-    return InboxScreen(oversight_context(context), owns_gateway=True)
+    return InboxScreen(oversight_context(context))
 
 
 def adjudication_screen(context: ReviewContext) -> Screen[Any]:
     from qaeval_tui.tui.screens.adjudicate import AdjudicationScreen
 
-    return AdjudicationScreen(oversight_context(context), owns_gateway=True)
+    return AdjudicationScreen(oversight_context(context))
 
 
 def dashboard_screen(context: ReviewContext) -> Screen[Any]:
     from qaeval_tui.tui.screens.dashboard import DashboardScreen
 
-    return DashboardScreen(oversight_context(context), owns_gateway=True)
+    return DashboardScreen(oversight_context(context))
 
 
 def browse_screen(context: ReviewContext) -> Screen[Any]:
     from qaeval_tui.tui.screens.browse import BrowseScreen
 
-    return BrowseScreen(oversight_context(context), owns_gateway=True)
+    return BrowseScreen(oversight_context(context))
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,10 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.app import ReviewApp, create_app
-from qaeval_tui.tui.gateway import Gateway
 from qaeval_tui.tui.literal import marked
 from qaeval_tui.tui.screens.import_dialog import ImportDialog
 from qaeval_tui.tui.screens.note import NoteDialog
+from qaeval_tui.tui.services import Services
 from tests.conftest import DEMO_GOLDEN
 from tests.tui.conftest import flat, make_app, open_review, screen_text, settle
 from tests.tui.scenes.review import LITERAL_QUESTION, wait_until
@@ -61,7 +61,7 @@ def test_marked_maps_highlight_ranges_through_escaping() -> None:
     assert content.plain[span.start : span.end] == "[b]"
 
 
-class RefusingGateway(Gateway):
+class RefusingGateway(Services):
     """Refuses every submit with an error quoting markup-like data."""
 
     def submit(self, item_id: str, scores: dict[str, int | None], note: str, flagged: bool, seconds: float) -> Label:
@@ -70,9 +70,9 @@ class RefusingGateway(Gateway):
 
 async def test_an_error_toast_quotes_data_literally(demo_db: Path) -> None:
     config = Config()
-    gateway = RefusingGateway(config, demo_db, [DEMO_GOLDEN])
+    services = RefusingGateway(config, demo_db, [DEMO_GOLDEN])
     app = create_app(
-        config, db_path=demo_db, data_paths=[DEMO_GOLDEN], reviewer="ana", deterministic=True, gateway=gateway
+        config, db_path=demo_db, data_paths=[DEMO_GOLDEN], reviewer="ana", deterministic=True, services=services
     )
     async with app.run_test(size=(100, 32), notifications=True) as pilot:  # draw toasts
         await open_review(pilot)

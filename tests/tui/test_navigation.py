@@ -109,7 +109,7 @@ async def test_a_home_key_opens_its_screen_on_the_apps_store_and_escape_comes_ba
         await go_home(pilot)
         await pilot.press(key)
         screen = await reach(pilot, kind)
-        assert screen.context.gateway.db_path == workspace.db and screen.context.curator == "dana"
+        assert screen.context.services.db_path == workspace.db and screen.context.curator == "dana"
         await pilot.press("escape")
         await reach(pilot, HomeScreen)
         assert title + f" ({key})" in palette_titles(app)  # the palette offers it on home by its key

@@ -17,7 +17,6 @@ from qaeval_tui.core.statistics.sources import calibration_from_store
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.commands import COMMANDS, RULE_HELP, OversightScope, commands_for
 from qaeval_tui.tui.context import ReviewContext
-from qaeval_tui.tui.gateway import Gateway
 from qaeval_tui.tui.navigation import ENTRIES
 from qaeval_tui.tui.screens.adjudicate import AdjudicationScreen
 from qaeval_tui.tui.screens.browse import BrowseScreen
@@ -28,6 +27,7 @@ from qaeval_tui.tui.screens.drilldown import DrilldownScreen
 from qaeval_tui.tui.screens.help import HelpScreen
 from qaeval_tui.tui.screens.inbox import InboxScreen
 from qaeval_tui.tui.screens.promote import PromoteScreen
+from qaeval_tui.tui.services import Services
 from qaeval_tui.tui.widgets.confusion_grid import ConfusionGrid
 from tests.tui.conftest import flat
 from tests.tui.oversight_host import OversightHost, Workspace, host_text, oversight_template, workspace
@@ -223,14 +223,14 @@ def test_no_key_does_two_things_on_one_screen_or_shadows_an_app_key() -> None:
         assert not set(keys) & app_keys, scope
 
 
-async def test_the_home_entries_open_their_screens_on_the_apps_store(workspace: Workspace) -> None:
-    gateway = Gateway(workspace.config, workspace.db, [workspace.golden])
-    context = ReviewContext(gateway, FixedClock(), deterministic=True, reviewer="dana")
+async def test_the_home_entries_open_their_screens_on_the_apps_own_services(workspace: Workspace) -> None:
+    services = Services(workspace.config, workspace.db, [workspace.golden])
+    context = ReviewContext(services, FixedClock(), deterministic=True, reviewer="dana")
     for entry in ENTRIES:
         screen = entry.factory(context)
-        assert screen.context.gateway.db_path == workspace.db and screen.context.curator == "dana"  # type: ignore[attr-defined]
-        assert screen.owns_gateway  # type: ignore[attr-defined]
-        screen.context.gateway.close()  # type: ignore[attr-defined]
+        # The very object the app holds: no screen opens a second connection to the store.
+        assert screen.context.services is services and screen.context.curator == "dana"  # type: ignore[attr-defined]
+    services.close()
     assert [entry.label for entry in ENTRIES] == ["Inbox", "Adjudication", "Calibration", "Browse"]
 
 

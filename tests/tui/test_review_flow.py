@@ -163,7 +163,7 @@ async def test_keys_typed_while_saving_are_replayed_on_the_next_item(demo_db: Pa
     app = make_app(demo_db)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_review(pilot)
-        gateway = app.context.gateway
+        gateway = app.context.services
         real_submit = gateway.submit
 
         def slow_submit(*args: Any) -> Any:

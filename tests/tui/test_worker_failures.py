@@ -1,6 +1,6 @@
 """A core call that raises anything at all is shown as a notice, and the app keeps running.
 
-The gateway is patched to fail with an error the project never raises itself (a RuntimeError),
+The services is patched to fail with an error the project never raises itself (a RuntimeError),
 in a background read (the gold answer), a load (home's overview) and a save (submit).
 """
 
@@ -15,9 +15,9 @@ import pytest
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.prepare import StoreOverview
 from qaeval_tui.tui.app import ReviewApp
-from qaeval_tui.tui.gateway import Gateway
 from qaeval_tui.tui.screens.home import HomeScreen
 from qaeval_tui.tui.screens.review import ReviewScreen
+from qaeval_tui.tui.services import Services
 from tests.tui.conftest import make_app, screen_text
 from tests.tui.scenes.review import review_ready, wait_until
 
@@ -40,7 +40,7 @@ def labels_of(db: Path, reviewer: str) -> int:
 async def test_a_failing_background_read_is_shown_and_the_reviewer_keeps_labeling(
     demo_db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(Gateway, "gold_answer", broken)
+    monkeypatch.setattr(Services, "gold_answer", broken)
     app = make_app(demo_db)
     async with app.run_test(size=(100, 32), notifications=True) as pilot:
         await wait_until(pilot, lambda: "RuntimeError" in screen_text(app), timeout=10)
@@ -54,10 +54,10 @@ async def test_a_failing_background_read_is_shown_and_the_reviewer_keeps_labelin
 async def test_a_failing_load_on_home_is_shown_and_home_stays_usable(
     demo_db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def overview(_self: Gateway) -> StoreOverview:
+    def overview(_self: Services) -> StoreOverview:
         raise RuntimeError("the overview broke")
 
-    monkeypatch.setattr(Gateway, "overview", overview)
+    monkeypatch.setattr(Services, "overview", overview)
     app = make_app(demo_db)
     async with app.run_test(size=(100, 32), notifications=True) as pilot:
         await wait_until(pilot, lambda: review_ready(app))
@@ -73,10 +73,10 @@ async def test_a_failing_load_on_home_is_shown_and_home_stays_usable(
 async def test_a_failing_save_is_shown_the_item_stays_and_nothing_is_stored(
     demo_db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def submit(_self: Gateway, *_args: object) -> Label:
+    def submit(_self: Services, *_args: object) -> Label:
         raise RuntimeError("write failed")
 
-    monkeypatch.setattr(Gateway, "submit", submit)
+    monkeypatch.setattr(Services, "submit", submit)
     app = make_app(demo_db)
     async with app.run_test(size=(100, 32), notifications=True) as pilot:
         await wait_until(pilot, lambda: review_ready(app))

@@ -17,11 +17,11 @@ from textual.widgets import DataTable, Static
 
 from qaeval_tui.core.curation.adjudication import AdjudicationQueue, Disagreement
 from qaeval_tui.core.curation.dossier import ItemDossier
+from qaeval_tui.tui.context import OversightContext
 from qaeval_tui.tui.literal import cell, notice
 from qaeval_tui.tui.screens.consensus_dialog import ConsensusDialog, Ruling
 from qaeval_tui.tui.screens.oversight_base import OversightScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
-from qaeval_tui.tui.screens.oversight_gateway import OversightContext
 from qaeval_tui.tui.widgets.dossier_view import DossierView
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.pick_table import PickTable
@@ -55,8 +55,8 @@ class AdjudicationScreen(OversightScreen):
     SCOPE = "adjudicate"
     BINDINGS = oversight_bindings("adjudicate", tuple(range(10)))
 
-    def __init__(self, context: OversightContext, *, owns_gateway: bool = False) -> None:
-        super().__init__(context, owns_gateway=owns_gateway)
+    def __init__(self, context: OversightContext) -> None:
+        super().__init__(context)
         self.queue: AdjudicationQueue | None = None
         self.shown: list[Disagreement] = []
         self.show_settled = False
@@ -65,7 +65,7 @@ class AdjudicationScreen(OversightScreen):
 
     @property
     def axes(self) -> tuple[str, ...]:
-        return self.context.gateway.config.rubric.axis_names
+        return self.context.services.config.rubric.axis_names
 
     def compose(self) -> ComposeResult:
         yield Static(Content.styled("Adjudication · loading…", "bold"), id="adj-title")
@@ -75,8 +75,8 @@ class AdjudicationScreen(OversightScreen):
 
     def on_mount(self) -> None:
         self.query_one(PickTable).focus()
-        gateway = self.context.gateway
-        self.call("loading…", lambda: QueueLoaded(gateway.adjudication_queue()), "Not loaded")
+        services = self.context.services
+        self.call("loading…", lambda: QueueLoaded(services.adjudication_queue()), "Not loaded")
 
     def selected(self) -> Disagreement | None:
         row = self.query_one(PickTable).cursor_row
@@ -142,10 +142,10 @@ class AdjudicationScreen(OversightScreen):
             self.dossier = None
             self.call_later(self.query_one(DossierView).clear, "Nothing to adjudicate: blind reviewers agree.")
             return
-        gateway, item_id = self.context.gateway, entry.item_id
+        services, item_id = self.context.services, entry.item_id
 
         def work() -> None:
-            self.post_message(DossierArrived(gateway.dossier(item_id, with_judge=False)))
+            self.post_message(DossierArrived(services.dossier(item_id, with_judge=False)))
 
         self.run_core(work, group="dossier", title="Not loaded", exclusive=True)
 
@@ -161,10 +161,10 @@ class AdjudicationScreen(OversightScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "rule_with":
             # Digits off every scale are hidden; those off this axis's scale are shown disabled.
-            if not any(parameters[0] in axis.scale for axis in self.context.gateway.config.rubric.axes):
+            if not any(parameters[0] in axis.scale for axis in self.context.services.config.rubric.axes):
                 return False
             entry = self.selected()
-            scale = self.context.gateway.config.rubric.axis(entry.axis).scale if entry else ()
+            scale = self.context.services.config.rubric.axis(entry.axis).scale if entry else ()
             return True if parameters[0] in scale else None
         if action == "rule":
             return True if self.selected() is not None else None
@@ -180,19 +180,19 @@ class AdjudicationScreen(OversightScreen):
         entry = self.selected()
         if entry is None or self.busy:
             return
-        axis = self.context.gateway.config.rubric.axis(entry.axis)
+        axis = self.context.services.config.rubric.axis(entry.axis)
         dialog = ConsensusDialog(entry, axis, value, self.context.curator, blink=not self.context.deterministic)
         self.app.push_screen(dialog, lambda ruling: self._record(entry, ruling))
 
     def _record(self, entry: Disagreement, ruling: Ruling | None) -> None:
         if ruling is None:
             return
-        gateway = self.context.gateway
+        services = self.context.services
         notice = f"{entry.case_id}: {entry.axis} = {ruling.score} (calibration now uses it)"
 
         def work() -> QueueLoaded:
-            gateway.record_consensus(entry.item_id, entry.axis, ruling.score, ruling.reason, ruling.adjudicator)
-            return QueueLoaded(gateway.adjudication_queue(), notice)
+            services.record_consensus(entry.item_id, entry.axis, ruling.score, ruling.reason, ruling.adjudicator)
+            return QueueLoaded(services.adjudication_queue(), notice)
 
         self.call("recording…", work, "Not recorded")
 

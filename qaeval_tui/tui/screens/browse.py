@@ -17,10 +17,10 @@ from qaeval_tui.core.golden.loader import GoldenSet
 from qaeval_tui.core.golden.models import LoadedCase
 from qaeval_tui.core.golden.selection import BEHAVIORS, DIFFICULTIES, CaseFilter, select_cases
 from qaeval_tui.core.text import one_line
+from qaeval_tui.tui.context import OversightContext
 from qaeval_tui.tui.literal import cell, plain
 from qaeval_tui.tui.screens.oversight_base import OversightScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
-from qaeval_tui.tui.screens.oversight_gateway import OversightContext
 from qaeval_tui.tui.widgets.case_view import case_summary
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.pick_table import PickTable
@@ -41,8 +41,8 @@ class BrowseScreen(OversightScreen):
     SCOPE = "browse"
     BINDINGS = oversight_bindings("browse")
 
-    def __init__(self, context: OversightContext, *, owns_gateway: bool = False) -> None:
-        super().__init__(context, owns_gateway=owns_gateway)
+    def __init__(self, context: OversightContext) -> None:
+        super().__init__(context)
         self.golden: GoldenSet | None = None
         self.criteria = CaseFilter()
         self.shown: list[LoadedCase] = []
@@ -57,8 +57,8 @@ class BrowseScreen(OversightScreen):
     def on_mount(self) -> None:
         self.query_one("#browse-search", Input).cursor_blink = not self.context.deterministic
         self.query_one(PickTable).focus()
-        gateway = self.context.gateway
-        self.call("loading…", lambda: GoldenLoaded(gateway.golden()), "Not loaded")
+        services = self.context.services
+        self.call("loading…", lambda: GoldenLoaded(services.golden()), "Not loaded")
 
     def worker_failed(self, group: str, text: str) -> None:
         super().worker_failed(group, text)

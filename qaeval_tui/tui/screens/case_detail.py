@@ -7,9 +7,9 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from qaeval_tui.core.golden.models import LoadedCase
+from qaeval_tui.tui.context import OversightContext
 from qaeval_tui.tui.screens.oversight_base import OversightScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
-from qaeval_tui.tui.screens.oversight_gateway import OversightContext
 from qaeval_tui.tui.widgets.case_view import case_content
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 

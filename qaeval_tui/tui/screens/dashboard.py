@@ -16,10 +16,10 @@ from textual.message import Message
 from textual.widgets import LoadingIndicator, ProgressBar, Static
 
 from qaeval_tui.core.statistics.dashboard import STEPS, Dashboard
+from qaeval_tui.tui.context import OversightContext
 from qaeval_tui.tui.literal import line, plain
 from qaeval_tui.tui.screens.oversight_base import OversightScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
-from qaeval_tui.tui.screens.oversight_gateway import OversightContext
 from qaeval_tui.tui.widgets.confusion_grid import ConfusionGrid
 from qaeval_tui.tui.widgets.dashboard_figures import (
     VERDICT_STYLES,
@@ -50,8 +50,8 @@ class DashboardScreen(OversightScreen):
     SCOPE = "dashboard"
     BINDINGS = oversight_bindings("dashboard")
 
-    def __init__(self, context: OversightContext, *, owns_gateway: bool = False) -> None:
-        super().__init__(context, owns_gateway=owns_gateway)
+    def __init__(self, context: OversightContext) -> None:
+        super().__init__(context)
         self.dashboard: Dashboard | None = None
 
     def compose(self) -> ComposeResult:
@@ -86,14 +86,14 @@ class DashboardScreen(OversightScreen):
     def action_recompute(self) -> None:
         if self.busy:
             return
-        gateway = self.context.gateway
+        services = self.context.services
         self.query_one("#dash-loading").display = True
         self.query_one(LoadingIndicator).display = True
         self.query_one("#dash-body").display = False
         self.query_one("#dash-progress", ProgressBar).update(progress=0)
 
         def work() -> DashboardReady:
-            return DashboardReady(gateway.dashboard(lambda index, text: self.post_message(DashboardStep(index, text))))
+            return DashboardReady(services.dashboard(lambda index, text: self.post_message(DashboardStep(index, text))))
 
         self.call("computing…", work, "Not computed")
         self.refresh_bindings()
@@ -125,7 +125,7 @@ class DashboardScreen(OversightScreen):
             self._show(name, section)
         grids = self.query_one("#grids", Horizontal)
         await grids.remove_children()
-        views = [view for axis in self.context.gateway.config.rubric.axis_names if (view := dashboard.confusion(axis))]
+        views = [view for axis in self.context.services.config.rubric.axis_names if (view := dashboard.confusion(axis))]
         if report is not None and views:
             await grids.mount_all(
                 ConfusionGrid(

@@ -11,10 +11,10 @@ from textual.widgets import DataTable, Static
 
 from qaeval_tui.core.curation.dossier import ItemDossier
 from qaeval_tui.core.statistics.dashboard import CellItem, Dashboard
+from qaeval_tui.tui.context import OversightContext
 from qaeval_tui.tui.literal import cell, line
 from qaeval_tui.tui.screens.oversight_base import OversightScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
-from qaeval_tui.tui.screens.oversight_gateway import OversightContext
 from qaeval_tui.tui.widgets.dossier_view import DossierView
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.pick_table import PickTable
@@ -77,12 +77,12 @@ class DrilldownScreen(OversightScreen):
         if item is None:
             self.call_later(self.query_one(DossierView).clear, "No item in this cell.")
             return
-        gateway, item_id = self.context.gateway, item.item_id
+        services, item_id = self.context.services, item.item_id
         report = self.dashboard.calibration
         judge_hash = report.judge_config_hash if report is not None else None
 
         def work() -> None:
-            self.post_message(CellDossier(gateway.dossier(item_id, with_judge=True, judge_config_hash=judge_hash)))
+            self.post_message(CellDossier(services.dossier(item_id, with_judge=True, judge_config_hash=judge_hash)))
 
         self.run_core(work, group="dossier", title="Not loaded", exclusive=True)
 
@@ -91,7 +91,7 @@ class DrilldownScreen(OversightScreen):
         if item is None or item.item_id != message.dossier.item_id:
             return
         self.dossier = message.dossier
-        axes = self.context.gateway.config.rubric.axis_names
+        axes = self.context.services.config.rubric.axis_names
         await self.query_one(DossierView).show(message.dossier, axes, self.axis)
 
     def action_detail_down(self) -> None:

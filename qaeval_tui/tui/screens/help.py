@@ -2,15 +2,45 @@
 
 from __future__ import annotations
 
+from typing import Any, get_args
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from qaeval_tui.tui.commands import SCOPE_TITLES, SCORE_HELP, Scope, commands_for, resolve_keys
+from qaeval_tui.tui.commands import (
+    RULE_HELP,
+    SCOPE_TITLES,
+    SCORE_HELP,
+    OversightScope,
+    Scope,
+    commands_for,
+    resolve_keys,
+)
 from qaeval_tui.tui.literal import line
+from qaeval_tui.tui.widgets.key_bar import join_keys
+
+
+def open_help(screen: Screen[Any], overrides: dict[str, str], score_keys: str = "") -> None:
+    """The one help path: the help screen for `screen`'s scope, over it, unless help is already up.
+
+    A review screen lists the rubric's score digits (`score_keys`); a curation or oversight screen
+    lists the rule digits it has bound now; any other screen lists no digits.
+    """
+    app = screen.app
+    if isinstance(app.screen, HelpScreen):
+        return
+    scope: Scope = getattr(screen, "SCOPE", "app")
+    if scope in get_args(OversightScope):
+        rules = sorted(
+            key for key, active in screen.active_bindings.items() if active.binding.action.startswith("rule_with(")
+        )
+        app.push_screen(HelpScreen(scope, overrides, join_keys(rules), RULE_HELP))
+    else:
+        app.push_screen(HelpScreen(scope, overrides, score_keys if scope == "review" else ""))
 
 
 class HelpScreen(ModalScreen[None]):

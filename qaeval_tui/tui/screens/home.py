@@ -125,7 +125,7 @@ class HomeScreen(CoreCallScreen[None]):
 
     def entry_keys(self) -> dict[str, str]:
         """The key of each home entry as displayed, after any `[review.keys]` remap."""
-        keys = resolve_keys(self.context.gateway.config.review.keys)
+        keys = resolve_keys(self.context.services.config.review.keys)
         return {name: self.app.get_key_display(Binding(keys[name], name)) for name, _, _ in HOME_ENTRIES}
 
     def on_screen_resume(self) -> None:
@@ -136,10 +136,10 @@ class HomeScreen(CoreCallScreen[None]):
         self.action_refresh()
 
     def action_refresh(self) -> None:
-        gateway = self.context.gateway
+        services = self.context.services
 
         def work() -> None:
-            self.post_message(OverviewArrived(gateway.overview(), gateway.progress()))
+            self.post_message(OverviewArrived(services.overview(), services.progress()))
 
         self.run_core(work, group="overview", title="Not loaded", exclusive=True)
 

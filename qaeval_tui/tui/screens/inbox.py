@@ -15,10 +15,10 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
 from qaeval_tui.core.curation.inbox import STATUSES, ImportReport, InboxEntry, InboxStatus, status_counts
+from qaeval_tui.tui.context import OversightContext
 from qaeval_tui.tui.literal import cell, line, notice
 from qaeval_tui.tui.screens.oversight_base import OversightScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
-from qaeval_tui.tui.screens.oversight_gateway import OversightContext
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.miss_view import STATUS_STYLES, MissView
 from qaeval_tui.tui.widgets.pick_table import PickTable
@@ -59,8 +59,8 @@ class InboxScreen(OversightScreen):
     SCOPE = "inbox"
     BINDINGS = oversight_bindings("inbox")
 
-    def __init__(self, context: OversightContext, *, owns_gateway: bool = False) -> None:
-        super().__init__(context, owns_gateway=owns_gateway)
+    def __init__(self, context: OversightContext) -> None:
+        super().__init__(context)
         self.status: InboxStatus | None = None
         self.search = ""
         self.entries: list[InboxEntry] = []
@@ -106,10 +106,10 @@ class InboxScreen(OversightScreen):
         self.reload()
 
     def reload(self) -> None:
-        gateway, status, search = self.context.gateway, self.status, self.search
+        services, status, search = self.context.services, self.status, self.search
 
         def work() -> InboxLoaded:
-            shown, every = gateway.inbox(status, search)
+            shown, every = services.inbox(status, search)
             return InboxLoaded(shown, every, status, search)
 
         self.call("loading…", work, "Not loaded")
@@ -177,15 +177,15 @@ class InboxScreen(OversightScreen):
     def action_import_misses(self) -> None:
         from qaeval_tui.tui.screens.import_dialog import ImportDialog
 
-        config = self.context.gateway.config
+        config = self.context.services.config
         default = str(config.path(config.paths.inbox))
         self.app.push_screen(ImportDialog(default, blink=not self.context.deterministic), self._import)
 
     def _import(self, path: str | None) -> None:
         if path is None:
             return
-        gateway = self.context.gateway
-        self.call("importing…", lambda: MissesImported(gateway.import_misses(Path(path))), "Nothing imported")
+        services = self.context.services
+        self.call("importing…", lambda: MissesImported(services.import_misses(Path(path))), "Nothing imported")
 
     def on_misses_imported(self, message: MissesImported) -> None:
         self.settle()

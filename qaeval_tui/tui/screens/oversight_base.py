@@ -1,37 +1,25 @@
-"""What every curation and oversight screen shares: core calls in workers, its help, the gateway's life."""
+"""What every curation and oversight screen shares: core calls in workers, its help."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from qaeval_tui.tui.commands import RULE_HELP, OversightScope
+from qaeval_tui.tui.commands import OversightScope
+from qaeval_tui.tui.context import OversightContext
 from qaeval_tui.tui.screens.core_calls import CoreCallScreen
-from qaeval_tui.tui.screens.oversight_gateway import OversightContext
-from qaeval_tui.tui.widgets.key_bar import join_keys
 
 
 class OversightScreen(CoreCallScreen[None]):
-    """A `CoreCallScreen` on an `OversightContext`; closes the gateway when it opened it."""
+    """A `CoreCallScreen` on an `OversightContext`, whose services belong to the app (never closed here)."""
 
     SCOPE: ClassVar[OversightScope]
 
-    def __init__(self, context: OversightContext, *, owns_gateway: bool = False) -> None:
+    def __init__(self, context: OversightContext) -> None:
         super().__init__()
         self.context = context
-        self.owns_gateway = owns_gateway
-
-    def on_unmount(self) -> None:
-        if self.owns_gateway:
-            self.context.gateway.close()
 
     def action_help(self) -> None:
-        """The app's help screen for this scope, with the rule digits this screen has bound now."""
-        from qaeval_tui.tui.screens.help import HelpScreen
+        """Bound on the screen so its help opens in any app; the path is the app's one (`open_help`)."""
+        from qaeval_tui.tui.screens.help import open_help
 
-        if isinstance(self.app.screen, HelpScreen):
-            return
-        digits = sorted(
-            key for key, active in self.active_bindings.items() if active.binding.action.startswith("rule_with(")
-        )
-        overrides = dict(self.context.gateway.config.review.keys)
-        self.app.push_screen(HelpScreen(self.SCOPE, overrides, join_keys(digits), RULE_HELP))
+        open_help(self, dict(self.context.services.config.review.keys))

@@ -39,11 +39,11 @@ class PreparingScreen(Screen[PrepareOutcome]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        gateway, reviewer = self.context.gateway, self.context.reviewer
+        services, reviewer = self.context.services, self.context.reviewer
 
         def work() -> None:
             try:
-                report = gateway.prepare(reviewer, lambda text: self.post_message(PrepareStep(text)))
+                report = services.prepare(reviewer, lambda text: self.post_message(PrepareStep(text)))
             except Exception as exc:  # handed to the app, which exits and reports it
                 if not get_current_worker().is_cancelled:  # the app is already quitting
                     self.post_message(PrepareFailed(exc))

@@ -26,10 +26,10 @@ from qaeval_tui.core.curation.promotion import (
     draft_from_miss,
     validate_promotion,
 )
+from qaeval_tui.tui.context import OversightContext
 from qaeval_tui.tui.literal import notice, plain
 from qaeval_tui.tui.screens.oversight_base import OversightScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
-from qaeval_tui.tui.screens.oversight_gateway import OversightContext
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.miss_view import MissView
 from qaeval_tui.tui.widgets.promote_form import FIELDS, PromoteForm
@@ -81,8 +81,8 @@ class PromoteScreen(OversightScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        gateway, trace_id = self.context.gateway, self.trace_id
-        self.call("loading…", lambda: ContextLoaded(gateway.promotion_context(trace_id)), "Not loaded")
+        services, trace_id = self.context.services, self.trace_id
+        self.call("loading…", lambda: ContextLoaded(services.promotion_context(trace_id)), "Not loaded")
 
     def worker_failed(self, group: str, text: str) -> None:
         super().worker_failed(group, text)
@@ -135,7 +135,7 @@ class PromoteScreen(OversightScreen):
     def _show_status(self, text: Content | None = None) -> None:
         if text is None:
             count = len(self.errors)
-            target = self.context.gateway.target.living
+            target = self.context.services.target.living
             text = (
                 Content.assemble(
                     ("✗ ", "bold $error"), (f"{count} problem(s)", "bold $error"), " · ctrl+n goes to the next"
@@ -187,11 +187,11 @@ class PromoteScreen(OversightScreen):
             )
             self._focus_problem(from_start=True)
             return
-        draft, gateway, snapshot = form.draft(), self.context.gateway, context.snapshot
+        draft, services, snapshot = form.draft(), self.context.services, context.snapshot
 
         def work() -> Message:
             try:
-                return Promoted(gateway.promote(draft, snapshot))
+                return Promoted(services.promote(draft, snapshot))
             except CurationError as exc:
                 return PromotionRefused(exc.errors, exc.written)
 
@@ -232,8 +232,8 @@ class PromoteScreen(OversightScreen):
         if answer is None:
             return
         reason, curator = answer
-        gateway, trace_id = self.context.gateway, self.trace_id
-        self.call("rejecting…", lambda: Rejected(gateway.reject(trace_id, reason, curator)), "Not rejected")
+        services, trace_id = self.context.services, self.trace_id
+        self.call("rejecting…", lambda: Rejected(services.reject(trace_id, reason, curator)), "Not rejected")
 
     def on_rejected(self, message: Rejected) -> None:
         self.settle()

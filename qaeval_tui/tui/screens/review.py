@@ -40,7 +40,7 @@ class ReviewScreen(ReviewFlow):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "score":
-            return any(parameters[0] in axis.scale for axis in self.context.gateway.config.rubric.axes)
+            return any(parameters[0] in axis.scale for axis in self.context.services.config.rubric.axes)
         if action == "reveal":
             return True if self.last_submitted else None
         if action in ("next_citation", "previous_citation"):

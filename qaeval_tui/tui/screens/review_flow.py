@@ -16,7 +16,6 @@ from qaeval_tui.core.review.prepare import pace
 from qaeval_tui.core.review.session import BlindItemView, Progress, SessionSummary
 from qaeval_tui.tui.context import ReviewContext
 from qaeval_tui.tui.draft import LabelDraft
-from qaeval_tui.tui.gateway import Gateway
 from qaeval_tui.tui.messages import (
     CallFailed,
     GoldArrived,
@@ -26,6 +25,7 @@ from qaeval_tui.tui.messages import (
 )
 from qaeval_tui.tui.screens.core_calls import CoreCallScreen
 from qaeval_tui.tui.screens.reveal import RevealDialog
+from qaeval_tui.tui.services import Services
 from qaeval_tui.tui.widgets.answer_view import AnswerView
 from qaeval_tui.tui.widgets.axes_panel import AxesPanel
 from qaeval_tui.tui.widgets.sources_panel import SourcesPanel
@@ -73,22 +73,22 @@ class ReviewFlow(CoreCallScreen[SessionSummary | None]):
         self._refresh_status()
 
     def _next(self, notice: str, submitted: str | None) -> ItemArrived:
-        gateway = self.context.gateway
-        item = gateway.next_item()
+        services = self.context.services
+        item = services.next_item()
         if item is None:
-            return ItemArrived(None, gateway.progress(), gateway.summary(), notice, submitted)
+            return ItemArrived(None, services.progress(), services.summary(), notice, submitted)
         return ItemArrived(item, None, None, notice, submitted)  # progress follows once the item shows
 
-    def _background(self, name: str, work: Callable[[Gateway], Message], *, after_refresh: bool = False) -> None:
+    def _background(self, name: str, work: Callable[[Services], Message], *, after_refresh: bool = False) -> None:
         """A read the reviewer does not wait for (progress, gold answer): no busy state, keys keep flowing.
 
         `after_refresh` starts it once the screen has painted, so it does not compete with that paint.
         """
-        gateway = self.context.gateway
+        services = self.context.services
         self.background[name] += 1
 
         def run() -> None:
-            self.post_message(work(gateway))
+            self.post_message(work(services))
 
         title = f"{name} not updated"
         if after_refresh:
@@ -126,12 +126,12 @@ class ReviewFlow(CoreCallScreen[SessionSummary | None]):
         self.notice = message.notice
         self._refresh_status()
         if message.progress is None:  # the item first, then the slower progress read
-            self._background("progress", lambda gateway: ProgressArrived(gateway.progress()), after_refresh=True)
+            self._background("progress", lambda services: ProgressArrived(services.progress()), after_refresh=True)
         await self.replay()
 
     async def on_reveal_arrived(self, message: RevealArrived) -> None:
         self.settle()
-        self.app.push_screen(RevealDialog(message.view, self.context.gateway.config.rubric.axis_names))
+        self.app.push_screen(RevealDialog(message.view, self.context.services.config.rubric.axis_names))
         await self.replay()
 
     # -- showing ----------------------------------------------------------------------------------
@@ -151,7 +151,7 @@ class ReviewFlow(CoreCallScreen[SessionSummary | None]):
         if self.item is None or self.draft is None:
             return
         item_id, scores = self.item.item_id, dict(self.draft.scores)
-        self._background("gold", lambda gateway: GoldArrived(item_id, gateway.gold_answer(item_id, scores)))
+        self._background("gold", lambda services: GoldArrived(item_id, services.gold_answer(item_id, scores)))
 
     def on_gold_arrived(self, message: GoldArrived) -> None:
         self._landed("gold")
@@ -189,10 +189,10 @@ class ReviewFlow(CoreCallScreen[SessionSummary | None]):
     def action_skip(self) -> None:
         if self.defer("skip") or self.item is None:
             return
-        item_id, seconds, gateway = self.item.item_id, self._seconds(), self.context.gateway
+        item_id, seconds, services = self.item.item_id, self._seconds(), self.context.services
 
         def work() -> ItemArrived:
-            gateway.skip(item_id, seconds)
+            services.skip(item_id, seconds)
             return self._next("skipped", None)
 
         self.call("skipping…", work)
@@ -200,11 +200,11 @@ class ReviewFlow(CoreCallScreen[SessionSummary | None]):
     def action_submit(self) -> None:
         if self.defer("submit") or self.item is None or self.draft is None:
             return
-        item_id, seconds, gateway, draft = self.item.item_id, self._seconds(), self.context.gateway, self.draft
+        item_id, seconds, services, draft = self.item.item_id, self._seconds(), self.context.services, self.draft
         scores, note, flagged = dict(draft.scores), draft.note, draft.flagged
 
         def work() -> ItemArrived:
-            gateway.submit(item_id, scores, note, flagged, seconds)
+            services.submit(item_id, scores, note, flagged, seconds)
             return self._next("✓ saved", item_id)
 
         self.call("saving…", work)
@@ -212,10 +212,10 @@ class ReviewFlow(CoreCallScreen[SessionSummary | None]):
     def action_undo(self) -> None:
         if self.defer("undo"):
             return
-        gateway = self.context.gateway
+        services = self.context.services
 
         def work() -> Message:
-            item = gateway.undo()
+            item = services.undo()
             if item is None:
                 return CallFailed("You have not submitted a label yet.", "Nothing to undo")
             return ItemArrived(item, None, notice="reopened: a change is a new revision")
@@ -225,11 +225,11 @@ class ReviewFlow(CoreCallScreen[SessionSummary | None]):
     def action_reveal(self) -> None:
         if self.defer("reveal"):
             return
-        target, gateway = self.last_submitted, self.context.gateway
+        target, services = self.last_submitted, self.context.services
         if target is None:
             self.notify("Reveal works on the item you last submitted; submit one first.", severity="warning")
             return
-        self.call("revealing…", lambda: RevealArrived(gateway.reveal(target)), "Not revealed")
+        self.call("revealing…", lambda: RevealArrived(services.reveal(target)), "Not revealed")
 
     def _seconds(self) -> float:
         return max(0.0, self.context.clock() - self.shown_at)

@@ -60,13 +60,13 @@ class SummaryScreen(CoreCallScreen[BlindItemView | None]):
     def action_undo_last(self) -> None:
         if self.defer("undo_last"):
             return
-        gateway = self.context.gateway
+        services = self.context.services
 
         def work() -> Message:
-            item = gateway.undo()
+            item = services.undo()
             if item is None:
                 return CallFailed("You have not submitted a label yet.", "Nothing to undo")
-            return ItemArrived(item, gateway.progress())
+            return ItemArrived(item, services.progress())
 
         self.call("reopening…", work, "Not reopened")
 

@@ -20,7 +20,8 @@ import qaeval_tui.tui
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.review.labels_io import import_labels
 from qaeval_tui.core.store.sqlite import Store
-from qaeval_tui.tui.screens.oversight_gateway import OversightContext, OversightGateway
+from qaeval_tui.tui.context import OversightContext
+from qaeval_tui.tui.services import Services
 from qaeval_tui.tui.workers import QaevalApp
 from tests.tui.scenes.review import build_demo_store
 
@@ -89,12 +90,12 @@ class OversightHost(QaevalApp[None]):
         super().__init__()
         self.animation_level = "none"
         golden = golden_paths if golden_paths is not None else [workspace.golden]
-        gateway = OversightGateway(workspace.config, workspace.db, golden, now=lambda: FIXED_NOW)
-        self.context = OversightContext(gateway, curator=curator, deterministic=True)
+        services = Services(workspace.config, workspace.db, golden, now=lambda: FIXED_NOW)
+        self.context = OversightContext(services, curator=curator, deterministic=True)
         self.factory = factory
 
     def on_mount(self) -> None:
         self.push_screen(self.factory(self.context))
 
     def on_unmount(self) -> None:
-        self.context.gateway.close()
+        self.context.services.close()

@@ -23,7 +23,7 @@ from qaeval_tui.core.running.configured import plan_run
 from qaeval_tui.core.running.runner import store_run
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.app import ReviewApp, create_app
-from qaeval_tui.tui.gateway import Gateway
+from qaeval_tui.tui.services import Services
 
 DEMO_RUN_ID = "run-demo-0001"
 DEMO_TIME = "2026-10-01T09:00:00.000Z"
@@ -54,7 +54,7 @@ def build_demo_store(db_path: Path, golden: Path, config: Config, reviewers: Seq
             ensure_prepared(store, config, [golden], reviewer)
 
 
-class HeldGateway(Gateway):
+class HeldGateway(Services):
     """Prepares nothing: reports two steps and waits until the app exits (the preparing scene)."""
 
     def prepare(self, reviewer: str, step: Callable[[str], object]) -> PrepareReport:
@@ -212,5 +212,5 @@ def scene_app(scene: Scene, template_db: Path, workdir: Path, golden: Path, conf
         reviewer=scene.reviewer,
         clock=FixedClock(),
         deterministic=True,
-        gateway=gateway,
+        services=gateway,
     )

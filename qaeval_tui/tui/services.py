@@ -1,16 +1,22 @@
-"""The curation and oversight screens' one door to the core: one store connection, calls serialized.
+"""The TUI's one door to the core: one store connection for the whole app, calls serialized.
 
-Like the review `Gateway`, every method may block (SQLite, loading the golden set, the
-dashboard's bootstrap), so screens call it from workers only. It has its own connection to the
-same store file (WAL lets it sit beside the review session's) and closes it when the screen that
-opened it goes away.
+The app builds one `Services` at start and every screen reaches it through the app's context;
+no screen opens the store itself. Every method may block (SQLite, loading the golden set, the
+dashboard's bootstrap), so screens call it from workers only (`QaevalApp.run_core`).
+
+Threads, honestly: workers run these calls in threads, and this object keeps ONE connection
+(`Store.open` opens it with `check_same_thread=False`) guarded by one lock, rather than one
+connection per worker thread. The reason is the review session: `ReviewSession` keeps in-memory
+state (the queue position, the undo stack) bound to the store it was opened on, so the calls of
+one reviewer must go through one connection in order anyway; a thread-local connection per worker
+would need a session per thread and lose that order. The lock serializes every call, and `close`
+waits for a call in flight, so quitting right after a submit never cuts its transaction short.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,7 +32,11 @@ from qaeval_tui.core.curation.promotion import (
     promotion_context,
 )
 from qaeval_tui.core.curation.rejection import reject
+from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
+from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.review.prepare import PrepareReport, StoreOverview, ensure_prepared, store_overview
+from qaeval_tui.core.review.session import BlindItemView, Progress, RevealView, ReviewSession, SessionSummary
 from qaeval_tui.core.store.sqlite import Store
 
 if TYPE_CHECKING:
@@ -35,35 +45,90 @@ if TYPE_CHECKING:
     from qaeval_tui.core.statistics.dashboard import Dashboard, Step
 
 # The statistics behind adjudication and the dashboard (numpy, krippendorff) are imported by
-# the methods that use them: the home screen builds this gateway, and the review TUI's cold
-# start should not pay for screens the reviewer may never open.
+# the methods that use them: the review TUI's cold start should not pay for screens the
+# reviewer may never open.
 
 
-class OversightGateway:
-    """Core calls for a curator or a lead on one store and one golden set."""
+class Services:
+    """Core calls for one reviewer (who also curates) on one store and one golden set."""
 
     def __init__(
         self,
         config: Config,
         db_path: Path,
-        golden_paths: Sequence[Path] = (),
+        data_paths: Sequence[Path] = (),
         *,
         now: Callable[[], str] | None = None,
     ) -> None:
-        """`golden_paths` are the golden files or folders (default: the configured golden path);
+        """`data_paths` are the golden files or folders (default: the configured golden path);
         promotions always go to the configured living file. `now` fixes decision times (tests)."""
         self.config = config
         self.db_path = db_path
+        self.data_paths = tuple(data_paths)
         default = GoldenTarget.from_config(config)
-        self.target = GoldenTarget(golden=tuple(golden_paths) or default.golden, living=default.living)
+        self.target = GoldenTarget(golden=self.data_paths or default.golden, living=default.living)
         self.now = now
         self._lock = threading.Lock()
         self._store: Store | None = None
+        self._session: ReviewSession | None = None
 
     def _open(self) -> Store:
         if self._store is None:
             self._store = Store.open(self.db_path)
         return self._store
+
+    def _live(self) -> ReviewSession:
+        if self._session is None:
+            raise UsageError("the review session is not open yet")
+        return self._session
+
+    # -- preparing and blind review ---------------------------------------------------------------
+
+    def prepare(self, reviewer: str, step: Callable[[str], object]) -> PrepareReport:
+        """Open the store, prepare it for `reviewer` if needed, and open their session."""
+        with self._lock:
+            store = self._open()
+            report = ensure_prepared(store, self.config, self.data_paths, reviewer, step=step)
+            self._session = ReviewSession(store, self.config, reviewer)
+            return report
+
+    def overview(self) -> StoreOverview:
+        with self._lock:
+            if self._store is None:
+                raise UsageError("the store is not open yet")
+            return store_overview(self._store, self.data_paths)
+
+    def progress(self) -> Progress:
+        with self._lock:
+            return self._live().progress()
+
+    def next_item(self) -> BlindItemView | None:
+        with self._lock:
+            return self._live().next_item()
+
+    def gold_answer(self, item_id: str, scores: dict[str, int | None]) -> str | None:
+        with self._lock:
+            return self._live().gold_answer(item_id, scores)
+
+    def submit(self, item_id: str, scores: dict[str, int | None], note: str, flagged: bool, seconds: float) -> Label:
+        with self._lock:
+            return self._live().submit(item_id, scores, note, flagged, seconds)
+
+    def skip(self, item_id: str, seconds: float) -> Label:
+        with self._lock:
+            return self._live().skip(item_id, seconds)
+
+    def undo(self) -> BlindItemView | None:
+        with self._lock:
+            return self._live().undo()
+
+    def reveal(self, item_id: str) -> RevealView:
+        with self._lock:
+            return self._live().reveal(item_id)
+
+    def summary(self) -> SessionSummary:
+        with self._lock:
+            return self._live().summary()
 
     # -- inbox and promotion ----------------------------------------------------------------------
 
@@ -126,18 +191,9 @@ class OversightGateway:
         return load_golden(self.target.files())
 
     def close(self) -> None:
+        """Close the one connection (waits for a call in flight); the app calls it on exit."""
         with self._lock:
             if self._store is not None:
                 self._store.close()
                 self._store = None
-
-
-@dataclass
-class OversightContext:
-    """What every curation and oversight screen is handed."""
-
-    gateway: OversightGateway
-    curator: str = ""
-    """Who is curating (the app's reviewer name); prefilled wherever a decision records a name."""
-    deterministic: bool = False
-    """No blinking cursors (tests and screenshots)."""
+                self._session = None
