@@ -21,17 +21,15 @@ from pathlib import Path
 from benchmarks import Figure
 from benchmarks.synthetic import write_synthetic_golden
 from qaeval_tui.core.atomic_file import strict_json, write_output
-from qaeval_tui.core.batch import collector_paused
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.gate.baseline import baseline_document, load_baseline
-from qaeval_tui.core.gate.decision import run_gate
-from qaeval_tui.core.gate.report import gate_json, gate_junit, gate_markdown
-from qaeval_tui.core.gate.trust import stored_axis_trust
+from qaeval_tui.core.gate.report import gate_json
 from qaeval_tui.core.running.configured import plan_run
 from qaeval_tui.core.running.result import RunResult
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.core.text import json_visible
-from qaeval_tui.core.usecases.run import write_document, write_report
+from qaeval_tui.core.usecases.gate import GateOutputs, decide, write_gate_reports
+from qaeval_tui.core.usecases.run import write_document
 
 CASES = 10_000
 RUN_TARGET_S = 20.0
@@ -51,25 +49,15 @@ def _qaeval(*args: str, expect: int = 0) -> float:
 
 
 def gate_beyond_the_run(config: Config, result: RunResult, baseline_path: Path, store: Store, out: Path) -> float:
-    """Seconds from a finished run to the gate's reports on disk, as `qaeval gate --json --markdown --junit`."""
+    """Seconds from a finished run to the gate's reports on disk, as `qaeval gate --json --markdown --junit`:
+    the same use-case steps the command takes after its run."""
     started = time.perf_counter()
-    baseline = load_baseline(baseline_path)
-    trust = stored_axis_trust(store, config, result.judge_config.config_hash())
-    report = run_gate(
-        result,
-        baseline,
-        tolerances=config.gate.tolerances,
-        replicates=config.gate.bootstrap_replicates,
-        seed=config.gate.seed,
-        axis_trust=trust,
-    )
+    report = decide(config, result, load_baseline(baseline_path), store)
     write_output(
         out / "gate.json",
         json_visible(strict_json(gate_json(report), "gate.json", indent=2, ensure_ascii=False)) + "\n",
     )
-    with collector_paused():  # as gate_against_baseline writes its reports: like for like
-        write_report(out / "gate.md", gate_markdown(report))
-        write_report(out / "gate.xml", gate_junit(report))
+    write_gate_reports(report, result, GateOutputs(junit=out / "gate.xml", markdown=out / "gate.md"))
     elapsed = time.perf_counter() - started
     if report.exit_code != 0:
         raise RuntimeError(f"the gate of a run against its own baseline did not pass: {report.verdict}")

@@ -14,6 +14,7 @@ from qaeval_tui.core.config import Config
 from qaeval_tui.core.gate.baseline import baseline_document
 from qaeval_tui.core.running.configured import plan_run
 from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.usecases import gate as gate_use_case
 from qaeval_tui.core.usecases.run import write_document
 from tests.conftest import DEMO_GOLDEN
 
@@ -28,14 +29,14 @@ def test_the_figure_grows_with_the_gate_and_its_reports(tmp_path: Path, monkeypa
     with Store.open(tmp_path / "store.db") as store:
         quick = bench_run_gate.gate_beyond_the_run(config, result, baseline, store, tmp_path)
         assert quick > 0
-        for name in ("run_gate", "gate_junit"):
-            real = getattr(bench_run_gate, name)
+        for name in ("run_gate", "gate_junit"):  # the steps `qaeval gate` itself takes
+            real = getattr(gate_use_case, name)
 
             def slow(*args: Any, real: Any = real, **kwargs: Any) -> Any:
                 time.sleep(DELAY_S)
                 return real(*args, **kwargs)
 
-            monkeypatch.setattr(bench_run_gate, name, slow)
+            monkeypatch.setattr(gate_use_case, name, slow)
             assert bench_run_gate.gate_beyond_the_run(config, result, baseline, store, tmp_path) >= DELAY_S
-            monkeypatch.setattr(bench_run_gate, name, real)
+            monkeypatch.setattr(gate_use_case, name, real)
     assert {"gate.json", "gate.md", "gate.xml"} <= {path.name for path in tmp_path.iterdir()}

@@ -14,7 +14,7 @@ from typing import TextIO
 
 from qaeval_tui.core.batch import collector_paused
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.gate.baseline import load_baseline
+from qaeval_tui.core.gate.baseline import Baseline, load_baseline
 from qaeval_tui.core.gate.decision import GateReport, run_gate
 from qaeval_tui.core.gate.report import gate_junit, gate_markdown
 from qaeval_tui.core.gate.trust import stored_axis_trust
@@ -79,8 +79,15 @@ def gate_against_baseline(
         progress=progress,
     )
     with Store.open(store_path) as store:
-        trust = stored_axis_trust(store, config, result.judge_config.config_hash())
-    report = run_gate(
+        report = decide(config, result, reference, store)
+    write_gate_reports(report, result, outputs, stdout)
+    return GateOutcome(result, report, console)
+
+
+def decide(config: Config, result: RunResult, reference: Baseline, store: Store) -> GateReport:
+    """The gate's verdict on a finished run: the judge's stored trust read, then Tier 1 and Tier 2."""
+    trust = stored_axis_trust(store, config, result.judge_config.config_hash())
+    return run_gate(
         result,
         reference,
         tolerances=config.gate.tolerances,
@@ -88,9 +95,14 @@ def gate_against_baseline(
         seed=config.gate.seed,
         axis_trust=trust,
     )
+
+
+def write_gate_reports(
+    report: GateReport, result: RunResult, outputs: GateOutputs, stdout: TextIO | None = None
+) -> None:
+    """The run artifact, JUnit and Markdown the caller asked for (the JSON report is the caller's)."""
     with collector_paused():  # a batch step (core/batch.py): the JUnit of 10,000 cases took a second more
         if outputs.artifact is not None:  # built only when asked for: on 10,000 cases it costs a second
             write_document(outputs.artifact, result.artifact(), stdout)
         write_report(outputs.junit, gate_junit(report), stdout)
         write_report(outputs.markdown, gate_markdown(report), stdout)
-    return GateOutcome(result, report, console)
