@@ -18,25 +18,10 @@ from typer.testing import CliRunner, Result
 
 from qaeval_tui.cli.main import app
 from qaeval_tui.core.store.sqlite import Store
-from tests.conftest import write_jsonl
-from tests.core.run_fixtures import abstain_case, case, multi_hop_case
 
 runner = CliRunner()
 PLUGINS = "tests.cli.hostile_plugins"
 CASE_IDS = ["warranty-01", "warranty-02", "financing-01", "fan-price-01"]
-
-
-@pytest.fixture
-def suite(tmp_path: Path) -> Path:
-    folder = tmp_path / "golden"
-    cases = [
-        case("warranty-01"),
-        case("warranty-02", question="What warranty term applies to the HB-10?"),
-        abstain_case("financing-01"),
-        multi_hop_case("fan-price-01"),
-    ]
-    write_jsonl(folder / "frozen.jsonl", [c.model_dump(mode="json") for c in cases])
-    return folder
 
 
 @pytest.fixture

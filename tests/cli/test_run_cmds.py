@@ -13,26 +13,13 @@ from typer.testing import CliRunner, Result
 from qaeval_tui.cli.main import app
 from qaeval_tui.core.store.sqlite import Store
 from tests.conftest import DEMO_GOLDEN, REPO, write_jsonl
-from tests.core.run_fixtures import abstain_case, case, multi_hop_case
+from tests.core.run_fixtures import case
 
 runner = CliRunner()
 GOLDEN_FILES = Path(__file__).parent / "golden"
 REGRESSING = "tests.cli.run_adapters:make_regressing_hub"
 REFUSING = "tests.cli.run_adapters:make_refusing_hub"
 UPDATE = os.environ.get("QAEVAL_UPDATE_GOLDEN") == "1"
-
-
-@pytest.fixture
-def suite(tmp_path: Path) -> Path:
-    folder = tmp_path / "golden"
-    cases = [
-        case("warranty-01"),
-        case("warranty-02", question="What warranty term applies to the HB-10?"),
-        abstain_case("financing-01"),
-        multi_hop_case("fan-price-01"),
-    ]
-    write_jsonl(folder / "frozen.jsonl", [c.model_dump(mode="json") for c in cases])
-    return folder
 
 
 def qaeval(tmp_path: Path, *args: str) -> Result:
