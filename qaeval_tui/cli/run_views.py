@@ -14,6 +14,7 @@ from qaeval_tui.cli.common import stdout
 from qaeval_tui.core.gate.decision import GateReport
 from qaeval_tui.core.gate.drift import DriftReport
 from qaeval_tui.core.gate.report import fired_checks, format_ci, judge_errors, metric_label
+from qaeval_tui.core.gate.report_stats import mde_warnings, mode_line, refusal_line
 from qaeval_tui.core.running.metrics import METRIC_SPECS, Scoreboard
 from qaeval_tui.core.running.result import RunResult
 from qaeval_tui.core.text import one_line
@@ -82,6 +83,9 @@ def print_scoreboard(result: RunResult) -> None:
 
 def print_gate(report: GateReport) -> None:
     say(f"GATE: {report.verdict}")
+    refusal = refusal_line(report)
+    if refusal:
+        say(f"  [?] {refusal}")
     fired = fired_checks(report)
     if fired:
         checks = [finding for finding in report.tier1 if finding.kind == "check"]
@@ -130,6 +134,7 @@ def print_gate(report: GateReport) -> None:
             delta.status,
         )
     stdout.print(table)
+    print_statistics(report)
     moved = [d for d in report.metrics if d.basis == "shared" and d.n_baseline != d.n_current]
     if moved:  # a mean over other cases than the baseline's: say so beside the table
         say(
@@ -149,6 +154,35 @@ def print_gate(report: GateReport) -> None:
             else ""
         )
         say(f"{len(report.removed_cases)} baseline case(s) not in this run: {shown}{more}")
+
+
+def print_statistics(report: GateReport) -> None:
+    """Each tested metric's p-values and MDE beside its tolerance (a table of its own: the deltas'
+    table fills 80 columns), how they were reached, and each tolerance this suite cannot resolve."""
+    tested = [delta for delta in report.metrics if delta.test is not None]
+    if tested:
+        table = Table("metric", "n", "p", "p (Holm)", "significant", "MDE", "tol", "resolved", box=None, pad_edge=False)
+        for delta in tested:
+            test = delta.test
+            assert test is not None and delta.tolerance is not None
+            table.add_row(
+                delta.name,
+                str(test.n),
+                _p(test.p_value),
+                _p(test.p_holm),
+                "yes" if test.significant else "no",
+                f"{test.mde:.3f}",
+                f"{delta.tolerance:.3f}",
+                "yes" if test.resolvable else "NO",
+            )
+        stdout.print(table)
+    say(mode_line(report))
+    for warning in mde_warnings(report):
+        say(f"warning: {warning}")
+
+
+def _p(value: float) -> str:
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
 def print_drift(report: DriftReport, path: Path) -> None:

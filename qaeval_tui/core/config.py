@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
@@ -124,6 +124,11 @@ class GateConfig(Section):
     )
     bootstrap_replicates: int = Field(default=2000, ge=100, description="Paired bootstrap replicates per delta.")
     seed: Seed = Field(default=0, description="Seed of the paired bootstrap.")
+    mode: Literal["tolerance", "statistical"] = Field(
+        default="tolerance",
+        description="tolerance: block a drop beyond its tolerance; statistical: block only a significant one, "
+        "refuse (exit 3) a tolerance below the minimum detectable effect.",
+    )
 
 
 class CalibrationConfig(Section):

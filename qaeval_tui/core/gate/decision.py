@@ -22,6 +22,7 @@ from qaeval_tui.core.config import GateConfig
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.gate.baseline import Baseline, check_comparable
 from qaeval_tui.core.gate.delta import CONFIDENCE, MetricDelta, SharedCase, metric_delta, refused
+from qaeval_tui.core.gate.statistical import GATE_MODES, GateMode, apply_mode, attach_tests
 from qaeval_tui.core.running.metrics import METRIC_NAMES
 from qaeval_tui.core.running.result import RunResult
 
@@ -64,7 +65,7 @@ class CaseOutcome:
 
 @dataclass(frozen=True)
 class GateReport:
-    verdict: Literal["PASS", "BLOCK"]
+    verdict: Literal["PASS", "BLOCK", "REFUSED"]
     tier1: tuple[Finding, ...]
     tier2: tuple[Finding, ...]
     metrics: tuple[MetricDelta, ...]
@@ -76,6 +77,7 @@ class GateReport:
     confidence: float = CONFIDENCE
     replicates: int = 2000
     seed: int = 0
+    mode: GateMode = "tolerance"
 
     @property
     def passed(self) -> bool:
@@ -83,7 +85,12 @@ class GateReport:
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.passed else 1
+        # REFUSED: no verdict was reached (a tolerance the suite cannot resolve); never a pass.
+        return {"PASS": 0, "BLOCK": 1, "REFUSED": 3}[self.verdict]
+
+    @property
+    def refused_metrics(self) -> list[str]:
+        return [delta.name for delta in self.metrics if delta.status == "refused"]
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -123,13 +130,14 @@ def run_gate(
     replicates: int = 2000,
     seed: int = 0,
     axis_trust: Mapping[str, str] | None = None,
+    mode: GateMode = "tolerance",
 ) -> GateReport:
     """Gate a run against a baseline. `axis_trust` maps judge axis -> calibration verdict for this judge config;
-    metrics scored on a non-TRUSTED axis are marked untrusted (they still gate)."""
+    metrics scored on a non-TRUSTED axis are marked untrusted (they still gate). `mode`: core/gate/statistical.py."""
     # Like the run it gates: many live objects and no cycles, which the cyclic collector would
     # rescan over and over (about a second of a 10,000-case gate).
     with collector_paused():
-        return _gate(result, baseline, tolerances, replicates, seed, axis_trust)
+        return _gate(result, baseline, tolerances, replicates, seed, axis_trust, mode)
 
 
 def _gate(
@@ -139,8 +147,11 @@ def _gate(
     replicates: int,
     seed: int,
     axis_trust: Mapping[str, str] | None,
+    mode: GateMode = "tolerance",
 ) -> GateReport:
     check_comparable(result, baseline)
+    if mode not in GATE_MODES:
+        raise UsageError(f"gate.mode: must be one of {', '.join(GATE_MODES)}, got {mode!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise UsageError(f"gate.seed: must be a whole number, 0 or more, got {seed!r}")
     if isinstance(replicates, bool) or not isinstance(replicates, int) or replicates < 1:
@@ -196,6 +207,7 @@ def _gate(
     deltas = tuple(
         metric_delta(name, result, baseline, shared_values, resolved, trust, replicates, seed) for name in METRIC_NAMES
     )
+    deltas = apply_mode(attach_tests(deltas, shared_values, replicates, seed), mode)
     metric_findings = []
     for delta in deltas:
         if delta.status == "fail":
@@ -206,7 +218,8 @@ def _gate(
     tier2 = metric_findings + tier2
     header = result.header()
     return GateReport(
-        verdict="PASS" if not tier1 and not tier2 else "BLOCK",
+        # A block is a verdict reached; only without one does a refusal decide.
+        verdict="BLOCK" if tier1 or tier2 else "REFUSED" if any(d.status == "refused" for d in deltas) else "PASS",
         tier1=tuple(tier1),
         tier2=tuple(tier2),
         metrics=deltas,
@@ -231,4 +244,5 @@ def _gate(
         confidence=CONFIDENCE,
         replicates=replicates,
         seed=seed,
+        mode=mode,
     )

@@ -12,6 +12,14 @@ from typing import Any
 
 from qaeval_tui.core.gate.decision import Finding, GateReport
 from qaeval_tui.core.gate.delta import MetricDelta
+from qaeval_tui.core.gate.report_stats import (
+    STAT_COLUMNS,
+    mde_warnings,
+    mode_line,
+    refusal_line,
+    stat_cells,
+    statistics_json,
+)
 from qaeval_tui.core.text import markdown_text as md
 from qaeval_tui.core.text import xml_text as _xml_text
 
@@ -69,6 +77,7 @@ def gate_json(report: GateReport) -> dict[str, Any]:
         "metrics": [delta.to_json() for delta in report.metrics],
         "untrusted_axes": report.untrusted_axes,
         "axis_trust": dict(sorted(report.axis_trust.items())),
+        "statistics": statistics_json(report),
         "cases": {
             "total": len(report.cases),
             "new": statuses.count("new"),
@@ -109,6 +118,9 @@ def gate_markdown(report: GateReport) -> str:
         f"gated against a baseline of {baseline['n_cases']} case(s).",
         "",
     ]
+    refusal = refusal_line(report)
+    if refusal:
+        lines += [f"**{md(refusal)}.**", ""]
     fired = fired_checks(report)
     if fired:
         lines += [
@@ -122,15 +134,22 @@ def gate_markdown(report: GateReport) -> str:
         lines += ["### Tier 1: passed", "", "Every deterministic check is green on every case."]
     lines += ["", f"### Tier 2: {'FAILED' if report.tier2 else 'passed'}", ""]
     lines += [
-        f"| metric | baseline | current | delta | {report.confidence:.0%} CI | tolerance | status |",
-        "|---|---:|---:|---:|---|---:|---|",
+        f"| metric | baseline | current | delta | {report.confidence:.0%} CI | "
+        f"{' | '.join(STAT_COLUMNS)} | tolerance | status |",
+        "|---|---:|---:|---:|---|---:|---:|---:|---|",
     ]
     for delta in report.metrics:
         tolerance = "" if delta.tolerance is None else f"{delta.tolerance:.3f}"
         lines.append(
             f"| {md(metric_label(delta))} | {_number(delta.baseline)} | {_number(delta.current)} | "
-            f"{_number(delta.delta, signed=True)} | {format_ci(delta)} | {tolerance} | {delta.status} |"
+            f"{_number(delta.delta, signed=True)} | {format_ci(delta)} | {' | '.join(stat_cells(delta))} | "
+            f"{tolerance} | {delta.status} |"
         )
+    lines += ["", md(mode_line(report)) + "."]
+    warnings = mde_warnings(report)
+    if warnings:
+        lines += ["", "Tolerances below what this suite resolves:", ""]
+        lines += [f"- {md(warning)}" for warning in warnings]
     lost = [delta for delta in report.metrics if delta.lost_cases]
     if lost:
         lines += ["", "Values lost: the judge said can't judge on cases it scored in the baseline.", ""]
@@ -174,7 +193,7 @@ def gate_junit(report: GateReport) -> str:
     cases.set("errors", "0")
     cases.set("skipped", "0")
     metrics = ET.SubElement(root, "testsuite", name="qaeval.metrics")
-    metric_failures = skipped = 0
+    metric_failures = skipped = refused = 0
     for delta in report.metrics:
         element = ET.SubElement(metrics, "testcase", classname="qaeval.metrics", name=metric_label(delta))
         if delta.status == "fail":
@@ -186,11 +205,24 @@ def gate_junit(report: GateReport) -> str:
         elif delta.status in ("n/a", "info"):
             skipped += 1
             ET.SubElement(element, "skipped", message=_xml_text(delta.reason or delta.status))
+        refused += _junit_statistics(element, delta)  # after any failure: JUnit puts system-out last
     metrics.set("tests", str(len(report.metrics)))
     metrics.set("failures", str(metric_failures))
-    metrics.set("errors", "0")
+    metrics.set("errors", str(refused))
     metrics.set("skipped", str(skipped))
     root.set("tests", str(len(report.cases) + len(report.metrics)))
     root.set("failures", str(case_failures + metric_failures))
+    root.set("errors", str(refused))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _junit_statistics(element: ET.Element, delta: MetricDelta) -> int:
+    """A refused metric is an error (no verdict, never a pass); an MDE warning goes to its system-out. 1 if refused."""
+    if delta.status == "refused":
+        error = ET.SubElement(element, "error", type="refused", message=_xml_text(f"{delta.name} {delta.reason}"))
+        error.text = _xml_text(f"{delta.name} {delta.reason}")
+        return 1
+    if delta.test is not None and delta.test.warning:
+        ET.SubElement(element, "system-out").text = _xml_text(f"warning: {delta.test.warning}")
+    return 0

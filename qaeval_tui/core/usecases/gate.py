@@ -94,6 +94,7 @@ def decide(config: Config, result: RunResult, reference: Baseline, store: Store)
         replicates=config.gate.bootstrap_replicates,
         seed=config.gate.seed,
         axis_trust=trust,
+        mode=config.gate.mode,
     )
 
 
