@@ -15,8 +15,9 @@ with one pseudo-case at 0 and one at 1 added first, so a metric the baseline sco
 case still has a spread (a suite that never saw a failure has not shown failures are impossible).
 With m = 1 this is Lehr's rule, n = 16 sd^2 / delta^2 per arm. The gate takes the larger of this
 and the spread of the differences it observes, so a noisy change never makes a suite look sharper.
-Assumptions: cases are independent, n is large enough for the normal approximation, and the
-per-case values lie in [0, 1].
+Assumptions: cases are independent, a change leaves the spread of per-case values as it was, n is
+large enough for the normal approximation (a simulation in tests/core/test_gate_statistics.py
+checks the power), and the per-case values lie in [0, 1].
 """
 
 from __future__ import annotations
