@@ -185,6 +185,15 @@ def baseline_of_an_invalid_set(root: Path) -> list[str]:
 
 fixed("gate", 0, "demo passes its baseline", ["gate", "--baseline", DEMO_BASELINE, "--data", DEMO])
 fixed("gate", 1, "buggy hub blocks", ["gate", "--baseline", DEMO_BASELINE, *BUGGY], "block")
+fixed("plan", 0, "demo baseline", ["plan", "--baseline", DEMO_BASELINE, "--mde", "0.1"], "planned")
+fixed("plan", 2, "unknown metric", ["plan", "--baseline", DEMO_BASELINE, "--metric", "nope"], "usage", bad_input=True)
+
+
+@scenario("gate", 3, "refused")
+def gate_statistical_with_a_tolerance_below_the_mde(root: Path) -> list[str]:
+    return [*config(root, '[gate]\nmode = "statistical"\n'), "gate", "--baseline", DEMO_BASELINE, "--data", DEMO]
+
+
 fixed("gate", 2, "missing baseline", ["gate", "--baseline", "no-such.json", "--data", DEMO], "missing", bad_input=True)
 
 

@@ -1,7 +1,7 @@
 """`qaeval run`, `baseline`, `gate` and `drift`: run the suite headlessly, store it, gate it, watch it.
 
 Exit codes (DESIGN §8.5): run/baseline 0 ran, 2 usage or input; gate 0 pass, 1 block, 2 usage
-or input (a missing, unreadable or mismatched baseline included); drift 0, 1 alarm, 2.
+or input (a missing, unreadable or mismatched baseline included), 3 refused; drift 0, 1 alarm, 2.
 """
 
 from __future__ import annotations
@@ -169,7 +169,8 @@ def gate(
 ) -> None:
     """Run the suite and gate it against the baseline: Tier 1 checks, Tier 2 deltas.
 
-    Exit 0 pass, 1 block, 2 usage or input error (a missing, unreadable or mismatched baseline too).
+    Exit 0 pass, 1 block, 2 usage or input error (a missing, unreadable or mismatched baseline too),
+    3 refused ([gate] mode = "statistical": a tolerance below what the suite resolves; never a pass).
     """
     from qaeval_tui.cli.run_views import print_gate, print_scoreboard
     from qaeval_tui.core.gate.report import gate_json
