@@ -117,7 +117,9 @@ def test_statistical_mode_passes_a_drop_that_is_not_significant(tmp_path: Path) 
 def test_tier_1_still_blocks_with_exit_1_in_statistical_mode(tmp_path: Path) -> None:
     config = write_config(tmp_path, "statistical")
     args = ["--config", str(config), "gate", "--baseline", str(BASELINE), "--data", str(REPO / "golden_buggy")]
-    result = runner.invoke(app, [*args, "--adapter", "qaeval_tui.bundled.buggy_hub:make_buggy_hub", "--db", "x.db"])
+    result = runner.invoke(
+        app, [*args, "--adapter", "qaeval_tui.bundled.buggy_hub:make_buggy_hub", "--db", str(tmp_path / "runs.db")]
+    )
     assert result.exit_code == 1 and "GATE: BLOCK" in result.stdout
 
 
