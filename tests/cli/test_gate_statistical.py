@@ -89,6 +89,17 @@ def test_exit_3_passes_through_the_supervised_child_and_is_never_a_pass(tmp_path
     assert "GATE: REFUSED" in done.stdout and "without a verdict" not in done.stderr
 
 
+def test_code_ending_the_process_with_status_3_is_no_refusal_and_no_pass(tmp_path: Path) -> None:
+    # Only the command's own verdict is exit 3: an adapter that calls os._exit(3) gave none (exit 2).
+    config = write_config(tmp_path, "statistical")
+    command = [str(QAEVAL), "--config", str(config), "gate", "--baseline", str(BASELINE), "--data", str(DEMO_GOLDEN)]
+    adapter = ["--adapter", "tests.cli.refusal_adapters:make_exit_three_hub", "--db", str(tmp_path / "runs.db")]
+    done = subprocess.run([*command, *adapter], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "error: qaeval gate ended without a verdict: the code it ran exited the process (exit 3)" in done.stderr
+    assert "GATE:" not in done.stdout
+
+
 def test_statistical_mode_blocks_a_planted_significant_drop_beyond_its_tolerance(tmp_path: Path) -> None:
     config = write_config(tmp_path, "statistical", RESOLVABLE)
     result = gate(tmp_path, config, planted_baseline(tmp_path, 21), "--json")
