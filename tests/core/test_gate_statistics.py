@@ -85,6 +85,9 @@ def test_the_sign_flip_p_value_is_deterministic_for_a_seed_and_exact_in_the_extr
     assert sign_flip_p_value(differences, seed=3) == sign_flip_p_value(differences, seed=3)
     # Six cases all dropping: exactly 2 of the 2^6 sign patterns reach it, p = 1/32.
     assert sign_flip_p_value(differences, replicates=20000, seed=1) == pytest.approx(1 / 32, abs=0.005)
+    # The same with six different magnitudes (each its own fair coin).
+    distinct = [-0.1, -0.2, -0.3, -0.4, -0.5, -0.6]
+    assert sign_flip_p_value(distinct, replicates=20000, seed=1) == pytest.approx(1 / 32, abs=0.005)
     assert sign_flip_p_value([0.0, 0.0]) == 1.0
 
 
