@@ -108,6 +108,8 @@ def print_gate(report: GateReport) -> None:
             where = f"{one_line(finding.case_id, 40)}: " if finding.case_id else ""
             # A metric's reason is whole: it may name the cases whose values were lost.
             say(f"      {where}{one_line(finding.message, 200 if finding.case_id else 600)}")
+    elif report.refused_metrics:  # nothing blocked, but not every metric could be decided
+        say(f"  [?] Tier 2 REFUSED: {len(report.refused_metrics)} metric(s) refused; no regression, new cases pass")
     else:
         say("  [ok] Tier 2: no metric beyond tolerance, no regression, new cases pass")
     table = Table(

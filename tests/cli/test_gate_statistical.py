@@ -152,3 +152,11 @@ def test_plan_prints_the_suite_size_a_target_mde_needs_and_agrees_with_the_gate(
     assert bad.exit_code == 2 and "--metric: unknown metric 'nope'" in bad.stderr
     zero = runner.invoke(app, ["plan", "--baseline", str(BASELINE), "--mde", "0"])
     assert zero.exit_code == 2 and "--mde" in zero.stderr
+
+
+def test_a_block_wins_over_a_refusal_and_says_which_metrics_were_refused(tmp_path: Path) -> None:
+    # The planted drop blocks; faithfulness at a tolerance of 0.02 cannot be resolved: exit 1, both named.
+    tolerances = RESOLVABLE | {"faithfulness_rate": 0.02}
+    result = gate(tmp_path, write_config(tmp_path, "statistical", tolerances), planted_baseline(tmp_path, 21))
+    assert result.exit_code == 1 and "GATE: BLOCK" in result.stdout
+    assert "besides the block, 1 metric(s) refused (faithfulness_rate)" in result.stdout

@@ -132,7 +132,8 @@ def gate_markdown(report: GateReport) -> str:
         lines += [f"| {md(f.name)} | {md(f.case_id or '')} | {md(f.message)} |" for f in report.tier1]
     else:
         lines += ["### Tier 1: passed", "", "Every deterministic check is green on every case."]
-    lines += ["", f"### Tier 2: {'FAILED' if report.tier2 else 'passed'}", ""]
+    tier2 = "FAILED" if report.tier2 else "REFUSED" if report.refused_metrics else "passed"
+    lines += ["", f"### Tier 2: {tier2}", ""]
     lines += [
         f"| metric | baseline | current | delta | {report.confidence:.0%} CI | "
         f"{' | '.join(STAT_COLUMNS)} | tolerance | status |",

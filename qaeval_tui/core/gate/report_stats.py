@@ -54,7 +54,10 @@ def refusal_line(report: GateReport) -> str | None:
     refused = report.refused_metrics
     if not refused:
         return None
-    return f"{REFUSAL}: {len(refused)} metric(s) refused ({', '.join(refused)})"
+    named = f"{len(refused)} metric(s) refused ({', '.join(refused)})"
+    if report.verdict != "REFUSED":  # a block was reached all the same; these metrics had no verdict of their own
+        return f"besides the block, {named}: a tolerance below what the suite resolves is no verdict"
+    return f"{REFUSAL}: {named}"
 
 
 def statistics_json(report: GateReport) -> dict[str, Any]:

@@ -42,13 +42,16 @@ def paired_values(name: str, shared: Sequence[SharedCase]) -> tuple[list[float],
     return differences, before
 
 
-def checked(deltas: Sequence[MetricDelta], shared: Sequence[SharedCase]) -> list[str]:
-    """The metrics Holm's family holds: gated (a tolerance, a baseline value) and paired on some case."""
-    return [
-        delta.name
-        for delta in deltas
-        if delta.tolerance is not None and delta.status != "n/a" and paired_values(delta.name, shared)[0]
-    ]
+def checked(deltas: Sequence[MetricDelta], shared: Sequence[SharedCase]) -> dict[str, tuple[list[float], list[float]]]:
+    """The metrics Holm's family holds (gated: a tolerance and a baseline value; paired on some case),
+    each with its paired differences and baseline values."""
+    family = {}
+    for delta in deltas:
+        if delta.tolerance is not None and delta.status != "n/a":
+            differences, before = paired_values(delta.name, shared)
+            if differences:
+                family[delta.name] = (differences, before)
+    return family
 
 
 def unresolved_warning(name: str, tolerance: float, mde: float, n: int, needed: int | None) -> str:
@@ -72,13 +75,12 @@ def attach_tests(
     deltas: Sequence[MetricDelta], shared: Sequence[SharedCase], replicates: int, seed: int
 ) -> tuple[MetricDelta, ...]:
     """Each gated, paired metric with its test attached (the others as they were)."""
-    names = checked(deltas, shared)
-    if not names:
+    pairs = checked(deltas, shared)
+    if not pairs:
         return tuple(deltas)
-    family = len(names)
+    names, family = list(pairs), len(pairs)
     tested: dict[str, tuple[int, float, float, float]] = {}
-    for name in names:
-        differences, before = paired_values(name, shared)
+    for name, (differences, before) in pairs.items():
         sd = max(power.sample_sd(differences), power.planning_sd(before))
         mde = power.minimum_detectable_effect(sd, len(differences), family)
         tested[name] = (len(differences), sign_flip_p_value(differences, replicates, seed), sd, mde)
