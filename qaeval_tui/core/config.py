@@ -124,6 +124,13 @@ class GateConfig(Section):
     )
     bootstrap_replicates: int = Field(default=2000, ge=100, description="Paired bootstrap replicates per delta.")
     seed: Seed = Field(default=0, description="Seed of the paired bootstrap.")
+    calibration: Annotated[str, Field(min_length=1)] | None = Field(
+        default=None,
+        description="Calibration artifact (`qaeval calibrate --out`) the gate reads judge trust from.",
+    )
+    require_trusted: bool = Field(
+        default=False, description="A gated judge metric whose axis is not TRUSTED (or uncalibrated) fails Tier 2."
+    )
 
 
 class CalibrationConfig(Section):
