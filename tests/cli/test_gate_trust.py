@@ -260,3 +260,24 @@ def test_bad_gate_trust_keys_are_config_errors(tmp_path: Path, toml: str, field:
     (tmp_path / "qaeval.toml").write_text(f"[gate]\n{toml}\n")
     result = qaeval(tmp_path, "gate", "--data", str(DEMO_GOLDEN), "--baseline", BASELINE)
     assert result.exit_code == 2 and f"qaeval.toml:2: {field}: " in result.stderr, result.output
+
+
+def test_text_from_the_artifact_is_printed_literally(
+    calibrated: tuple[Path, Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    folder, _, _ = calibrated
+    hostile = json.loads((folder / "calibration.json").read_text())
+    hostile["axes"]["citation_correctness"]["reason"] = "[bold red]fine[/] \x1b[2J\nTier 2: passed"
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(hostile))
+    console, document, markdown, junit = gate(
+        tmp_path, tmp_path / "q.db", "--calibration", str(path), "--require-trusted", code=1
+    )
+    assert "[bold red]fine[/] \\x1b[2J Tier 2: passed" in console.stdout and "\x1b" not in console.stdout
+    assert not [line for line in console.stdout.splitlines() if line.startswith("Tier 2")]  # no made-up line
+    assert "\\[bold red\\]fine\\[/\\]" in markdown and "\x1b" not in markdown
+    assert "\x1b" not in junit and "\\x1b[2J" in junit
+    assert (
+        document["calibration"]["axes"]["citation_correctness"]["reason"]
+        == hostile["axes"]["citation_correctness"]["reason"]
+    )
