@@ -197,6 +197,16 @@ def gate_statistical_with_a_tolerance_below_the_mde(root: Path) -> list[str]:
 fixed("gate", 2, "missing baseline", ["gate", "--baseline", "no-such.json", "--data", DEMO], "missing", bad_input=True)
 
 
+UNCALIBRATED_BUT_REQUIRED = ["gate", "--baseline", DEMO_BASELINE, "--data", DEMO, "--require-trusted"]
+fixed("gate", 1, "uncalibrated judge under require trusted", UNCALIBRATED_BUT_REQUIRED, "require-trusted")
+
+
+@scenario("gate", 2, "calibration artifact", bad_input=True)
+def gate_calibration_not_json(root: Path) -> list[str]:
+    (root / "calibration.json").write_text("{not json", encoding="utf-8")
+    return ["gate", "--baseline", DEMO_BASELINE, "--data", DEMO, "--calibration", "calibration.json"]
+
+
 @scenario("gate", 2, "unreadable", bad_input=True)
 def gate_baseline_not_json(root: Path) -> list[str]:
     (root / "baseline.json").write_text("{ not json", encoding="utf-8")

@@ -166,6 +166,16 @@ def gate(
     markdown: Markdown = None,
     out: ArtifactOut = None,
     as_json: AsJson = False,
+    calibration: Path | None = typer.Option(
+        None,
+        "--calibration",
+        help="Calibration artifact (qaeval calibrate --out) the judge's trust comes from (default: gate.calibration).",
+    ),
+    require_trusted: bool = typer.Option(
+        False,
+        "--require-trusted",
+        help="Fail Tier 2 on a gated judge metric whose axis is not TRUSTED, uncalibrated included.",
+    ),
 ) -> None:
     """Run the suite and gate it against the baseline: Tier 1 checks, Tier 2 deltas.
 
@@ -187,6 +197,8 @@ def gate(
         workers=workers,
         outputs=GateOutputs(artifact=out, junit=junit, markdown=markdown, as_json=as_json),
         progress=progress_bar,
+        calibration=calibration,
+        require_trusted=require_trusted,
     )
     report = outcome.report
     if as_json:

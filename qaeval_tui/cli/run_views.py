@@ -13,7 +13,7 @@ from rich.table import Table
 from qaeval_tui.cli.common import stdout
 from qaeval_tui.core.gate.decision import GateReport
 from qaeval_tui.core.gate.drift import DriftReport
-from qaeval_tui.core.gate.report import fired_checks, format_ci, judge_errors, metric_label
+from qaeval_tui.core.gate.report import calibration_sentence, fired_checks, format_ci, judge_errors, metric_label
 from qaeval_tui.core.gate.report_stats import mde_warnings, mode_line, refusal_line
 from qaeval_tui.core.running.metrics import METRIC_SPECS, Scoreboard
 from qaeval_tui.core.running.result import RunResult
@@ -143,6 +143,9 @@ def print_gate(report: GateReport) -> None:
             "values on the shared cases, baseline -> now: "
             + ", ".join(f"{d.name} {d.n_baseline} -> {d.n_current}" for d in moved)
         )
+    sentence = calibration_sentence(report)
+    if sentence is not None:
+        say(one_line(sentence))
     if report.untrusted_axes:
         trust = report.axis_trust
         say(

@@ -129,6 +129,13 @@ class GateConfig(Section):
         description="tolerance: block a drop beyond its tolerance; statistical: block only a significant one, "
         "refuse (exit 3) a tolerance below the minimum detectable effect.",
     )
+    calibration: Annotated[str, Field(min_length=1)] | None = Field(
+        default=None,
+        description="Calibration artifact (`qaeval calibrate --out`) the gate reads judge trust from.",
+    )
+    require_trusted: bool = Field(
+        default=False, description="A gated judge metric whose axis is not TRUSTED (or uncalibrated) fails Tier 2."
+    )
 
 
 class CalibrationConfig(Section):

@@ -14,7 +14,7 @@ How one metric is compared, and why a value lost since the baseline fails it, is
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from qaeval_tui.core.batch import collector_paused
@@ -23,11 +23,12 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.gate.baseline import Baseline, check_comparable
 from qaeval_tui.core.gate.delta import CONFIDENCE, MetricDelta, SharedCase, metric_delta, refused
 from qaeval_tui.core.gate.statistical import GATE_MODES, GateMode, apply_mode, attach_tests
+from qaeval_tui.core.gate.trust import UNCALIBRATED, GateTrust, trust_marker, untrusted_gated_metrics
 from qaeval_tui.core.running.metrics import METRIC_NAMES
 from qaeval_tui.core.running.result import RunResult
 
 JUDGE_ERROR = "judge_error"
-TRUST_VERDICTS = ("TRUSTED", "RETUNE", "INSUFFICIENT")
+TRUST_VERDICTS = ("TRUSTED", "RETUNE", "INSUFFICIENT", UNCALIBRATED)
 # Tolerances for metrics the configuration does not name (it names the headline ones).
 EXTRA_TOLERANCES = {"citation_correctness": 0.02, "retrieval_precision_at_k": 0.02}
 
@@ -37,7 +38,7 @@ class Finding:
     """One reason the gate blocks: a fired check, a metric drop, a regressed or failing new case."""
 
     tier: int
-    kind: Literal["check", "judge_error", "metric", "regression", "new_case"]
+    kind: Literal["check", "judge_error", "metric", "regression", "new_case", "trust"]
     name: str
     case_id: str | None
     message: str
@@ -74,6 +75,8 @@ class GateReport:
     run: dict[str, Any]
     baseline: dict[str, Any]
     axis_trust: dict[str, str] = field(default_factory=dict)
+    trust: GateTrust | None = None  # where the trust came from (the gate command always says)
+    require_trusted: bool = False
     confidence: float = CONFIDENCE
     replicates: int = 2000
     seed: int = 0
@@ -130,14 +133,35 @@ def run_gate(
     replicates: int = 2000,
     seed: int = 0,
     axis_trust: Mapping[str, str] | None = None,
+    trust: GateTrust | None = None,
+    require_trusted: bool = False,
     mode: GateMode = "tolerance",
 ) -> GateReport:
-    """Gate a run against a baseline. `axis_trust` maps judge axis -> calibration verdict for this judge config;
-    metrics scored on a non-TRUSTED axis are marked untrusted (they still gate). `mode`: core/gate/statistical.py."""
+    """Gate a run against a baseline. `axis_trust` maps judge axis -> calibration verdict for this judge config
+    (`trust`, when given, supplies it with its reasons and source); metrics scored on a non-TRUSTED axis are
+    marked untrusted or uncalibrated (they still gate); with `require_trusted` those gated ones fail Tier 2.
+    `mode`: core/gate/statistical.py."""
     # Like the run it gates: many live objects and no cycles, which the cyclic collector would
     # rescan over and over (about a second of a 10,000-case gate).
     with collector_paused():
-        return _gate(result, baseline, tolerances, replicates, seed, axis_trust, mode)
+        if trust is not None:
+            axis_trust = trust.verdicts()
+        report = _gate(result, baseline, tolerances, replicates, seed, axis_trust, mode)
+        return _with_trust(report, trust, require_trusted)
+
+
+def _with_trust(report: GateReport, trust: GateTrust | None, require_trusted: bool) -> GateReport:
+    """The report with its trust source, and with `require_trusted` a Tier 2 finding per untrusted judge metric."""
+    findings: tuple[Finding, ...] = ()
+    if require_trusted:
+        reasons = trust.reasons() if trust is not None else {}
+        findings = tuple(
+            Finding(2, "trust", name, None, message)
+            for name, message in untrusted_gated_metrics(report.metrics, report.axis_trust, reasons)
+        )
+    tier2 = report.tier2 + findings
+    verdict: Literal["PASS", "BLOCK", "REFUSED"] = "BLOCK" if findings else report.verdict
+    return replace(report, tier2=tier2, verdict=verdict, trust=trust, require_trusted=require_trusted)
 
 
 def _gate(
@@ -211,7 +235,7 @@ def _gate(
     metric_findings = []
     for delta in deltas:
         if delta.status == "fail":
-            suffix = f" [untrusted: {delta.trust_note}]" if delta.trusted is False else ""
+            suffix = f" [{trust_marker(delta.trust_verdict)}: {delta.trust_note}]" if delta.trusted is False else ""
             metric_findings.append(Finding(2, "metric", delta.name, None, f"{delta.name} {delta.reason}{suffix}"))
     current_ids = {case.case_id for case in result.cases}
     removed = tuple(sorted(case_id for case_id in baseline.cases if case_id not in current_ids))

@@ -76,6 +76,7 @@ class MetricDelta:
     judge_axis: str | None
     trusted: bool | None
     trust_note: str | None
+    trust_verdict: str | None = None  # the axis's verdict (UNCALIBRATED: no calibration for this judge)
     # Values on the compared cases (the shared ones, or each whole run when unpaired), and the
     # shared cases that had a value in the baseline and lost it although the judge could score them.
     n_baseline: int = 0
@@ -231,6 +232,7 @@ def metric_delta(
         judge_axis=spec.judge_axis,
         trusted=trusted,
         trust_note=note,
+        trust_verdict=trust.get(spec.judge_axis) if spec.judge_axis is not None else None,
         n_baseline=n_before,
         n_current=n_now,
         lost_cases=lost,

@@ -20,6 +20,7 @@ from qaeval_tui.core.gate.report_stats import (
     stat_cells,
     statistics_json,
 )
+from qaeval_tui.core.gate.trust import trust_marker
 from qaeval_tui.core.text import markdown_text as md
 from qaeval_tui.core.text import xml_text as _xml_text
 
@@ -78,6 +79,7 @@ def gate_json(report: GateReport) -> dict[str, Any]:
         "untrusted_axes": report.untrusted_axes,
         "axis_trust": dict(sorted(report.axis_trust.items())),
         "statistics": statistics_json(report),
+        **calibration_json(report),
         "cases": {
             "total": len(report.cases),
             "new": statuses.count("new"),
@@ -103,8 +105,27 @@ def format_ci(delta: MetricDelta) -> str:
 
 
 def metric_label(delta: MetricDelta) -> str:
-    """The metric name, marked when its judge axis is not calibrated as TRUSTED."""
-    return f"{delta.name} (untrusted)" if delta.trusted is False else delta.name
+    """The metric name, marked when its judge axis is not calibrated as TRUSTED: "(untrusted)", or
+    "(uncalibrated)" when no calibration of this judge config was read."""
+    if delta.trusted is not False:
+        return delta.name
+    return f"{delta.name} ({trust_marker(delta.trust_verdict) or 'untrusted'})"
+
+
+def calibration_json(report: GateReport) -> dict[str, Any]:
+    """The `calibration` member of the JSON report: where the judge's trust came from (absent when the
+    caller gave bare verdicts), and whether `require_trusted` was on."""
+    if report.trust is None:
+        return {}
+    return {"calibration": {**report.trust.to_json(), "require_trusted": report.require_trusted}}
+
+
+def calibration_sentence(report: GateReport) -> str | None:
+    """One line for the console and Markdown: the calibration read, or why every judge metric is uncalibrated."""
+    if report.trust is None:
+        return None
+    required = "; require_trusted: a gated judge metric whose axis is not TRUSTED fails Tier 2"
+    return f"judge calibration: {report.trust.summary}{required if report.require_trusted else ''}"
 
 
 def gate_markdown(report: GateReport) -> str:
@@ -159,6 +180,13 @@ def gate_markdown(report: GateReport) -> str:
     if case_findings:
         lines += ["", "Cases:", ""]
         lines += [f"- {md(f.case_id or '')}: {md(f.message)}" for f in case_findings]
+    trust_findings = [f for f in report.tier2 if f.kind == "trust"]
+    if trust_findings:
+        lines += ["", r"Judge metrics on axes that are not TRUSTED (require\_trusted):", ""]
+        lines += [f"- {md(f.message)}" for f in trust_findings]
+    sentence = calibration_sentence(report)
+    if sentence is not None:
+        lines += ["", f"{md(sentence[0].upper() + sentence[1:])}."]
     if report.untrusted_axes:
         axes = ", ".join(f"{md(axis)} ({md(report.axis_trust[axis])})" for axis in report.untrusted_axes)
         lines += ["", f"Untrusted judge axes (calibration not TRUSTED): {axes}."]
@@ -206,7 +234,17 @@ def gate_junit(report: GateReport) -> str:
         elif delta.status in ("n/a", "info"):
             skipped += 1
             ET.SubElement(element, "skipped", message=_xml_text(delta.reason or delta.status))
+        trust_failures = [f.message for f in report.tier2 if f.kind == "trust" and f.name == delta.name]
+        if trust_failures and delta.status != "fail":
+            metric_failures += 1
+        for message in trust_failures:
+            ET.SubElement(element, "failure", type="trust", message=_xml_text(message)).text = _xml_text(message)
         refused += _junit_statistics(element, delta)  # after any failure: JUnit puts system-out last
+    sentence = calibration_sentence(report)
+    if sentence is not None:
+        properties = ET.Element("properties")
+        ET.SubElement(properties, "property", name="qaeval.calibration", value=_xml_text(sentence))
+        metrics.insert(0, properties)
     metrics.set("tests", str(len(report.metrics)))
     metrics.set("failures", str(metric_failures))
     metrics.set("errors", str(refused))

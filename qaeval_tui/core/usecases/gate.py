@@ -2,7 +2,9 @@
 
 The baseline is read and its settings checked before the suite runs, so a missing, unreadable or
 mismatched baseline costs nothing; so is every output path, so a report that could never be
-written (or two outputs that both claim stdout) does not wait for the run to find out.
+written (or two outputs that both claim stdout) does not wait for the run to find out; and so is
+the calibration artifact the judge's trust comes from (`--calibration`, else `[gate] calibration`):
+the gate never reads trust from the local store, so the same commit gates the same on every machine.
 """
 
 from __future__ import annotations
@@ -15,11 +17,11 @@ from typing import TextIO
 from qaeval_tui.core.batch import collector_paused
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.gate.baseline import Baseline, load_baseline
+from qaeval_tui.core.gate.calibration_file import LoadedCalibration
 from qaeval_tui.core.gate.decision import GateReport, run_gate
 from qaeval_tui.core.gate.report import gate_junit, gate_markdown
-from qaeval_tui.core.gate.trust import stored_axis_trust
+from qaeval_tui.core.gate.trust import calibration_for_gate, gate_trust
 from qaeval_tui.core.running.result import RunResult
-from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.core.usecases.run import (
     ProgressDisplay,
     check_output_targets,
@@ -61,10 +63,16 @@ def gate_against_baseline(
     outputs: GateOutputs = GateOutputs(),
     progress: ProgressDisplay = no_progress,
     stdout: TextIO | None = None,
+    calibration: Path | None = None,
+    require_trusted: bool = False,
 ) -> GateOutcome:
-    """Load the baseline, check the outputs, run and store the suite against it, read the judge's
-    trust, decide, and write the artifact and the JUnit and Markdown reports."""
+    """Load the baseline and the calibration artifact, check the outputs, run and store the suite against
+    the baseline, decide with the judge's trust, and write the artifact and the JUnit and Markdown reports.
+
+    `calibration` overrides `[gate] calibration`; `require_trusted` (or `[gate] require_trusted`) fails
+    Tier 2 on any gated judge metric whose axis is not TRUSTED."""
     reference = load_baseline(baseline_path)
+    loaded = calibration_for_gate(config, calibration)
     console = check_output_targets(
         outputs.as_json, ("--out", outputs.artifact), ("--junit", outputs.junit), ("--markdown", outputs.markdown)
     )
@@ -78,23 +86,31 @@ def gate_against_baseline(
         against=reference,
         progress=progress,
     )
-    with Store.open(store_path) as store:
-        report = decide(config, result, reference, store)
+    report = decide(config, result, reference, loaded, require_trusted=require_trusted)
     write_gate_reports(report, result, outputs, stdout)
     return GateOutcome(result, report, console)
 
 
-def decide(config: Config, result: RunResult, reference: Baseline, store: Store) -> GateReport:
-    """The gate's verdict on a finished run: the judge's stored trust read, then Tier 1 and Tier 2."""
-    trust = stored_axis_trust(store, config, result.judge_config.config_hash())
+def decide(
+    config: Config,
+    result: RunResult,
+    reference: Baseline,
+    calibration: LoadedCalibration | None = None,
+    *,
+    require_trusted: bool = False,
+) -> GateReport:
+    """The gate's verdict on a finished run: the judge's trust from the calibration artifact (none:
+    every judge axis uncalibrated), then Tier 1 and Tier 2."""
+    trust = gate_trust(calibration, result.judge_config.config_hash(), result.rubric_version)
     return run_gate(
         result,
         reference,
         tolerances=config.gate.tolerances,
         replicates=config.gate.bootstrap_replicates,
         seed=config.gate.seed,
-        axis_trust=trust,
         mode=config.gate.mode,
+        trust=trust,
+        require_trusted=require_trusted or config.gate.require_trusted,
     )
 
 
