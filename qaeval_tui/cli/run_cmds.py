@@ -106,17 +106,19 @@ def run(
     Exit 0 ran, 2 usage or input error.
     """
     from qaeval_tui.cli.run_views import print_scoreboard
+    from qaeval_tui.core.usecases.run import run_ppi_for, with_ppi
 
     console = _check_targets(as_json, ("--out", out))
     result = execute(ctx, data, adapter, judge, workers, db)
+    ppi = run_ppi_for(config_from(ctx), result, store_path(ctx, db))
     if out is not None or as_json:  # built only when asked for: on 10,000 cases it costs a second
-        artifact = result.artifact()
+        artifact = with_ppi(result.artifact(), ppi)
         _write_document(out, artifact)
         if as_json:
             _print_document(artifact)
             return
     if console:
-        print_scoreboard(result)
+        print_scoreboard(result, ppi)
     stderr.print(f"stored run {result.run_id}" + (f"; artifact written to {_shown(out)}" if out else ""))
 
 

@@ -1,0 +1,119 @@
+"""PPI on the scoreboard (`qaeval run`, its JSON) and in the gate (`[gate] judge_metrics = "ppi"`), end to end."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from qaeval_tui.cli.main import app
+from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.statistics.ppi import REASON_NO_LABELS
+from qaeval_tui.core.store.sqlite import Store
+from tests.conftest import write_jsonl
+from tests.core.run_fixtures import abstain_case, case
+
+runner = CliRunner()
+N_ANSWERABLE, N_LABELLED = 60, 42
+
+
+def qaeval(db: Path, *args: str, config: Path | None = None) -> Result:
+    head = ["--config", str(config)] if config is not None else []
+    return runner.invoke(app, [*head, *args, "--db", str(db)])
+
+
+@pytest.fixture
+def big_suite(tmp_path: Path) -> Path:
+    """60 answerable cases (enough labels for an interval) and 2 must-abstain ones."""
+    folder = tmp_path / "golden"
+    cases = [case(f"warranty-{i:02d}") for i in range(N_ANSWERABLE)]
+    cases += [abstain_case("financing-01"), abstain_case("financing-02")]
+    write_jsonl(folder / "frozen.jsonl", [c.model_dump(mode="json") for c in cases])
+    return folder
+
+
+def run_json(db: Path, suite: Path) -> dict[str, Any]:
+    result = qaeval(db, "run", "--data", str(suite), "--json")
+    assert result.exit_code == 0, result.output
+    document: dict[str, Any] = json.loads(result.stdout)
+    return document
+
+
+def faithfulness(i: int) -> int:
+    """The humans' faithfulness score of labelled case i: every third answer unfaithful."""
+    return 0 if i % 3 == 0 else 2
+
+
+def label(item_id: str, case_id: str, reviewer: str, scores: dict[str, int | None], **extra: Any) -> Label:
+    fields: dict[str, Any] = {"rubric_version": "1", "revision": 1, "created_at": "2026-10-01T09:00:00Z", **extra}
+    return Label(item_id=item_id, case_id=case_id, reviewer=reviewer, scores=scores, **fields)
+
+
+def label_cases(db: Path, document: dict[str, Any], score: Any = faithfulness, revision: int = 1) -> None:
+    """Two blind reviewers agree on the first 42 answerable cases; two labels that must not count besides."""
+    rows = document["cases"]
+    labels = []
+    for i, row in enumerate(rows[:N_LABELLED]):
+        scores = {"faithfulness": score(i), "citation_correctness": 2, "answer_correctness": 2 if i % 2 else 1}
+        for reviewer in ("ana", "ben"):
+            labels.append(label(row["item_id"], row["case_id"], reviewer, scores, revision=revision))
+    if revision == 1:
+        worst = {"faithfulness": 0, "citation_correctness": 0, "answer_correctness": 0}
+        # made after the reviewer saw the judge, and made under another rubric version: neither counts
+        labels.append(label(rows[50]["item_id"], rows[50]["case_id"], "ana", worst, revealed=True))
+        labels.append(label(rows[51]["item_id"], rows[51]["case_id"], "ben", worst, rubric_version="0"))
+    with Store.open(db) as store:
+        store.insert_labels(labels, origin="import")
+
+
+def expected_ppi(document: dict[str, Any], human: dict[int, float]) -> float:
+    """Judge mean over the cases with a judge value + mean(human - judge) on the labelled ones, by hand."""
+    judge = [row["values"]["faithfulness_rate"] for row in document["cases"]]
+    scored = [value for value in judge if value is not None]
+    corrections = [human[i] - judge[i] for i in human if judge[i] is not None]
+    return sum(scored) / len(scored) + sum(corrections) / len(corrections)
+
+
+def test_run_json_carries_the_ppi_estimate_of_each_judge_metric(tmp_path: Path, big_suite: Path) -> None:
+    db = tmp_path / "q.db"
+    first = run_json(db, big_suite)
+    label_cases(db, first)
+    document = run_json(db, big_suite)
+    block = document["ppi"]
+    assert block["labelled_cases"] == N_LABELLED
+    assert block["labels"]["post_reveal_excluded"] == 1 and block["labels"]["other_rubric_version"] == 1
+    faith = block["metrics"]["faithfulness_rate"]
+    judged = sum(1 for row in document["cases"] if row["values"]["faithfulness_rate"] is not None)
+    assert (faith["n_labelled"], faith["n_cases"]) == (N_LABELLED, judged)
+    # faithfulness_rate is 1 only at the top of the scale: humans' 2 -> 1.0, 0 -> 0.0
+    human = {i: 1.0 if faithfulness(i) == 2 else 0.0 for i in range(N_LABELLED)}
+    assert faith["value"] == pytest.approx(expected_ppi(document, human))
+    assert faith["judge_mean"] == pytest.approx(document["metrics"]["overall"]["faithfulness_rate"]["value"])
+    assert faith["ci"][0] < faith["value"] < faith["ci"][1]
+    assert faith["excluded"] == {"human_without_judge": 0, "no_human_consensus": 0}
+    # answer_correctness scales 0..2 to 0..1: humans' 1 -> 0.5
+    assert block["metrics"]["answer_correctness"]["labelled_mean"] == pytest.approx((21 * 1.0 + 21 * 0.5) / 42)
+
+
+def test_the_scoreboard_shows_ppi_beside_each_judge_metric(tmp_path: Path, big_suite: Path) -> None:
+    db = tmp_path / "q.db"
+    label_cases(db, run_json(db, big_suite))
+    document = run_json(db, big_suite)
+    faith = document["ppi"]["metrics"]["faithfulness_rate"]
+    result = qaeval(db, "run", "--data", str(big_suite))
+    assert result.exit_code == 0, result.output
+    low, high = faith["ci"]
+    row = rf"faithfulness_rate\s+{faith['value']:.3f}\s+\[{low:.3f}, {high:.3f}\]\s+42\s+{faith['n_cases']}\s+1\.000"
+    assert re.search(row, result.stdout), result.stdout
+    assert "on the 42 labelled case(s)" in result.stdout
+
+
+def test_without_labels_the_json_says_why_and_the_table_has_no_ppi_column(tmp_path: Path, big_suite: Path) -> None:
+    db = tmp_path / "q.db"
+    faith = run_json(db, big_suite)["ppi"]["metrics"]["faithfulness_rate"]
+    assert faith["value"] is None and faith["n_labelled"] == 0 and faith["reason"] == REASON_NO_LABELS
+    assert "PPI" not in qaeval(db, "run", "--data", str(big_suite)).stdout
