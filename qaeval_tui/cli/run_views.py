@@ -155,6 +155,12 @@ def print_gate(report: GateReport) -> None:
             delta.status,
         )
     stdout.print(table)
+    by_ppi = [d for d in report.metrics if d.basis == "ppi"]
+    if by_ppi:  # [gate] judge_metrics = "ppi": what the judge rows of the table compare
+        say(
+            "judge metrics gated on PPI estimates, baseline -> now: "
+            + "; ".join(f"{d.name} {_value(d.baseline)} -> {_value(d.current)} ({d.ci_reason})" for d in by_ppi)
+        )
     moved = [d for d in report.metrics if d.basis == "shared" and d.n_baseline != d.n_current]
     if moved:  # a mean over other cases than the baseline's: say so beside the table
         say(

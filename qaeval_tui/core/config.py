@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
@@ -124,6 +124,11 @@ class GateConfig(Section):
     )
     bootstrap_replicates: int = Field(default=2000, ge=100, description="Paired bootstrap replicates per delta.")
     seed: Seed = Field(default=0, description="Seed of the paired bootstrap.")
+    judge_metrics: Literal["judge", "ppi"] = Field(
+        default="judge",
+        description='Judge-scored metrics gate on "judge" (the judge mean, paired case by case with the baseline) '
+        "or \"ppi\" (the prediction-powered estimate from the labels on the run's cases, against the baseline's).",
+    )
 
 
 class CalibrationConfig(Section):

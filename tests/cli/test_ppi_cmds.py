@@ -19,6 +19,7 @@ from tests.core.run_fixtures import abstain_case, case
 
 runner = CliRunner()
 N_ANSWERABLE, N_LABELLED = 60, 42
+PPI_CONFIG = '[gate]\njudge_metrics = "ppi"\n'
 
 
 def qaeval(db: Path, *args: str, config: Path | None = None) -> Result:
@@ -117,3 +118,88 @@ def test_without_labels_the_json_says_why_and_the_table_has_no_ppi_column(tmp_pa
     faith = run_json(db, big_suite)["ppi"]["metrics"]["faithfulness_rate"]
     assert faith["value"] is None and faith["n_labelled"] == 0 and faith["reason"] == REASON_NO_LABELS
     assert "PPI" not in qaeval(db, "run", "--data", str(big_suite)).stdout
+
+
+def gate(db: Path, suite: Path, baseline: Path, config: Path | None) -> Result:
+    return qaeval(db, "gate", "--data", str(suite), "--baseline", str(baseline), "--json", config=config)
+
+
+def test_the_gate_on_ppi_blocks_a_drop_only_the_humans_saw(tmp_path: Path, big_suite: Path) -> None:
+    db, baseline, config = tmp_path / "q.db", tmp_path / "baseline.json", tmp_path / "qaeval.toml"
+    config.write_text(PPI_CONFIG)
+    first = run_json(db, big_suite)
+    label_cases(db, first)
+    written = qaeval(db, "baseline", "--data", str(big_suite), "--out", str(baseline), config=config)
+    assert written.exit_code == 0, written.output
+    recorded = json.loads(baseline.read_text())["ppi"]["metrics"]["faithfulness_rate"]["value"]
+    assert recorded == pytest.approx(expected_ppi(first, {i: float(faithfulness(i) == 2) for i in range(42)}))
+
+    same = gate(db, big_suite, baseline, config)
+    assert same.exit_code == 0, same.output
+    row = next(m for m in json.loads(same.stdout)["metrics"] if m["name"] == "faithfulness_rate")
+    assert (row["basis"], row["baseline"], row["current"], row["delta"]) == ("ppi", recorded, recorded, 0.0)
+
+    # The reviewers revise: two in three answers are unfaithful. The judge has not changed its mind.
+    label_cases(db, first, score=lambda i: 0 if i % 3 else 2, revision=2)
+    assert gate(db, big_suite, baseline, None).exit_code == 0  # gated on the judge mean: nothing moved
+    blocked = gate(db, big_suite, baseline, config)
+    assert blocked.exit_code == 1, blocked.output
+    report = json.loads(blocked.stdout)
+    row = next(m for m in report["metrics"] if m["name"] == "faithfulness_rate")
+    revised = expected_ppi(first, {i: float(i % 3 == 0) for i in range(42)})
+    assert row["status"] == "fail" and row["current"] == pytest.approx(revised)
+    assert row["delta"] == pytest.approx(revised - recorded) and row["delta"] < -0.3
+    assert any(f["name"] == "faithfulness_rate" and "PPI" in f["message"] for f in report["failures"])
+
+
+def test_the_gate_on_ppi_refuses_without_labels_on_the_run(tmp_path: Path, big_suite: Path) -> None:
+    db, baseline, config = tmp_path / "q.db", tmp_path / "baseline.json", tmp_path / "qaeval.toml"
+    config.write_text(PPI_CONFIG)
+    label_cases(db, run_json(db, big_suite))
+    assert qaeval(db, "baseline", "--data", str(big_suite), "--out", str(baseline)).exit_code == 0
+    fresh = gate(tmp_path / "fresh.db", big_suite, baseline, config)  # a CI machine's empty store
+    assert fresh.exit_code == 2
+    assert 'judge_metrics = "ppi": faithfulness_rate has no PPI estimate for this run' in fresh.stderr
+    assert fresh.stdout == ""
+
+
+def test_the_gate_on_ppi_refuses_a_baseline_without_ppi_before_running(tmp_path: Path, big_suite: Path) -> None:
+    db, baseline, config = tmp_path / "q.db", tmp_path / "baseline.json", tmp_path / "qaeval.toml"
+    config.write_text(PPI_CONFIG)
+    assert qaeval(db, "baseline", "--data", str(big_suite), "--out", str(baseline)).exit_code == 0
+    assert "ppi" not in json.loads(baseline.read_text())  # no labels when it was written
+    label_cases(db, run_json(db, big_suite))
+    with Store.open(db) as store:
+        runs = len(store.list_runs())
+    refused = gate(db, big_suite, baseline, config)
+    assert refused.exit_code == 2
+    assert f"{baseline}: ppi.metrics.faithfulness_rate.value: no PPI estimate in the baseline" in refused.stderr
+    with Store.open(db) as store:
+        assert len(store.list_runs()) == runs  # refused before the suite ran
+
+
+def test_a_bad_ppi_value_in_the_baseline_is_named_with_its_line(tmp_path: Path, big_suite: Path) -> None:
+    db, baseline = tmp_path / "q.db", tmp_path / "baseline.json"
+    label_cases(db, run_json(db, big_suite))
+    assert qaeval(db, "baseline", "--data", str(big_suite), "--out", str(baseline)).exit_code == 0
+    text = baseline.read_text()
+    document = json.loads(text)
+    document["ppi"]["metrics"]["answer_correctness"]["value"] = 1.5
+    baseline.write_text(json.dumps(document, indent=2))
+    result = gate(db, big_suite, baseline, None)
+    assert result.exit_code == 2
+    assert re.search(
+        rf"{re.escape(str(baseline))}:\d+: ppi\.metrics\.answer_correctness\.value: must be from 0 to 1", result.stderr
+    )
+
+
+def test_judge_metrics_takes_judge_or_ppi_and_names_them_when_wrong(tmp_path: Path, big_suite: Path) -> None:
+    config = tmp_path / "qaeval.toml"
+    config.write_text('[gate]\njudge_metrics = "ppi"\n')
+    assert qaeval(tmp_path / "q.db", "run", "--data", str(big_suite), config=config).exit_code == 0
+    config.write_text('[gate]\njudge_metrics = "human"\n')
+    result = qaeval(tmp_path / "q.db", "run", "--data", str(big_suite), config=config)
+    assert result.exit_code == 2
+    assert re.search(r"qaeval\.toml:2: gate\.judge_metrics: Input should be 'judge' or 'ppi'", result.stderr), (
+        result.stderr
+    )

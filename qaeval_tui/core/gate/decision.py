@@ -22,6 +22,7 @@ from qaeval_tui.core.config import GateConfig
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.gate.baseline import Baseline, check_comparable
 from qaeval_tui.core.gate.delta import CONFIDENCE, MetricDelta, SharedCase, metric_delta, refused
+from qaeval_tui.core.gate.ppi_gate import PPIGate
 from qaeval_tui.core.running.metrics import METRIC_NAMES
 from qaeval_tui.core.running.result import RunResult
 
@@ -123,13 +124,15 @@ def run_gate(
     replicates: int = 2000,
     seed: int = 0,
     axis_trust: Mapping[str, str] | None = None,
+    ppi: PPIGate | None = None,
 ) -> GateReport:
     """Gate a run against a baseline. `axis_trust` maps judge axis -> calibration verdict for this judge config;
-    metrics scored on a non-TRUSTED axis are marked untrusted (they still gate)."""
+    metrics scored on a non-TRUSTED axis are marked untrusted (they still gate). With `ppi`, the gated judge
+    metrics compare PPI estimates (`ppi_gate.py`)."""
     # Like the run it gates: many live objects and no cycles, which the cyclic collector would
     # rescan over and over (about a second of a 10,000-case gate).
     with collector_paused():
-        return _gate(result, baseline, tolerances, replicates, seed, axis_trust)
+        return _gate(result, baseline, tolerances, replicates, seed, axis_trust, ppi)
 
 
 def _gate(
@@ -139,6 +142,7 @@ def _gate(
     replicates: int,
     seed: int,
     axis_trust: Mapping[str, str] | None,
+    ppi: PPIGate | None = None,
 ) -> GateReport:
     check_comparable(result, baseline)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -196,6 +200,8 @@ def _gate(
     deltas = tuple(
         metric_delta(name, result, baseline, shared_values, resolved, trust, replicates, seed) for name in METRIC_NAMES
     )
+    if ppi is not None:
+        deltas = ppi.applied(deltas)
     metric_findings = []
     for delta in deltas:
         if delta.status == "fail":

@@ -15,7 +15,8 @@ from typing import TextIO
 from qaeval_tui.core.batch import collector_paused
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.gate.baseline import Baseline, load_baseline
-from qaeval_tui.core.gate.decision import GateReport, run_gate
+from qaeval_tui.core.gate.decision import GateReport, resolve_tolerances, run_gate
+from qaeval_tui.core.gate.ppi_gate import PPIGate, baseline_ppi, current_ppi, gated_judge_metrics
 from qaeval_tui.core.gate.report import gate_junit, gate_markdown
 from qaeval_tui.core.gate.trust import stored_axis_trust
 from qaeval_tui.core.running.result import RunResult
@@ -65,6 +66,8 @@ def gate_against_baseline(
     """Load the baseline, check the outputs, run and store the suite against it, read the judge's
     trust, decide, and write the artifact and the JUnit and Markdown reports."""
     reference = load_baseline(baseline_path)
+    if config.gate.judge_metrics == "ppi":  # a baseline without PPI values costs no run
+        baseline_ppi(reference, gated_judge_metrics(resolve_tolerances(config.gate.tolerances)))
     console = check_output_targets(
         outputs.as_json, ("--out", outputs.artifact), ("--junit", outputs.junit), ("--markdown", outputs.markdown)
     )
@@ -94,7 +97,19 @@ def decide(config: Config, result: RunResult, reference: Baseline, store: Store)
         replicates=config.gate.bootstrap_replicates,
         seed=config.gate.seed,
         axis_trust=trust,
+        ppi=ppi_comparison(config, result, reference, store),
     )
+
+
+def ppi_comparison(config: Config, result: RunResult, reference: Baseline, store: Store) -> PPIGate | None:
+    """With `[gate] judge_metrics = "ppi"`, the PPI estimates to gate; refused (exit 2) where one is missing."""
+    if config.gate.judge_metrics != "ppi":
+        return None
+    from qaeval_tui.core.statistics.run_ppi import run_ppi_from_store
+
+    gated = gated_judge_metrics(resolve_tolerances(config.gate.tolerances))
+    estimates = run_ppi_from_store(result, config.rubric, store).estimates
+    return PPIGate(current_ppi(estimates, gated), baseline_ppi(reference, gated))
 
 
 def write_gate_reports(
