@@ -185,11 +185,15 @@ def test_a_bad_ppi_value_in_the_baseline_is_named_with_its_line(tmp_path: Path, 
     text = baseline.read_text()
     document = json.loads(text)
     document["ppi"]["metrics"]["answer_correctness"]["value"] = 1.5
+    document["ppi"]["metrics"]["mrr"] = {"value": 0.5}  # not judge-scored: nothing PPI could correct
     baseline.write_text(json.dumps(document, indent=2))
     result = gate(db, big_suite, baseline, None)
     assert result.exit_code == 2
     assert re.search(
         rf"{re.escape(str(baseline))}:\d+: ppi\.metrics\.answer_correctness\.value: must be from 0 to 1", result.stderr
+    )
+    assert re.search(
+        rf"{re.escape(str(baseline))}:\d+: ppi\.metrics\.mrr: 'mrr' is no judge-scored metric", result.stderr
     )
 
 
