@@ -207,3 +207,20 @@ def test_judge_metrics_takes_judge_or_ppi_and_names_them_when_wrong(tmp_path: Pa
     assert re.search(r"qaeval\.toml:2: gate\.judge_metrics: Input should be 'judge' or 'ppi'", result.stderr), (
         result.stderr
     )
+
+
+def test_the_human_value_is_the_consensus_calibration_uses(tmp_path: Path, big_suite: Path) -> None:
+    """Adjudicated: the ruling. Reviewers split 2/1 (median 1.5, off the scale): unresolved, counted, not used."""
+    db = tmp_path / "q.db"
+    rows = run_json(db, big_suite)["cases"]
+    labels = []
+    for i, row in enumerate(rows[:4]):
+        for reviewer, score in (("ana", 2), ("ben", 2 if i < 2 else 1 if i == 2 else 0)):
+            labels.append(label(row["item_id"], row["case_id"], reviewer, {"faithfulness": score}))
+    with Store.open(db) as store:
+        store.insert_labels(labels, origin="import")
+        store.insert_adjudication(rows[3]["item_id"], "faithfulness", 0, "the answer adds a detail", "chloe")
+    faith = run_json(db, big_suite)["ppi"]["metrics"]["faithfulness_rate"]
+    # case 2 (2 vs 1) has no consensus; case 3 is adjudicated 0; cases 0 and 1 agree on 2
+    assert faith["n_labelled"] == 3 and faith["excluded"]["no_human_consensus"] == 1
+    assert faith["labelled_mean"] == pytest.approx(2 / 3)
