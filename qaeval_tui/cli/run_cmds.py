@@ -106,17 +106,19 @@ def run(
     Exit 0 ran, 2 usage or input error.
     """
     from qaeval_tui.cli.run_views import print_scoreboard
+    from qaeval_tui.core.usecases.run import run_ppi_for, with_ppi
 
     console = _check_targets(as_json, ("--out", out))
     result = execute(ctx, data, adapter, judge, workers, db)
+    ppi = run_ppi_for(config_from(ctx), result, store_path(ctx, db))
     if out is not None or as_json:  # built only when asked for: on 10,000 cases it costs a second
-        artifact = result.artifact()
+        artifact = with_ppi(result.artifact(), ppi)
         _write_document(out, artifact)
         if as_json:
             _print_document(artifact)
             return
     if console:
-        print_scoreboard(result)
+        print_scoreboard(result, ppi)
     stderr.print(f"stored run {result.run_id}" + (f"; artifact written to {_shown(out)}" if out else ""))
 
 
@@ -137,16 +139,20 @@ def baseline(
     """Run the suite and write the scores as the baseline the gate compares against. Exit 0, or 2."""
     from qaeval_tui.cli.run_views import print_scoreboard
     from qaeval_tui.core.gate.baseline import baseline_document
+    from qaeval_tui.core.usecases.run import run_ppi_for, with_ppi
 
     console = _check_targets(as_json, ("--out", out))
     result = execute(ctx, data, adapter, judge, workers, db)
     document = baseline_document(result)
+    ppi = run_ppi_for(config_from(ctx), result, store_path(ctx, db))
+    if ppi.labelled_cases:  # what `[gate] judge_metrics = "ppi"` compares against
+        document = with_ppi(document, ppi)
     _write_document(out, document)
     if as_json:
         _print_document(document)
         return
     if console:
-        print_scoreboard(result)
+        print_scoreboard(result, ppi)
     stderr.print(f"baseline written to {_shown(out)} (suite {result.suite_hash[:12]}, {len(result.cases)} cases)")
 
 

@@ -17,6 +17,8 @@ from qaeval_tui.core.gate.report import calibration_sentence, fired_checks, form
 from qaeval_tui.core.gate.report_stats import mde_warnings, mode_line, refusal_line
 from qaeval_tui.core.running.metrics import METRIC_SPECS, Scoreboard
 from qaeval_tui.core.running.result import RunResult
+from qaeval_tui.core.statistics.ppi import MIN_LABELLED_FOR_CI
+from qaeval_tui.core.statistics.run_ppi import RunPPI
 from qaeval_tui.core.text import one_line
 
 SLICE_COLUMNS = {
@@ -41,7 +43,7 @@ def _value(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def print_scoreboard(result: RunResult) -> None:
+def print_scoreboard(result: RunResult, ppi: RunPPI | None = None) -> None:
     judge = result.judge_config
     say(f"Cases: {len(result.cases)}   adapter: {one_line(result.adapter, 60)}")
     errors = result.judge_errors
@@ -63,6 +65,8 @@ def print_scoreboard(result: RunResult) -> None:
             name, _value(metric.value), str(metric.n), note if metric.value is not None else metric.reason or ""
         )
     stdout.print(table)
+    if ppi is not None and ppi.labelled_cases:  # the judge metrics again, corrected by the humans' labels
+        print_ppi(ppi, result.rubric_version)
     say("By slice (" + ", ".join(f"{short} = {name}" for short, name in SLICE_COLUMNS.items()) + "):")
     for kind, groups in board.slices.items():
         slices = Table(kind, "n", *SLICE_COLUMNS, box=None, pad_edge=False)
@@ -79,6 +83,27 @@ def print_scoreboard(result: RunResult) -> None:
             say(f"  {one_line(r.case_id, 50)}: {', '.join(r.failures)}")
         if len(failing) > SHOWN:
             say(f"  ... and {len(failing) - SHOWN} more (see --json or --out)")
+
+
+def print_ppi(ppi: RunPPI, rubric_version: str) -> None:
+    """Each judge metric's PPI estimate: judge mean over every case, corrected on the labelled ones."""
+    say(
+        f"PPI estimates: judge mean over all cases + mean (human - judge) on the {ppi.labelled_cases} labelled "
+        f"case(s) (latest blind labels, rubric {one_line(rubric_version, 20)}; "
+        f"no interval below {MIN_LABELLED_FOR_CI} labelled):"
+    )
+    table = Table("metric", "ppi", "95% CI", "labelled", "n", "judge", box=None, pad_edge=False)
+    for name, estimate in ppi.estimates.items():
+        span = "n/a" if estimate.ci is None else f"[{estimate.ci[0]:.3f}, {estimate.ci[1]:.3f}]"
+        table.add_row(
+            name,
+            _value(estimate.value),
+            span,
+            str(estimate.n_labelled),
+            str(estimate.n_cases),
+            _value(estimate.judge_mean),
+        )
+    stdout.print(table)
 
 
 def print_gate(report: GateReport) -> None:
@@ -136,6 +161,12 @@ def print_gate(report: GateReport) -> None:
             delta.status,
         )
     stdout.print(table)
+    by_ppi = [d for d in report.metrics if d.basis == "ppi"]
+    if by_ppi:  # [gate] judge_metrics = "ppi": what the judge rows of the table compare
+        say(
+            "judge metrics gated on PPI estimates, baseline -> now: "
+            + "; ".join(f"{d.name} {_value(d.baseline)} -> {_value(d.current)} ({d.ci_reason})" for d in by_ppi)
+        )
     print_statistics(report)
     moved = [d for d in report.metrics if d.basis == "shared" and d.n_baseline != d.n_current]
     if moved:  # a mean over other cases than the baseline's: say so beside the table

@@ -136,6 +136,11 @@ class GateConfig(Section):
     require_trusted: bool = Field(
         default=False, description="A gated judge metric whose axis is not TRUSTED (or uncalibrated) fails Tier 2."
     )
+    judge_metrics: Literal["judge", "ppi"] = Field(
+        default="judge",
+        description='Judge-scored metrics gate on "judge" (the judge mean, paired case by case with the baseline) '
+        "or \"ppi\" (the prediction-powered estimate from the labels on the run's cases, against the baseline's).",
+    )
 
 
 class CalibrationConfig(Section):

@@ -22,6 +22,7 @@ from qaeval_tui.core.config import GateConfig
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.gate.baseline import Baseline, check_comparable
 from qaeval_tui.core.gate.delta import CONFIDENCE, MetricDelta, SharedCase, metric_delta, refused
+from qaeval_tui.core.gate.ppi_gate import PPIGate
 from qaeval_tui.core.gate.statistical import GATE_MODES, GateMode, apply_mode, attach_tests
 from qaeval_tui.core.gate.trust import UNCALIBRATED, GateTrust, trust_marker, untrusted_gated_metrics
 from qaeval_tui.core.running.metrics import METRIC_NAMES
@@ -136,17 +137,19 @@ def run_gate(
     trust: GateTrust | None = None,
     require_trusted: bool = False,
     mode: GateMode = "tolerance",
+    ppi: PPIGate | None = None,
 ) -> GateReport:
     """Gate a run against a baseline. `axis_trust` maps judge axis -> calibration verdict for this judge config
     (`trust`, when given, supplies it with its reasons and source); metrics scored on a non-TRUSTED axis are
     marked untrusted or uncalibrated (they still gate); with `require_trusted` those gated ones fail Tier 2.
-    `mode`: core/gate/statistical.py."""
+    `mode`: core/gate/statistical.py. With `ppi`, the gated judge metrics compare PPI estimates
+    (`ppi_gate.py`)."""
     # Like the run it gates: many live objects and no cycles, which the cyclic collector would
     # rescan over and over (about a second of a 10,000-case gate).
     with collector_paused():
         if trust is not None:
             axis_trust = trust.verdicts()
-        report = _gate(result, baseline, tolerances, replicates, seed, axis_trust, mode)
+        report = _gate(result, baseline, tolerances, replicates, seed, axis_trust, mode, ppi)
         return _with_trust(report, trust, require_trusted)
 
 
@@ -172,6 +175,7 @@ def _gate(
     seed: int,
     axis_trust: Mapping[str, str] | None,
     mode: GateMode = "tolerance",
+    ppi: PPIGate | None = None,
 ) -> GateReport:
     check_comparable(result, baseline)
     if mode not in GATE_MODES:
@@ -231,7 +235,10 @@ def _gate(
     deltas = tuple(
         metric_delta(name, result, baseline, shared_values, resolved, trust, replicates, seed) for name in METRIC_NAMES
     )
-    deltas = apply_mode(attach_tests(deltas, shared_values, replicates, seed), mode)
+    deltas = attach_tests(deltas, shared_values, replicates, seed)
+    if ppi is not None:  # PPI rows are unpaired estimates: the paired test does not apply to them
+        deltas = ppi.applied(deltas)
+    deltas = apply_mode(deltas, mode)
     metric_findings = []
     for delta in deltas:
         if delta.status == "fail":

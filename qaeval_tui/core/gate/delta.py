@@ -66,7 +66,7 @@ class MetricDelta:
     baseline: float | None
     current: float | None
     delta: float | None
-    basis: Literal["shared", "unpaired"]
+    basis: Literal["shared", "unpaired", "ppi"]
     tolerance: float | None
     status: Literal["pass", "fail", "n/a", "info", "refused"]
     reason: str | None

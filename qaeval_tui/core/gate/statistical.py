@@ -117,7 +117,11 @@ def decide_statistically(delta: MetricDelta) -> MetricDelta:
         return delta
     test = delta.test
     if test is None:
-        why = "no case both runs scored, so nothing to test"
+        why = (
+            'a PPI estimate ([gate] judge_metrics = "ppi") is compared unpaired, so the paired test has nothing to test'
+            if delta.basis == "ppi"
+            else "no case both runs scored, so nothing to test"
+        )
         return dataclasses.replace(delta, status="refused", reason=f"{why}; no verdict: refusing is not passing")
     if test.warning is not None:
         return dataclasses.replace(
