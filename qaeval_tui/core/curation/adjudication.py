@@ -102,7 +102,7 @@ def adjudication_queue(store: Store, config: Config) -> AdjudicationQueue:
     grouped = _by_item(blind)
     entries: list[Disagreement] = []
     for axis in rubric.axes:
-        consensus = human_consensus(table, axis, adjudicated)
+        consensus = human_consensus(table, axis, adjudicated, config.calibration.min_reviewers)
         for item_id, labels in grouped.items():
             values = [v for v in (label.scores.get(axis.name) for label in labels) if v is not None]
             if len(set(values)) < 2:
