@@ -68,10 +68,10 @@ def test_axis_alpha_reproduces_krippendorff_2011_at_each_axis_level() -> None:
     assert nominal["distribution"] == {"1": 9, "2": 13, "3": 11, "4": 5, "5": 3}  # all 41 values, unit 12's too
     assert nominal["bootstrap"] == {
         "replicates": 200, "seed": 3, "confidence": 0.95, "replicates_undefined": 0,
-        "method": "BCa bootstrap over items", "min_items": 40,
+        "method": "BCa bootstrap over items", "min_items": 50,
     }  # fmt: skip
     # 11 pairable items are too few for an interval that holds (alpha_interval.MIN_ITEMS_ALPHA_INTERVAL).
-    assert (nominal["ci"], nominal["ci_reason"]) == (None, "too few items for an interval (n = 11; need ≥ 40)")
+    assert (nominal["ci"], nominal["ci_reason"]) == (None, "too few items for an interval (n = 11; need ≥ 50)")
 
 
 def test_report_ignores_reviewer_names_and_label_order() -> None:
