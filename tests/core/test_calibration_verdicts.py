@@ -172,3 +172,30 @@ def test_the_calibration_settings_are_read() -> None:
     assert (config.calibration.rule, config.calibration.min_reviewers, config.calibration.chance_floor) == (
         "point", 3, 0.2,
     )  # fmt: skip
+
+
+def test_single_reviewer_items_are_offered_beside_the_disagreements(tmp_path: Path) -> None:
+    from qaeval_tui.core.curation.adjudication import adjudication_queue, record_consensus
+    from qaeval_tui.core.curation.dossier import item_dossier
+    from qaeval_tui.core.review.session import build_review_items
+    from tests.core.review_fixtures import store_with_run
+
+    store, items = store_with_run(tmp_path / "q.db", n_items=3)
+    build_review_items(store, "run-1")
+    f = "faithfulness"
+    stored = [
+        label(items[0], "ana", {f: 1}), label(items[0], "ben", {f: 2}),  # a disagreement
+        label(items[1], "ana", {f: 2}),  # one reviewer only
+        label(items[2], "ana", {f: None}), label(items[2], "ben", {f: 0}),  # can't judge is no value: one value
+    ]  # fmt: skip
+    store.insert_labels([lab.model_copy(update={"case_id": lab.item_id[:8]}) for lab in stored], origin="test")
+    config = Config()
+    queue = adjudication_queue(store, config)
+    assert [(e.item_id, e.axis) for e in queue.entries] == [(items[0], f)]
+    offered = {(e.item_id, e.axis, e.consensus_source) for e in queue.too_few_reviewers}
+    assert offered == {(items[1], f, "unresolved: one reviewer"), (items[2], f, "unresolved: one reviewer")}
+    dossier = item_dossier(store, config, items[1], with_judge=False)
+    assert {c.axis: c.source for c in dossier.consensus}[f] == "unresolved: one reviewer"
+    record_consensus(store, config, items[1], f, 2, "checked the sources", "lead")  # a ruling resolves it
+    assert [e.item_id for e in adjudication_queue(store, config).too_few_reviewers] == [items[2]]
+    store.close()
