@@ -14,6 +14,7 @@ from rich.table import Table
 
 from qaeval_tui.cli.common import stdout
 from qaeval_tui.core.statistics.agreement import AgreementReport
+from qaeval_tui.core.statistics.alpha_interval import MIN_ITEMS_ALPHA_INTERVAL
 from qaeval_tui.core.statistics.calibration import CalibrationReport
 from qaeval_tui.core.statistics.report_tables import calibration_notes, distribution_text, number, signed
 from qaeval_tui.core.statistics.verdict import report_notes, verdict_line
@@ -57,9 +58,7 @@ def print_agreement(report: AgreementReport) -> None:
     stdout.print("value:count per scale point, blind labels")
     stdout.print(
         f"CI: seeded BCa bootstrap over items, {report.replicates} replicates, seed {report.seed}; "
-        f"none below {data['axes'][next(iter(data['axes']))]['bootstrap']['min_items']} pairable items"
-        if data["axes"]
-        else f"CI: seeded BCa bootstrap over items, {report.replicates} replicates, seed {report.seed}"
+        f"none below {MIN_ITEMS_ALPHA_INTERVAL} pairable items (too few for a 95% interval to hold)"
     )
     pairs = _table("axis", "reviewers", "common", "raw agr.", "kappa")
     for name, rows in data["pairwise"].items():
