@@ -144,8 +144,26 @@ class GateConfig(Section):
 
 
 class CalibrationConfig(Section):
-    min_exact: float = Field(default=0.70, ge=0, le=1, description="Exact agreement each axis needs for TRUSTED.")
+    min_exact: float = Field(
+        default=0.70,
+        ge=0,
+        le=1,
+        description="Exact agreement each axis needs (its lower bound, by default) for TRUSTED.",
+    )
     min_n: int = Field(default=20, ge=1, description="Fewer judged items than this on an axis: INSUFFICIENT.")
+    rule: Literal["interval", "point"] = Field(
+        default="interval",
+        description="`interval`: verdicts on interval bounds; `point`: on point estimates (said in every output).",
+    )
+    min_reviewers: int = Field(
+        default=2, ge=1, description="Blind reviewers an item needs for a human consensus (else an adjudication)."
+    )
+    chance_floor: float = Field(
+        default=0.0,
+        ge=-1,
+        lt=1,
+        description="TRUSTED needs the lower bound of alpha (judge as a coder) above this.",
+    )
     target_half_width: float = Field(
         default=0.10, gt=0, lt=1, description="CI half-width the 'labels needed' figure aims for."
     )

@@ -112,7 +112,8 @@ def test_a_fresh_store_with_the_artifact_prints_the_trust_of_the_machine_that_ca
     on_b = gate(machine_b, fresh)
     expected = {axis: row["verdict"] for axis, row in report["axes"].items()}
     assert on_a[1]["axis_trust"] == on_b[1]["axis_trust"] == expected
-    assert on_b[1]["untrusted_axes"] == ["citation_correctness"]
+    assert on_b[1]["untrusted_axes"] == sorted(a for a, verdict in expected.items() if verdict != "TRUSTED")
+    assert on_b[1]["untrusted_axes"], "the demo labels are meant to show an axis the bundled judge has not earned"
     reasons = {axis: row["reason"] for axis, row in on_b[1]["calibration"]["axes"].items()}
     assert reasons == {axis: row["verdict_reason"] for axis, row in report["axes"].items()}
     assert {k: v for k, v in trust_of(on_a[1]).items() if k != "calibration"} == {
@@ -126,7 +127,7 @@ def test_a_fresh_store_with_the_artifact_prints_the_trust_of_the_machine_that_ca
     # Markdown and JUnit: the same trust lines and metric names, the artifact named as each machine named it.
     a_md = on_a[2].replace(str(folder / "calibration.json"), "baselines/calibration.json")
     assert a_md == on_b[2]
-    assert "citation\\_correctness (untrusted)" in on_b[2] and "faithfulness\\_rate |" in on_b[2]
+    assert "citation\\_correctness (untrusted)" in on_b[2] and "faithfulness\\_rate (untrusted) |" in on_b[2]
     assert junit_metric_names(on_a[3]) == junit_metric_names(on_b[3])
     assert "citation_correctness (untrusted)" in junit_metric_names(on_b[3])
     assert "judge calibration: baselines/calibration.json (judge config" in on_b[0].stdout
@@ -157,17 +158,22 @@ def test_require_trusted_fails_tier_2_naming_the_metric_its_axis_and_the_reason(
     console, document, markdown, junit = gate(
         tmp_path, tmp_path / "q.db", "--calibration", artifact, "--require-trusted", code=1
     )
-    reason = report["axes"]["citation_correctness"]["verdict_reason"]
-    message = (
-        "citation_correctness is scored on judge axis citation_correctness, which is RETUNE, and "
-        f"require_trusted gates only on TRUSTED axes: {reason}"
-    )
-    assert [f["message"] for f in document["failures"] if f["kind"] == "trust"] == [message]
+    axis_of = {"faithfulness_rate": "faithfulness", "answer_correctness": "answer_correctness"}
+    messages = []
+    for metric in sorted(JUDGE_METRICS):
+        row = report["axes"][axis_of.get(metric, metric)]
+        if row["verdict"] != "TRUSTED":
+            messages.append(
+                f"{metric} is scored on judge axis {axis_of.get(metric, metric)}, which is {row['verdict']}, and "
+                f"require_trusted gates only on TRUSTED axes: {row['verdict_reason']}"
+            )
+    assert messages, "the demo labels are meant to show an axis the bundled judge has not earned"
+    assert sorted(f["message"] for f in document["failures"] if f["kind"] == "trust") == messages
     assert document["verdict"] == "BLOCK" and document["tiers"]["tier2"]["passed"] is False
-    assert message in console.stdout and "GATE: BLOCK" in console.stdout
+    assert all(message in console.stdout for message in messages) and "GATE: BLOCK" in console.stdout
     assert "which is RETUNE" in markdown
     failures = [f for tc in ET.fromstring(junit).iter("testcase") for f in tc.iter("failure")]
-    assert [f.get("type") for f in failures] == ["trust"]
+    assert [f.get("type") for f in failures] == ["trust"] * len(messages)
     # No artifact: every gated judge metric is uncalibrated, and each one fails.
     _, bare, _, _ = gate(tmp_path, tmp_path / "q.db", "--require-trusted", code=1)
     assert {f["name"] for f in bare["failures"] if f["kind"] == "trust"} == JUDGE_METRICS
@@ -183,8 +189,14 @@ def test_require_trusted_fails_tier_2_naming_the_metric_its_axis_and_the_reason(
 
 
 BAD_EDITS = [  # (what the file said, what it says now, the line, the field, the message)
-    ('"verdict": "TRUSTED"', '"verdict": "MAYBE"', None, "axes.faithfulness.verdict", "Input should be"),
-    ('"n": 27,\n      "figures"', '"n": "27",\n      "figures"', None, "axes.faithfulness.n", "valid integer"),
+    (
+        '"faithfulness": {\n      "verdict": "RETUNE"',
+        '"faithfulness": {\n      "verdict": "MAYBE"',
+        None,
+        "axes.faithfulness.verdict",
+        "Input should be",
+    ),
+    ('"n": 26,\n      "figures"', '"n": "26",\n      "figures"', None, "axes.faithfulness.n", "valid integer"),
     ('"version": 1', '"version": true', 3, "version", "this qaeval reads version 1"),
     ('"qaeval-calibration"', '"qaeval-baseline"', 2, "format", "not a qaeval calibration"),
     ('"verdict": "RETUNE"', '"verdict": "RETUNE",\n  "trusted": true', None, "trusted", "Extra inputs"),
