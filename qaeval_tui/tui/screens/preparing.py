@@ -7,14 +7,14 @@ from dataclasses import dataclass
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from qaeval_tui.core.review.prepare import PrepareReport
-from qaeval_tui.tui.context import ReviewContext
+from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import line, plain
 from qaeval_tui.tui.messages import Prepared, PrepareFailed, PrepareStep
+from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 
 
@@ -26,10 +26,9 @@ class PrepareOutcome:
     error: Exception | None
 
 
-class PreparingScreen(Screen[PrepareOutcome]):
-    def __init__(self, context: ReviewContext) -> None:
-        super().__init__()
-        self.context = context
+class PreparingScreen(AppScreen[PrepareOutcome]):
+    def __init__(self, context: AppContext) -> None:
+        super().__init__(context)
         self.steps: list[str] = []
 
     def compose(self) -> ComposeResult:

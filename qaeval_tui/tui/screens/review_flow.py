@@ -14,7 +14,7 @@ from textual.message import Message
 
 from qaeval_tui.core.review.prepare import pace
 from qaeval_tui.core.review.session import BlindItemView, Progress, SessionSummary
-from qaeval_tui.tui.context import ReviewContext
+from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.draft import LabelDraft
 from qaeval_tui.tui.messages import (
     CallFailed,
@@ -23,7 +23,7 @@ from qaeval_tui.tui.messages import (
     ProgressArrived,
     RevealArrived,
 )
-from qaeval_tui.tui.screens.core_calls import CoreCallScreen
+from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.screens.reveal import RevealDialog
 from qaeval_tui.tui.services import Services
 from qaeval_tui.tui.widgets.answer_view import AnswerView
@@ -32,15 +32,14 @@ from qaeval_tui.tui.widgets.sources_panel import SourcesPanel
 from qaeval_tui.tui.widgets.status_line import Status, StatusLine
 
 
-class ReviewFlow(CoreCallScreen[SessionSummary | None]):
+class ReviewFlow(AppScreen[SessionSummary | None]):
     """View state of the review screen and every core call it makes.
 
     Dismissed with the session's summary when the queue is done, or None when the reviewer leaves.
     """
 
-    def __init__(self, context: ReviewContext, item: BlindItemView | None = None) -> None:
-        super().__init__()
-        self.context = context
+    def __init__(self, context: AppContext, item: BlindItemView | None = None) -> None:
+        super().__init__(context)
         self.item: BlindItemView | None = None
         self.draft: LabelDraft | None = None
         self.progress: Progress | None = None
