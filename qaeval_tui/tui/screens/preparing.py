@@ -60,5 +60,5 @@ class PreparingScreen(AppScreen[PrepareOutcome]):
 
     def worker_failed(self, group: str, text: str) -> None:
         """Preparation failed (the app has shown why): hand the error to the app, which exits with it."""
-        if self.is_attached:  # not when the app is already quitting
+        if self.is_attached and self.app.is_running:  # not when the app is already quitting
             self.dismiss(PrepareOutcome(None, self.error))
