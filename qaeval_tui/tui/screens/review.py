@@ -31,7 +31,7 @@ class ReviewScreen(ReviewFlow):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]  # noqa: RUF012 (Textual's own type)
 
     def compose(self) -> ComposeResult:
-        yield StatusLine().data_bind(ReviewFlow.status)
+        yield StatusLine()
         with Container(id="body"):
             yield AnswerView()
             yield SourcesPanel()

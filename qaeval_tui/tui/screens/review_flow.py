@@ -11,7 +11,6 @@ from collections import Counter
 from collections.abc import Callable
 
 from textual.message import Message
-from textual.reactive import reactive
 
 from qaeval_tui.core.review.prepare import pace
 from qaeval_tui.core.review.session import BlindItemView, Progress, SessionSummary
@@ -30,7 +29,7 @@ from qaeval_tui.tui.services import Services
 from qaeval_tui.tui.widgets.answer_view import AnswerView
 from qaeval_tui.tui.widgets.axes_panel import AxesPanel
 from qaeval_tui.tui.widgets.sources_panel import SourcesPanel
-from qaeval_tui.tui.widgets.status_line import Status
+from qaeval_tui.tui.widgets.status_line import Status, StatusLine
 
 
 class ReviewFlow(AppScreen[SessionSummary | None]):
@@ -38,9 +37,6 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
 
     Dismissed with the session's summary when the queue is done, or None when the reviewer leaves.
     """
-
-    status: reactive[Status | None] = reactive(None)
-    """What the status line shows (bound to it with `data_bind`); `_refresh_status` recomputes it."""
 
     def __init__(self, context: AppContext, item: BlindItemView | None = None) -> None:
         super().__init__(context)
@@ -172,7 +168,7 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
 
     def _refresh_status(self) -> None:
         item, draft = self.item, self.draft
-        self.status = Status(
+        self.query_one(StatusLine).status = Status(
             reviewer=self.context.reviewer,
             position=item.position if item else 0,
             total=item.total if item else 0,

@@ -1,7 +1,8 @@
 """One line on top of the review screen: who, where in the queue, time on item, pace.
 
-The screen owns the state (its `status` reactive) and binds it here with `data_bind`: the line
-redraws whenever the screen's status changes, and not when an update changes nothing.
+The screen sets the line's `status` reactive; the line redraws when the status changes and not
+when an update changes nothing (most of the places that refresh it). Set directly, not bound
+with `data_bind`: the binding's indirection added about 2 ms to submit-to-next (`make bench`).
 """
 
 from __future__ import annotations
