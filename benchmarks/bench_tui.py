@@ -54,7 +54,7 @@ async def first_item(pilot):
     app.exit()
 
 app.run(headless=True, auto_pilot=first_item, size=(100, 32))
-app.context.gateway.close()
+app.context.services.close()
 """
 
 
@@ -196,7 +196,7 @@ async def _latencies(db: Path, golden: Path, reviewer: str) -> list[float]:
                 await asyncio.sleep(0.0005)
             latencies.append(time.perf_counter() - started)
             await wait_until(pilot, lambda: idle(app))  # progress follows the item; let it land
-    app.context.gateway.close()
+    app.context.services.close()
     return latencies
 
 

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from textual.app import SystemCommand
 from textual.binding import Binding
@@ -18,7 +19,7 @@ from textual.screen import Screen
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.review.session import BlindItemView, SessionSummary
 from qaeval_tui.tui.commands import RULE_HELP, Scope, bindings, commands_for, keymap, resolve_keys, scale_digits
-from qaeval_tui.tui.context import ReviewContext
+from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import palette
 from qaeval_tui.tui.navigation import ENTRIES, Destination, Navigate, destination
 from qaeval_tui.tui.screens.help import open_help
@@ -28,6 +29,9 @@ from qaeval_tui.tui.screens.reviewer import ReviewerScreen
 from qaeval_tui.tui.services import Services
 from qaeval_tui.tui.widgets.key_bar import join_keys
 from qaeval_tui.tui.workers import QaevalApp
+
+ScreenFactory = Callable[[AppContext], Screen[Any]]
+"""Builds a screen on the app's context."""
 
 DIGIT_COMMANDS: dict[Scope, tuple[str, str, str]] = {
     "review": ("Score", "score", "Score the focused axis and move on."),
@@ -43,9 +47,11 @@ class ReviewApp(QaevalApp[int]):
     TITLE = "qaeval review"
     BINDINGS = bindings("app")
 
-    def __init__(self, context: ReviewContext) -> None:
+    def __init__(self, context: AppContext, start: ScreenFactory | None = None) -> None:
         super().__init__()
         self.context = context
+        self.start = start
+        """The screen to open instead of the reviewer prompt and preparation (scenes and tests)."""
         self.failure: Exception | None = None
         """The error that stopped preparation; the CLI reports it after the app has exited."""
         if context.deterministic:
@@ -57,11 +63,16 @@ class ReviewApp(QaevalApp[int]):
 
     def on_mount(self) -> None:
         self.set_keymap(keymap(self.config.review.keys))
-        if self.context.reviewer:
+        if self.start is not None:
+            self.push_screen(self.start(self.context))
+        elif self.context.reviewer:
             self._prepare()
         else:
-            known = self.config.review.reviewers
-            self.push_screen(ReviewerScreen(known, blink=not self.context.deterministic), self._reviewer_chosen)
+            self.push_screen(ReviewerScreen(self.context), self._reviewer_chosen)
+
+    def on_unmount(self) -> None:
+        """Close the store on its own thread, after a save still in flight (services.py)."""
+        self.context.services.close()
 
     def _reviewer_chosen(self, name: str | None) -> None:
         if name:
@@ -116,6 +127,7 @@ class ReviewApp(QaevalApp[int]):
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         scope: Scope | None = getattr(screen, "SCOPE", None)
+        scope = None if scope == "app" else scope  # the app's own commands are added below
         keys = resolve_keys(self.config.review.keys)
         for command in commands_for(scope) if scope else ():
             key = palette(self.get_key_display(Binding(keys[command.name], command.name)))  # keys come from config
@@ -144,12 +156,14 @@ def create_app(
     clock: Callable[[], float] = time.monotonic,
     deterministic: bool = False,
     services: Services | None = None,
+    start: ScreenFactory | None = None,
 ) -> ReviewApp:
     """Build the review app. Raises UsageError for a bad `[review.keys]` remap before anything opens.
 
     `clock` and `deterministic` exist for tests and screenshots (a fixed clock, no animation or
-    blinking); `services` lets a screenshot hold the app on a transient screen.
+    blinking); `services` lets a screenshot hold the app on a transient screen, and `start` opens
+    the app on one screen of an already prepared store (the scenes of the curation screens).
     """
     resolve_keys(config.review.keys)
     door = services or Services(config, db_path, data_paths)
-    return ReviewApp(ReviewContext(door, clock, deterministic, reviewer or ""))
+    return ReviewApp(AppContext(door, clock, deterministic, reviewer or ""), start)

@@ -2,30 +2,26 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from qaeval_tui.tui.services import Services
 
 
 @dataclass
-class ReviewContext:
-    """Shared, read-mostly state of one `qaeval review` process."""
+class AppContext:
+    """Shared, read-mostly state of one `qaeval review` process, the same object on every screen."""
 
     services: Services
-    clock: Callable[[], float]
+    clock: Callable[[], float] = field(default=time.monotonic)
     """Seconds, monotonic; tests pass a fixed clock so time on item is reproducible."""
     deterministic: bool = False
     """No animations or blinking cursors (tests and screenshots)."""
     reviewer: str = ""
+    """Who works: set once the reviewer is known (the prompt, or before the app starts)."""
 
-
-@dataclass
-class OversightContext:
-    """What every curation and oversight screen is handed: the same services as the app's."""
-
-    services: Services
-    curator: str = ""
-    """Who is curating (the app's reviewer name); prefilled wherever a decision records a name."""
-    deterministic: bool = False
-    """No blinking cursors (tests and screenshots)."""
+    @property
+    def curator(self) -> str:
+        """The reviewer as curator: prefilled wherever a curation decision records a name."""
+        return self.reviewer

@@ -55,11 +55,6 @@ class PrepareStep(Message):
 
 
 @dataclass
-class PrepareFailed(Message):
-    error: Exception
-
-
-@dataclass
 class Prepared(Message):
     report: PrepareReport
 

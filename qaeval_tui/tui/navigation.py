@@ -16,42 +16,37 @@ from textual.message import Message
 from textual.screen import Screen
 
 from qaeval_tui.tui.commands import Scope
-from qaeval_tui.tui.context import OversightContext, ReviewContext
+from qaeval_tui.tui.context import AppContext
 
 
-def oversight_context(context: ReviewContext) -> OversightContext:
-    """An OversightContext on the app's own services: the same connection, never a second one."""
-    return OversightContext(context.services, curator=context.reviewer, deterministic=context.deterministic)
-
-
-def review_screen(context: ReviewContext) -> Screen[Any]:
+def review_screen(context: AppContext) -> Screen[Any]:
     from qaeval_tui.tui.screens.review import ReviewScreen
 
     return ReviewScreen(context)
 
 
-def inbox_screen(context: ReviewContext) -> Screen[Any]:
+def inbox_screen(context: AppContext) -> Screen[Any]:
     from qaeval_tui.tui.screens.inbox import InboxScreen
 
-    return InboxScreen(oversight_context(context))
+    return InboxScreen(context)
 
 
-def adjudication_screen(context: ReviewContext) -> Screen[Any]:
+def adjudication_screen(context: AppContext) -> Screen[Any]:
     from qaeval_tui.tui.screens.adjudicate import AdjudicationScreen
 
-    return AdjudicationScreen(oversight_context(context))
+    return AdjudicationScreen(context)
 
 
-def dashboard_screen(context: ReviewContext) -> Screen[Any]:
+def dashboard_screen(context: AppContext) -> Screen[Any]:
     from qaeval_tui.tui.screens.dashboard import DashboardScreen
 
-    return DashboardScreen(oversight_context(context))
+    return DashboardScreen(context)
 
 
-def browse_screen(context: ReviewContext) -> Screen[Any]:
+def browse_screen(context: AppContext) -> Screen[Any]:
     from qaeval_tui.tui.screens.browse import BrowseScreen
 
-    return BrowseScreen(oversight_context(context))
+    return BrowseScreen(context)
 
 
 @dataclass(frozen=True)
@@ -60,7 +55,7 @@ class Destination:
     """Command / action name (`open_inbox` -> home's `action_open_inbox`)."""
     label: str
     description: str
-    factory: Callable[[ReviewContext], Screen[Any]]
+    factory: Callable[[AppContext], Screen[Any]]
     scope: Scope
     """The scope of the screen it opens."""
     from_anywhere: bool = True

@@ -1,24 +1,27 @@
-"""The TUI's one door to the core: one store connection for the whole app, calls serialized.
+"""The TUI's one door to the core: one store connection for the whole app, on one thread.
 
 The app builds one `Services` at start and every screen reaches it through the app's context;
 no screen opens the store itself. Every method may block (SQLite, loading the golden set, the
 dashboard's bootstrap), so screens call it from workers only (`QaevalApp.run_core`).
 
-Threads, honestly: workers run these calls in threads, and this object keeps ONE connection
-(`Store.open` opens it with `check_same_thread=False`) guarded by one lock, rather than one
-connection per worker thread. The reason is the review session: `ReviewSession` keeps in-memory
-state (the queue position, the undo stack) bound to the store it was opened on, so the calls of
-one reviewer must go through one connection in order anyway; a thread-local connection per worker
-would need a session per thread and lose that order. The lock serializes every call, and `close`
-waits for a call in flight, so quitting right after a submit never cuts its transaction short.
+Threads: every store call is handed to one dedicated store thread (`StoreThread`), which opens
+the connection on first use, runs the calls in the order they were made and closes it when the
+app exits. The workers wait for their answer; the UI thread never does. We chose one store thread
+over a connection per worker thread for two reasons. First, the review session (`ReviewSession`)
+keeps in-memory state bound to its store (the queue position, the undo stack), so one reviewer's
+calls must reach one connection in order anyway; on the store thread that state is touched by
+that thread only, with no lock. Second, sqlite3 lets only the opening thread close a connection
+(unless shared with `check_same_thread=False`), and Textual runs thread workers on a pool the app
+does not own, so per-thread connections could not all be closed at exit. The cost: a slow read
+(the dashboard's bootstrap) delays a submit queued behind it in this app; other reviewers'
+processes still read and write beside it, since the store runs in WAL mode.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.curation.inbox import ImportReport, InboxDecision, InboxEntry, import_misses, list_inbox
@@ -38,6 +41,7 @@ from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.prepare import PrepareReport, StoreOverview, ensure_prepared, store_overview
 from qaeval_tui.core.review.session import BlindItemView, Progress, RevealView, ReviewSession, SessionSummary
 from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.tui.store_thread import StoreThread
 
 if TYPE_CHECKING:
     from qaeval_tui.core.curation.adjudication import AdjudicationQueue
@@ -47,6 +51,9 @@ if TYPE_CHECKING:
 # The statistics behind adjudication and the dashboard (numpy, krippendorff) are imported by
 # the methods that use them: the review TUI's cold start should not pay for screens the
 # reviewer may never open.
+
+
+T = TypeVar("T")
 
 
 class Services:
@@ -68,121 +75,108 @@ class Services:
         default = GoldenTarget.from_config(config)
         self.target = GoldenTarget(golden=self.data_paths or default.golden, living=default.living)
         self.now = now
-        self._lock = threading.Lock()
-        self._store: Store | None = None
+        self._thread = StoreThread(db_path)
         self._session: ReviewSession | None = None
+        """Opened by `prepare`; created, used and dropped on the store thread only."""
 
-    def _open(self) -> Store:
-        if self._store is None:
-            self._store = Store.open(self.db_path)
-        return self._store
+    def _on_session(self, work: Callable[[ReviewSession], T]) -> T:
+        """Run `work` on the reviewer's session, on the store thread."""
 
-    def _live(self) -> ReviewSession:
-        if self._session is None:
-            raise UsageError("the review session is not open yet")
-        return self._session
+        def run(_store: Store) -> T:
+            if self._session is None:
+                raise UsageError("the review session is not open yet")
+            return work(self._session)
+
+        return self._thread.call(run)
 
     # -- preparing and blind review ---------------------------------------------------------------
 
     def prepare(self, reviewer: str, step: Callable[[str], object]) -> PrepareReport:
         """Open the store, prepare it for `reviewer` if needed, and open their session."""
-        with self._lock:
-            store = self._open()
+
+        def run(store: Store) -> PrepareReport:
             report = ensure_prepared(store, self.config, self.data_paths, reviewer, step=step)
             self._session = ReviewSession(store, self.config, reviewer)
             return report
 
+        return self._thread.call(run)
+
     def overview(self) -> StoreOverview:
-        with self._lock:
-            if self._store is None:
-                raise UsageError("the store is not open yet")
-            return store_overview(self._store, self.data_paths)
+        return self._thread.call(lambda store: store_overview(store, self.data_paths))
 
     def progress(self) -> Progress:
-        with self._lock:
-            return self._live().progress()
+        return self._on_session(lambda session: session.progress())
 
     def next_item(self) -> BlindItemView | None:
-        with self._lock:
-            return self._live().next_item()
+        return self._on_session(lambda session: session.next_item())
 
     def gold_answer(self, item_id: str, scores: dict[str, int | None]) -> str | None:
-        with self._lock:
-            return self._live().gold_answer(item_id, scores)
+        return self._on_session(lambda session: session.gold_answer(item_id, scores))
 
     def submit(self, item_id: str, scores: dict[str, int | None], note: str, flagged: bool, seconds: float) -> Label:
-        with self._lock:
-            return self._live().submit(item_id, scores, note, flagged, seconds)
+        return self._on_session(lambda session: session.submit(item_id, scores, note, flagged, seconds))
 
     def skip(self, item_id: str, seconds: float) -> Label:
-        with self._lock:
-            return self._live().skip(item_id, seconds)
+        return self._on_session(lambda session: session.skip(item_id, seconds))
 
     def undo(self) -> BlindItemView | None:
-        with self._lock:
-            return self._live().undo()
+        return self._on_session(lambda session: session.undo())
 
     def reveal(self, item_id: str) -> RevealView:
-        with self._lock:
-            return self._live().reveal(item_id)
+        return self._on_session(lambda session: session.reveal(item_id))
 
     def summary(self) -> SessionSummary:
-        with self._lock:
-            return self._live().summary()
+        return self._on_session(lambda session: session.summary())
 
     # -- inbox and promotion ----------------------------------------------------------------------
 
     def inbox(self, status: str | None, search: str | None) -> tuple[list[InboxEntry], list[InboxEntry]]:
         """(entries matching the filters, every entry) so a screen can show counts beside the list."""
-        with self._lock:
-            store = self._open()
-            return list_inbox(store, status=status, search=search or None), list_inbox(store)
+        return self._thread.call(
+            lambda store: (list_inbox(store, status=status, search=search or None), list_inbox(store))
+        )
 
     def import_misses(self, path: Path) -> ImportReport:
-        with self._lock:
-            return import_misses(self._open(), path)
+        return self._thread.call(lambda store: import_misses(store, path))
 
     def promotion_context(self, trace_id: str) -> PromotionContext:
-        with self._lock:
-            return promotion_context(self._open(), self.target, trace_id)
+        return self._thread.call(lambda store: promotion_context(store, self.target, trace_id))
 
     def promote(self, draft: PromotionDraft, snapshot: GoldenSnapshot) -> PromotionResult:
-        with self._lock:
-            now = self.now() if self.now else None
-            return promote(self._open(), draft, self.target, snapshot=snapshot, now=now)
+        now = self.now() if self.now else None
+        return self._thread.call(lambda store: promote(store, draft, self.target, snapshot=snapshot, now=now))
 
     def reject(self, trace_id: str, reason: str, curator: str) -> InboxDecision:
-        with self._lock:
-            now = self.now() if self.now else None
-            return reject(self._open(), trace_id, reason=reason, curator=curator, now=now, target=self.target)
+        now = self.now() if self.now else None
+        return self._thread.call(
+            lambda store: reject(store, trace_id, reason=reason, curator=curator, now=now, target=self.target)
+        )
 
     # -- adjudication, dashboard ------------------------------------------------------------------
 
     def adjudication_queue(self) -> AdjudicationQueue:
         from qaeval_tui.core.curation.adjudication import adjudication_queue
 
-        with self._lock:
-            return adjudication_queue(self._open(), self.config)
+        return self._thread.call(lambda store: adjudication_queue(store, self.config))
 
     def dossier(self, item_id: str, *, with_judge: bool, judge_config_hash: str | None = None) -> ItemDossier:
         from qaeval_tui.core.curation.dossier import item_dossier
 
-        with self._lock:
-            return item_dossier(
-                self._open(), self.config, item_id, with_judge=with_judge, judge_config_hash=judge_config_hash
+        return self._thread.call(
+            lambda store: item_dossier(
+                store, self.config, item_id, with_judge=with_judge, judge_config_hash=judge_config_hash
             )
+        )
 
     def record_consensus(self, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str) -> None:
         from qaeval_tui.core.curation.adjudication import record_consensus
 
-        with self._lock:
-            record_consensus(self._open(), self.config, item_id, axis, score, reason, adjudicator)
+        self._thread.call(lambda store: record_consensus(store, self.config, item_id, axis, score, reason, adjudicator))
 
     def dashboard(self, step: Step | None = None) -> Dashboard:
         from qaeval_tui.core.statistics.dashboard import compute_dashboard
 
-        with self._lock:
-            return compute_dashboard(self._open(), self.config, step=step)
+        return self._thread.call(lambda store: compute_dashboard(store, self.config, step=step))
 
     # -- golden set -------------------------------------------------------------------------------
 
@@ -191,9 +185,6 @@ class Services:
         return load_golden(self.target.files())
 
     def close(self) -> None:
-        """Close the one connection (waits for a call in flight); the app calls it on exit."""
-        with self._lock:
-            if self._store is not None:
-                self._store.close()
-                self._store = None
-                self._session = None
+        """Close the store once the calls in flight have finished (on its own thread); the app calls it
+        on exit. Calls after it fail with a UsageError; calling it twice is harmless."""
+        self._thread.close()

@@ -1,4 +1,4 @@
-"""Fixtures for the curation and oversight tests: a private workspace per test, and a host that keeps notices.
+"""Fixtures for the curation and oversight tests: a private workspace per test, and the app keeping notices.
 
 Each test gets its own folder holding a copy of the repository's golden/ (inbox included) and a
 copy of a store built once per session (`build_labeled_store`). The repository's files are never
@@ -10,16 +10,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, cast
+from weakref import WeakKeyDictionary
 
 import pytest
 from textual.app import App
 from textual.notifications import SeverityLevel
 
+from qaeval_tui.tui.app import ReviewApp
 from tests.conftest import DEMO_GOLDEN, REPO
 from tests.tui.scenes import host as oversight_host
 from tests.tui.scenes.host import FIXED_NOW, Workspace, build_labeled_store, make_workspace
 
-__all__ = ["FIXED_NOW", "OversightHost", "Workspace", "host_text", "oversight_template", "workspace"]
+__all__ = ["FIXED_NOW", "Workspace", "host_text", "notices", "oversight_app", "oversight_template", "workspace"]
 
 DEMO_LABELS = REPO / "labels"
 
@@ -41,16 +43,21 @@ def host_text(app: App[Any]) -> str:
     return screen_text(cast(Any, app))
 
 
-class OversightHost(oversight_host.OversightHost):
-    """The scenes' host, keeping every notification (toasts are not drawn under run_test)."""
+_NOTICES: WeakKeyDictionary[App[Any], list[str]] = WeakKeyDictionary()
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.notices: list[str] = []
-        """Every notification's title and text, in order."""
+
+def notices(app: App[Any]) -> list[str]:
+    """Every notification's title and text the app has shown, in order (toasts are not drawn under run_test)."""
+    return _NOTICES[app]
+
+
+def oversight_app(*args: Any, **kwargs: Any) -> ReviewApp:
+    """The real app opened on one screen (`scenes.host.oversight_app`), keeping every notification."""
+    app = oversight_host.oversight_app(*args, **kwargs)
+    kept = _NOTICES[app] = []
+    show = app.notify
 
     def notify(
-        self,
         message: str,
         *,
         title: str = "",
@@ -58,5 +65,8 @@ class OversightHost(oversight_host.OversightHost):
         timeout: float | None = None,
         markup: bool = True,
     ) -> None:
-        self.notices.append(f"{title}: {message}" if title else message)
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+        kept.append(f"{title}: {message}" if title else message)
+        show(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    app.notify = notify  # type: ignore[method-assign]  # the instance's own notify: the app stays the real one
+    return app

@@ -11,12 +11,21 @@ from pathlib import Path
 
 from qaeval_tui.core.curation.inbox import import_misses, inbox_entry
 from qaeval_tui.core.golden.loader import load_golden
+from qaeval_tui.tui.app import ReviewApp
 from qaeval_tui.tui.screens.inbox import InboxScreen
 from qaeval_tui.tui.screens.promote import PromoteScreen
 from qaeval_tui.tui.widgets.promote_form import PromoteForm
 from tests.curation_fixtures import BEDROOM, GATEWAY, RESTOCKING, make_miss
 from tests.tui.conftest import flat
-from tests.tui.oversight_host import FIXED_NOW, OversightHost, Workspace, host_text, oversight_template, workspace
+from tests.tui.oversight_host import (
+    FIXED_NOW,
+    Workspace,
+    host_text,
+    notices,
+    oversight_app,
+    oversight_template,
+    workspace,
+)
 from tests.tui.scenes.review import AnyPilot, wait_until
 
 __all__ = ["oversight_template", "workspace"]  # fixtures
@@ -43,13 +52,13 @@ def import_demo_inbox(ws: Workspace) -> None:
         import_misses(store, ws.inbox_file)
 
 
-def promote_app(ws: Workspace, trace_id: str) -> OversightHost:
+def promote_app(ws: Workspace, trace_id: str) -> ReviewApp:
     import_demo_inbox(ws)
-    return OversightHost(ws, lambda context: PromoteScreen(context, trace_id))
+    return oversight_app(ws, lambda context: PromoteScreen(context, trace_id))
 
 
 async def test_importing_the_demo_inbox_lists_every_miss_and_opens_one(workspace: Workspace) -> None:
-    app = OversightHost(workspace, InboxScreen)
+    app = oversight_app(workspace, InboxScreen)
     async with app.run_test(size=(100, 32)) as pilot:
         screen = await inbox_ready(pilot)
         assert screen.entries == []
@@ -70,12 +79,12 @@ async def test_importing_the_demo_inbox_lists_every_miss_and_opens_one(workspace
 async def test_a_bad_miss_file_is_reported_by_line_and_nothing_is_imported(workspace: Workspace) -> None:
     bad = workspace.root / "bad.jsonl"
     bad.write_text(json.dumps(make_miss("tr-ok")) + "\n" + json.dumps(make_miss("tr-bad", question="")) + "\n")
-    app = OversightHost(workspace, InboxScreen)
+    app = oversight_app(workspace, InboxScreen)
     async with app.run_test(size=(100, 32)) as pilot:
         await inbox_ready(pilot)
         await pilot.press("i", "ctrl+u", *str(bad), "enter")
-        await wait_until(pilot, lambda: bool(app.notices))
-        assert f"{bad}:2: question:" in app.notices[-1] and app.notices[-1].startswith("Nothing imported")
+        await wait_until(pilot, lambda: bool(notices(app)))
+        assert f"{bad}:2: question:" in notices(app)[-1] and notices(app)[-1].startswith("Nothing imported")
     with workspace.store() as store:
         assert store.count("inbox") == 0
 
@@ -86,7 +95,7 @@ async def test_status_filter_and_search_narrow_the_list(workspace: Workspace) ->
         from qaeval_tui.core.curation.rejection import reject
 
         reject(store, RESTOCKING, reason="the answer was right", curator="dana")
-    app = OversightHost(workspace, InboxScreen)
+    app = oversight_app(workspace, InboxScreen)
     async with app.run_test(size=(100, 32)) as pilot:
         screen = await inbox_ready(pilot)
         assert len(screen.entries) == 10
@@ -119,8 +128,8 @@ async def test_ctrl_s_on_a_miss_already_in_the_set_records_that_promotion(worksp
         with workspace.store() as store:
             assert inbox_entry(store, BEDROOM).status == "pending"
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: bool(app.notices) and not screen.busy)
-        assert "only the promotion already in the golden set was recorded" in app.notices[-1]
+        await wait_until(pilot, lambda: bool(notices(app)) and not screen.busy)
+        assert "only the promotion already in the golden set was recorded" in notices(app)[-1]
     assert workspace.living.read_bytes() == before
     with workspace.store() as store:
         decision = inbox_entry(store, BEDROOM).decision
@@ -222,7 +231,7 @@ async def test_data_text_is_shown_literally_never_as_markup_or_escapes(workspace
     path.write_text(json.dumps(tricky) + "\n", encoding="utf-8")
     with workspace.store() as store:
         import_misses(store, path)
-    app = OversightHost(workspace, InboxScreen)
+    app = oversight_app(workspace, InboxScreen)
     async with app.run_test(size=(120, 32)) as pilot:
         await inbox_ready(pilot)
         text = flat(host_text(app))
@@ -236,11 +245,11 @@ async def test_an_invalid_golden_set_is_reported_where_the_form_would_be(workspa
         living.write('{"id": "broken"}\n')
     app = promote_app(workspace, BEDROOM)
     async with app.run_test(size=(100, 32)) as pilot:
-        await wait_until(pilot, lambda: bool(app.notices))
+        await wait_until(pilot, lambda: bool(notices(app)))
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, PromoteScreen) and screen.form is None
-        assert "living.jsonl:10" in flat(host_text(app)) and app.notices[-1].startswith("Not loaded")
+        assert "living.jsonl:10" in flat(host_text(app)) and notices(app)[-1].startswith("Not loaded")
         await pilot.press("ctrl+s")  # nothing to promote: refused quietly
     with workspace.store() as store:
         assert store.count("inbox_decisions") == 0

@@ -44,7 +44,7 @@ from qaeval_tui.tui.screens.reviewer import ReviewerScreen
 from qaeval_tui.tui.screens.summary import SummaryScreen
 from tests.hostile import EMOJI, HOSTILE, MISSES, REVIEWERS, TIME, TRACE_ID, hostile_workspace, label_line, raw_controls
 from tests.tui.conftest import flat, screen_text
-from tests.tui.scenes.host import OversightHost, Workspace
+from tests.tui.scenes.host import Workspace, oversight_app
 from tests.tui.scenes.review import AnyPilot, FixedClock, build_demo_store, idle, press_and_settle, wait_until
 
 
@@ -216,7 +216,7 @@ async def idle_host(pilot: AnyPilot) -> None:
 
 
 def host(hostile: Hostile, factory: Callable[[Any], Any]) -> App[Any]:
-    return OversightHost(Workspace(hostile.root, hostile.config, hostile.db), factory, golden_paths=[hostile.golden])
+    return oversight_app(Workspace(hostile.root, hostile.config, hostile.db), factory, golden_paths=[hostile.golden])
 
 
 def is_screen(kind: type[Any]) -> Callable[[AnyPilot], Awaitable[None]]:

@@ -19,6 +19,7 @@ from qaeval_tui.tui.app import ReviewApp
 from qaeval_tui.tui.commands import SCOPE_TITLES, commands_for
 from qaeval_tui.tui.navigation import ENTRIES
 from qaeval_tui.tui.screens.adjudicate import AdjudicationScreen
+from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.screens.browse import BrowseScreen
 from qaeval_tui.tui.screens.case_detail import CaseDetailScreen
 from qaeval_tui.tui.screens.dashboard import DashboardScreen
@@ -26,7 +27,6 @@ from qaeval_tui.tui.screens.drilldown import DrilldownScreen
 from qaeval_tui.tui.screens.help import HelpScreen
 from qaeval_tui.tui.screens.home import HomeScreen
 from qaeval_tui.tui.screens.inbox import InboxScreen
-from qaeval_tui.tui.screens.oversight_base import OversightScreen
 from qaeval_tui.tui.screens.promote import PromoteScreen
 from qaeval_tui.tui.screens.review import ReviewScreen
 from tests.tui.conftest import flat, make_app, screen_text
@@ -35,7 +35,7 @@ from tests.tui.scenes.review import AnyPilot, wait_until
 
 __all__ = ["oversight_template", "workspace"]  # fixtures
 
-HOME_KEYS: list[tuple[str, type[OversightScreen], str]] = [
+HOME_KEYS: list[tuple[str, type[AppScreen[None]], str]] = [
     ("i", InboxScreen, "Open inbox"),
     ("a", AdjudicationScreen, "Open adjudication"),
     ("c", DashboardScreen, "Open calibration dashboard"),
@@ -102,7 +102,7 @@ async def test_home_lists_every_screen_with_the_key_that_opens_it(workspace: Wor
 
 @pytest.mark.parametrize(("key", "kind", "title"), HOME_KEYS, ids=[kind.__name__ for _, kind, _ in HOME_KEYS])
 async def test_a_home_key_opens_its_screen_on_the_apps_store_and_escape_comes_back(
-    workspace: Workspace, key: str, kind: type[OversightScreen], title: str
+    workspace: Workspace, key: str, kind: type[AppScreen[None]], title: str
 ) -> None:
     app = app_on(workspace)
     async with app.run_test(size=(100, 32)) as pilot:
@@ -158,7 +158,7 @@ async def test_the_palette_offers_each_command_once_and_runs_screen_actions(work
 
 
 # Each curation and oversight screen, and the keys that reach it from home.
-SCREEN_PATHS: list[tuple[type[OversightScreen], tuple[str, ...]]] = [
+SCREEN_PATHS: list[tuple[type[AppScreen[None]], tuple[str, ...]]] = [
     (InboxScreen, ("i",)),
     (PromoteScreen, ("i", "enter")),
     (AdjudicationScreen, ("a",)),
@@ -171,7 +171,7 @@ SCREEN_PATHS: list[tuple[type[OversightScreen], tuple[str, ...]]] = [
 
 @pytest.mark.parametrize(("kind", "keys"), SCREEN_PATHS, ids=[kind.__name__ for kind, _ in SCREEN_PATHS])
 async def test_help_from_the_palette_and_its_key_lists_the_screens_keys(
-    workspace: Workspace, kind: type[OversightScreen], keys: tuple[str, ...]
+    workspace: Workspace, kind: type[AppScreen[None]], keys: tuple[str, ...]
 ) -> None:
     with workspace.store() as store:
         import_misses(store, workspace.inbox_file)

@@ -16,7 +16,7 @@ from qaeval_tui.core.config import Config
 from qaeval_tui.core.statistics.sources import calibration_from_store
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.commands import COMMANDS, RULE_HELP, OversightScope, commands_for
-from qaeval_tui.tui.context import ReviewContext
+from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.navigation import ENTRIES
 from qaeval_tui.tui.screens.adjudicate import AdjudicationScreen
 from qaeval_tui.tui.screens.browse import BrowseScreen
@@ -30,7 +30,7 @@ from qaeval_tui.tui.screens.promote import PromoteScreen
 from qaeval_tui.tui.services import Services
 from qaeval_tui.tui.widgets.confusion_grid import ConfusionGrid
 from tests.tui.conftest import flat
-from tests.tui.oversight_host import OversightHost, Workspace, host_text, oversight_template, workspace
+from tests.tui.oversight_host import Workspace, host_text, oversight_app, oversight_template, workspace
 from tests.tui.scenes.review import AnyPilot, FixedClock, wait_until
 
 __all__ = ["oversight_template", "workspace"]  # fixtures
@@ -67,7 +67,7 @@ def store_counts(ws: Workspace) -> dict[str, int]:
 async def test_adjudication_lists_disagreements_worst_first_with_blind_labels_and_no_judge(
     workspace: Workspace,
 ) -> None:
-    app = OversightHost(workspace, AdjudicationScreen)
+    app = oversight_app(workspace, AdjudicationScreen)
     async with app.run_test(size=(100, 32)) as pilot:
         screen = await adjudication_ready(pilot)
         spreads = [entry.spread for entry in screen.shown]
@@ -87,7 +87,7 @@ async def test_adjudication_lists_disagreements_worst_first_with_blind_labels_an
 async def test_a_recorded_consensus_is_appended_and_calibration_uses_it(workspace: Workspace) -> None:
     with workspace.store() as store:
         before = calibration_from_store(store, workspace.config)
-    app = OversightHost(workspace, AdjudicationScreen)
+    app = oversight_app(workspace, AdjudicationScreen)
     async with app.run_test(size=(100, 32)) as pilot:
         screen = await adjudication_ready(pilot)
         # The second entry is unresolved: left out of calibration until someone rules on it.
@@ -121,7 +121,7 @@ async def test_a_recorded_consensus_is_appended_and_calibration_uses_it(workspac
 
 async def test_the_dashboard_shows_verdicts_and_drills_into_a_cell_read_only(workspace: Workspace) -> None:
     counts = store_counts(workspace)
-    app = OversightHost(workspace, DashboardScreen)
+    app = oversight_app(workspace, DashboardScreen)
     async with app.run_test(size=(100, 40)) as pilot:
         screen = await dashboard_ready(pilot)
         dashboard = screen.dashboard
@@ -156,7 +156,7 @@ async def test_the_dashboard_recomputes_and_explains_what_is_missing(tmp_path: P
     empty = Workspace(tmp_path, Config(base_dir=str(tmp_path)), tmp_path / "empty.db")
     Store.open(empty.db).close()
     (tmp_path / "golden").mkdir()
-    app = OversightHost(empty, DashboardScreen)
+    app = oversight_app(empty, DashboardScreen)
     async with app.run_test(size=(100, 32)) as pilot:
         screen = await dashboard_ready(pilot)
         assert "no usable labels" in flat(host_text(app)) and screen.grids() == []
@@ -166,7 +166,7 @@ async def test_the_dashboard_recomputes_and_explains_what_is_missing(tmp_path: P
 
 
 async def test_the_browser_filters_searches_and_opens_a_case_read_only(workspace: Workspace) -> None:
-    app = OversightHost(workspace, BrowseScreen)
+    app = oversight_app(workspace, BrowseScreen)
     async with app.run_test(size=(100, 32)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, BrowseScreen) and app.screen.golden is not None)
         screen = app.screen
@@ -225,7 +225,7 @@ def test_no_key_does_two_things_on_one_screen_or_shadows_an_app_key() -> None:
 
 async def test_the_home_entries_open_their_screens_on_the_apps_own_services(workspace: Workspace) -> None:
     services = Services(workspace.config, workspace.db, [workspace.golden])
-    context = ReviewContext(services, FixedClock(), deterministic=True, reviewer="dana")
+    context = AppContext(services, FixedClock(), deterministic=True, reviewer="dana")
     for entry in ENTRIES:
         screen = entry.factory(context)
         # The very object the app holds: no screen opens a second connection to the store.
@@ -235,7 +235,7 @@ async def test_the_home_entries_open_their_screens_on_the_apps_own_services(work
 
 
 async def test_help_lists_every_key_of_the_screen_with_its_rule_digits(workspace: Workspace) -> None:
-    app = OversightHost(workspace, AdjudicationScreen)
+    app = oversight_app(workspace, AdjudicationScreen)
     async with app.run_test(size=(100, 40)) as pilot:
         await adjudication_ready(pilot)
         await pilot.press("question_mark")

@@ -1,7 +1,8 @@
-"""A core call that raises anything at all is shown as a notice, and the app keeps running.
+"""A core call that raises anything at all is shown as a notice by the one handler, and nothing is dropped.
 
 The services is patched to fail with an error the project never raises itself (a RuntimeError),
-in a background read (the gold answer), a load (home's overview) and a save (submit).
+in a background read (the gold answer), a load (home's overview) and a save (submit), after which the
+app keeps running, and in preparing the store, after which the app exits with the error.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import sqlite3
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,3 +91,25 @@ async def test_a_failing_save_is_shown_the_item_stays_and_nothing_is_stored(
         assert app.screen.item == shown
         assert app.is_running
     assert labels_of(demo_db, "ana") == 0
+
+
+async def test_a_preparation_that_breaks_unexpectedly_is_named_by_the_one_handler_and_ends_the_app(
+    demo_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def prepare(_self: Services, _reviewer: str, _step: object) -> None:
+        raise RuntimeError("the judge fell over")
+
+    monkeypatch.setattr(Services, "prepare", prepare)
+    app = make_app(demo_db)
+    shown: list[str] = []
+    notify = app.notify
+
+    def keep(message: str, **options: Any) -> None:
+        shown.append(f"{options.get('title', '')}: {message}")
+        notify(message, **options)
+
+    app.notify = keep  # type: ignore[method-assign]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.failure is not None or not app.is_running)
+    assert isinstance(app.failure, RuntimeError) and app.return_code == 1  # the CLI reports it after exit
+    assert shown == ["Not prepared: unexpected error: RuntimeError: the judge fell over"]

@@ -62,8 +62,11 @@ class SQLiteConnection:
         return sqlite_utils.Database(self.conn, execute_plugins=False)
 
     @classmethod
-    def open(cls, path: str | Path) -> Self:
-        """Open (creating and migrating as needed) the store at `path`; ':memory:' works too."""
+    def open(cls, path: str | Path, *, one_thread: bool = False) -> Self:
+        """Open (creating and migrating as needed) the store at `path`; ':memory:' works too.
+
+        `one_thread` pins the connection to the opening thread (sqlite3 refuses a use from any
+        other): for a caller that owns a thread for its store, as the TUI does."""
         text = str(path)
         connection = None
         try:
@@ -71,7 +74,7 @@ class SQLiteConnection:
                 Path(text).parent.mkdir(parents=True, exist_ok=True)
             # Autocommit mode: transactions are explicit (BEGIN IMMEDIATE) in `transaction()`.
             connection = sqlite3.connect(
-                text, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+                text, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=one_thread
             )
             connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             connection.execute("PRAGMA journal_mode = WAL")

@@ -17,10 +17,10 @@ from textual.widgets import DataTable, Static
 
 from qaeval_tui.core.curation.adjudication import AdjudicationQueue, Disagreement
 from qaeval_tui.core.curation.dossier import ItemDossier
-from qaeval_tui.tui.context import OversightContext
+from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import cell, notice
+from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.screens.consensus_dialog import ConsensusDialog, Ruling
-from qaeval_tui.tui.screens.oversight_base import OversightScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.widgets.dossier_view import DossierView
 from qaeval_tui.tui.widgets.key_bar import KeyBar
@@ -51,11 +51,11 @@ def standing_text(entry: Disagreement) -> tuple[str, str]:
     return "unresolved", "red"
 
 
-class AdjudicationScreen(OversightScreen):
+class AdjudicationScreen(AppScreen[None]):
     SCOPE = "adjudicate"
     BINDINGS = oversight_bindings("adjudicate", tuple(range(10)))
 
-    def __init__(self, context: OversightContext) -> None:
+    def __init__(self, context: AppContext) -> None:
         super().__init__(context)
         self.queue: AdjudicationQueue | None = None
         self.shown: list[Disagreement] = []

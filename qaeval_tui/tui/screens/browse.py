@@ -17,9 +17,9 @@ from qaeval_tui.core.golden.loader import GoldenSet
 from qaeval_tui.core.golden.models import LoadedCase
 from qaeval_tui.core.golden.selection import BEHAVIORS, DIFFICULTIES, CaseFilter, select_cases
 from qaeval_tui.core.text import one_line
-from qaeval_tui.tui.context import OversightContext
+from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import cell, plain
-from qaeval_tui.tui.screens.oversight_base import OversightScreen
+from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.widgets.case_view import case_summary
 from qaeval_tui.tui.widgets.key_bar import KeyBar
@@ -37,11 +37,11 @@ def _next(options: tuple[str | None, ...], current: str | None) -> str | None:
     return options[(options.index(current) + 1) % len(options)] if current in options else options[0]
 
 
-class BrowseScreen(OversightScreen):
+class BrowseScreen(AppScreen[None]):
     SCOPE = "browse"
     BINDINGS = oversight_bindings("browse")
 
-    def __init__(self, context: OversightContext) -> None:
+    def __init__(self, context: AppContext) -> None:
         super().__init__(context)
         self.golden: GoldenSet | None = None
         self.criteria = CaseFilter()

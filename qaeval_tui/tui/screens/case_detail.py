@@ -7,18 +7,18 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from qaeval_tui.core.golden.models import LoadedCase
-from qaeval_tui.tui.context import OversightContext
-from qaeval_tui.tui.screens.oversight_base import OversightScreen
+from qaeval_tui.tui.context import AppContext
+from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.widgets.case_view import case_content
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 
 
-class CaseDetailScreen(OversightScreen):
+class CaseDetailScreen(AppScreen[None]):
     SCOPE = "case"
     BINDINGS = oversight_bindings("case")
 
-    def __init__(self, context: OversightContext, loaded: LoadedCase) -> None:
+    def __init__(self, context: AppContext, loaded: LoadedCase) -> None:
         super().__init__(context)
         self.loaded = loaded
 

@@ -16,9 +16,9 @@ from textual.message import Message
 from textual.widgets import LoadingIndicator, ProgressBar, Static
 
 from qaeval_tui.core.statistics.dashboard import STEPS, Dashboard
-from qaeval_tui.tui.context import OversightContext
+from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import line, plain
-from qaeval_tui.tui.screens.oversight_base import OversightScreen
+from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.widgets.confusion_grid import ConfusionGrid
 from qaeval_tui.tui.widgets.dashboard_figures import (
@@ -44,13 +44,13 @@ class DashboardReady(Message):
     dashboard: Dashboard
 
 
-class DashboardScreen(OversightScreen):
+class DashboardScreen(AppScreen[None]):
     """Agreement, judge vs human, confusion grids and reviewer progress, all from the store."""
 
     SCOPE = "dashboard"
     BINDINGS = oversight_bindings("dashboard")
 
-    def __init__(self, context: OversightContext) -> None:
+    def __init__(self, context: AppContext) -> None:
         super().__init__(context)
         self.dashboard: Dashboard | None = None
 

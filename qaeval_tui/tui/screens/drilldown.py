@@ -11,9 +11,9 @@ from textual.widgets import DataTable, Static
 
 from qaeval_tui.core.curation.dossier import ItemDossier
 from qaeval_tui.core.statistics.dashboard import CellItem, Dashboard
-from qaeval_tui.tui.context import OversightContext
+from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import cell, line
-from qaeval_tui.tui.screens.oversight_base import OversightScreen
+from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.widgets.dossier_view import DossierView
 from qaeval_tui.tui.widgets.key_bar import KeyBar
@@ -25,13 +25,13 @@ class CellDossier(Message):
     dossier: ItemDossier
 
 
-class DrilldownScreen(OversightScreen):
+class DrilldownScreen(AppScreen[None]):
     """Read-only: nothing here writes to the store."""
 
     SCOPE = "drilldown"
     BINDINGS = oversight_bindings("drilldown")
 
-    def __init__(self, context: OversightContext, dashboard: Dashboard, axis: str, human: int, judge: int) -> None:
+    def __init__(self, context: AppContext, dashboard: Dashboard, axis: str, human: int, judge: int) -> None:
         super().__init__(context)
         self.dashboard = dashboard
         self.axis = axis

@@ -14,11 +14,11 @@ from qaeval_tui.core.review.prepare import StoreOverview, pace
 from qaeval_tui.core.review.session import Progress
 from qaeval_tui.core.text import one_line
 from qaeval_tui.tui.commands import bindings, resolve_keys
-from qaeval_tui.tui.context import ReviewContext
+from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import plain, styled
 from qaeval_tui.tui.messages import OverviewArrived
 from qaeval_tui.tui.navigation import DESTINATIONS, Navigate
-from qaeval_tui.tui.screens.core_calls import CoreCallScreen
+from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.status_line import clock_text
 
@@ -99,14 +99,13 @@ def entry_rows(keys: Mapping[str, str]) -> ComposeResult:
             yield Static(text, classes="home-entry-text", markup=False)
 
 
-class HomeScreen(CoreCallScreen[None]):
+class HomeScreen(AppScreen[None]):
     SCOPE = "home"
     BINDINGS = bindings("home")
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]  # noqa: RUF012 (Textual's own type)
 
-    def __init__(self, context: ReviewContext, *, autostart: bool = False) -> None:
-        super().__init__()
-        self.context = context
+    def __init__(self, context: AppContext, *, autostart: bool = False) -> None:
+        super().__init__(context)
         self.autostart = autostart
         self.loaded = False
 

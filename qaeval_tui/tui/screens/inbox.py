@@ -15,9 +15,9 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
 from qaeval_tui.core.curation.inbox import STATUSES, ImportReport, InboxEntry, InboxStatus, status_counts
-from qaeval_tui.tui.context import OversightContext
+from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import cell, line, notice
-from qaeval_tui.tui.screens.oversight_base import OversightScreen
+from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.miss_view import STATUS_STYLES, MissView
@@ -53,13 +53,13 @@ def title_content(every: list[InboxEntry], shown: int, status: str | None, searc
     return Content.assemble(*parts)
 
 
-class InboxScreen(OversightScreen):
+class InboxScreen(AppScreen[None]):
     """Production misses, oldest report first."""
 
     SCOPE = "inbox"
     BINDINGS = oversight_bindings("inbox")
 
-    def __init__(self, context: OversightContext) -> None:
+    def __init__(self, context: AppContext) -> None:
         super().__init__(context)
         self.status: InboxStatus | None = None
         self.search = ""

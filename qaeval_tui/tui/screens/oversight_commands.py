@@ -4,27 +4,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from qaeval_tui.tui.commands import OversightScope, binding_id, bindings, commands_for
+from qaeval_tui.tui.commands import OversightScope, bindings
 
 if TYPE_CHECKING:
     from textual.binding import BindingType
 
 
 def oversight_bindings(scope: OversightScope, digits: tuple[int, ...] = ()) -> list[BindingType]:
-    """The scope's bindings (ids `qaeval.<name>`, so `[review.keys]` remaps them), help, and rule digits.
+    """The scope's bindings (ids `qaeval.<name>`, so `[review.keys]` remaps them) and rule digits.
 
-    Help is bound on the screen, to its own `action_help`, so the screen's key list opens in any app
-    that hosts it (same key and id as the app's help: remapped together). `digits` add one binding
+    Help is the app's binding, as on every screen (one help path). `digits` add one binding
     per scale value, `rule_with(value)`, sharing the label "rule as" (the key bar shows them as one
     range; a screen hides the digits its scale does not have).
     """
     from textual.binding import Binding
 
     result = bindings(scope)
-    result.extend(
-        Binding(c.key, c.name, c.label, show=c.in_bar, id=binding_id(c.name))
-        for c in commands_for("app")
-        if c.name == "help"
-    )
     result.extend(Binding(str(digit), f"rule_with({digit})", "rule as") for digit in digits)
     return result

@@ -7,14 +7,13 @@ from dataclasses import dataclass
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Static
-from textual.worker import get_current_worker
 
 from qaeval_tui.core.review.prepare import PrepareReport
-from qaeval_tui.tui.context import ReviewContext
+from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import line, plain
-from qaeval_tui.tui.messages import Prepared, PrepareFailed, PrepareStep
+from qaeval_tui.tui.messages import Prepared, PrepareStep
+from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 
 
@@ -26,11 +25,12 @@ class PrepareOutcome:
     error: Exception | None
 
 
-class PreparingScreen(Screen[PrepareOutcome]):
-    def __init__(self, context: ReviewContext) -> None:
-        super().__init__()
-        self.context = context
+class PreparingScreen(AppScreen[PrepareOutcome]):
+    def __init__(self, context: AppContext) -> None:
+        super().__init__(context)
         self.steps: list[str] = []
+        self.error: Exception | None = None
+        """What stopped preparation, set by the worker before it re-raises it."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="page"):
@@ -44,13 +44,12 @@ class PreparingScreen(Screen[PrepareOutcome]):
         def work() -> None:
             try:
                 report = services.prepare(reviewer, lambda text: self.post_message(PrepareStep(text)))
-            except Exception as exc:  # handed to the app, which exits and reports it
-                if not get_current_worker().is_cancelled:  # the app is already quitting
-                    self.post_message(PrepareFailed(exc))
-                return
+            except Exception as exc:
+                self.error = exc  # kept for the CLI's report after exit; the app's handler shows it too
+                raise
             self.post_message(Prepared(report))
 
-        self.run_worker(work, thread=True, group="prepare", exit_on_error=False)
+        self.run_core(work, group="prepare", title="Not prepared")
 
     def on_prepare_step(self, message: PrepareStep) -> None:
         self.steps.append(message.text)
@@ -59,5 +58,7 @@ class PreparingScreen(Screen[PrepareOutcome]):
     def on_prepared(self, message: Prepared) -> None:
         self.dismiss(PrepareOutcome(message.report, None))
 
-    def on_prepare_failed(self, message: PrepareFailed) -> None:
-        self.dismiss(PrepareOutcome(None, message.error))
+    def worker_failed(self, group: str, text: str) -> None:
+        """Preparation failed (the app has shown why): hand the error to the app, which exits with it."""
+        if self.is_attached and self.app.is_running:  # not when the app is already quitting
+            self.dismiss(PrepareOutcome(None, self.error))

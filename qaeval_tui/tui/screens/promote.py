@@ -26,9 +26,9 @@ from qaeval_tui.core.curation.promotion import (
     draft_from_miss,
     validate_promotion,
 )
-from qaeval_tui.tui.context import OversightContext
+from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import notice, plain
-from qaeval_tui.tui.screens.oversight_base import OversightScreen
+from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.miss_view import MissView
@@ -56,13 +56,13 @@ class Rejected(Message):
     decision: InboxDecision
 
 
-class PromoteScreen(OversightScreen):
+class PromoteScreen(AppScreen[None]):
     """One miss, its golden-case draft, and the verdict of validation as you type."""
 
     SCOPE = "promote"
     BINDINGS = oversight_bindings("promote")
 
-    def __init__(self, context: OversightContext, trace_id: str) -> None:
+    def __init__(self, context: AppContext, trace_id: str) -> None:
         super().__init__(context)
         self.trace_id = trace_id
         self.promotion: PromotionContext | None = None

@@ -14,7 +14,7 @@ from textual.message import Message
 
 from qaeval_tui.core.review.prepare import pace
 from qaeval_tui.core.review.session import BlindItemView, Progress, SessionSummary
-from qaeval_tui.tui.context import ReviewContext
+from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.draft import LabelDraft
 from qaeval_tui.tui.messages import (
     CallFailed,
@@ -23,7 +23,7 @@ from qaeval_tui.tui.messages import (
     ProgressArrived,
     RevealArrived,
 )
-from qaeval_tui.tui.screens.core_calls import CoreCallScreen
+from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.screens.reveal import RevealDialog
 from qaeval_tui.tui.services import Services
 from qaeval_tui.tui.widgets.answer_view import AnswerView
@@ -32,15 +32,14 @@ from qaeval_tui.tui.widgets.sources_panel import SourcesPanel
 from qaeval_tui.tui.widgets.status_line import Status, StatusLine
 
 
-class ReviewFlow(CoreCallScreen[SessionSummary | None]):
+class ReviewFlow(AppScreen[SessionSummary | None]):
     """View state of the review screen and every core call it makes.
 
     Dismissed with the session's summary when the queue is done, or None when the reviewer leaves.
     """
 
-    def __init__(self, context: ReviewContext, item: BlindItemView | None = None) -> None:
-        super().__init__()
-        self.context = context
+    def __init__(self, context: AppContext, item: BlindItemView | None = None) -> None:
+        super().__init__(context)
         self.item: BlindItemView | None = None
         self.draft: LabelDraft | None = None
         self.progress: Progress | None = None
@@ -169,19 +168,17 @@ class ReviewFlow(CoreCallScreen[SessionSummary | None]):
 
     def _refresh_status(self) -> None:
         item, draft = self.item, self.draft
-        self.query_one(StatusLine).show(
-            Status(
-                reviewer=self.context.reviewer,
-                position=item.position if item else 0,
-                total=item.total if item else 0,
-                progress=self.progress,
-                seconds_on_item=max(0.0, self.context.clock() - self.shown_at) if item else 0.0,
-                pace=pace(self.progress) if self.progress else None,
-                flagged=bool(draft and draft.flagged),
-                has_note=bool(draft and draft.note),
-                busy=self.busy,
-                notice=self.notice,
-            )
+        self.query_one(StatusLine).status = Status(
+            reviewer=self.context.reviewer,
+            position=item.position if item else 0,
+            total=item.total if item else 0,
+            progress=self.progress,
+            seconds_on_item=max(0.0, self.context.clock() - self.shown_at) if item else 0.0,
+            pace=pace(self.progress) if self.progress else None,
+            flagged=bool(draft and draft.flagged),
+            has_note=bool(draft and draft.note),
+            busy=self.busy,
+            notice=self.notice,
         )
 
     # -- labels out ------------------------------------------------------------------------------

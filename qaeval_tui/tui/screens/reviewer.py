@@ -5,21 +5,22 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from qaeval_tui.core.review.prepare import reviewer_name_problem
+from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import line, styled
+from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 
 
-class ReviewerScreen(Screen[str]):
+class ReviewerScreen(AppScreen[str]):
     """Returns the reviewer name. Labels are stored under it, so it is checked before use."""
 
-    def __init__(self, known: tuple[str, ...], *, blink: bool = True) -> None:
-        super().__init__()
-        self.known = known
-        self.blink = blink
+    def __init__(self, context: AppContext) -> None:
+        super().__init__(context)
+        self.known = context.services.config.review.reviewers
+        self.blink = not context.deterministic
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="page"):

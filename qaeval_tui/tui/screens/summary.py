@@ -10,9 +10,9 @@ from textual.widgets import Static
 
 from qaeval_tui.core.review.session import BlindItemView, SessionSummary
 from qaeval_tui.tui.commands import bindings
-from qaeval_tui.tui.context import ReviewContext
+from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.messages import CallFailed, ItemArrived
-from qaeval_tui.tui.screens.core_calls import CoreCallScreen
+from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.status_line import clock_text
 
@@ -41,15 +41,14 @@ def summary_content(summary: SessionSummary) -> Content:
     return Content("\n").join(lines)
 
 
-class SummaryScreen(CoreCallScreen[BlindItemView | None]):
+class SummaryScreen(AppScreen[BlindItemView | None]):
     """Dismissed with the item reopened by undo (to review it again), or None for home."""
 
     SCOPE = "summary"
     BINDINGS = bindings("summary")
 
-    def __init__(self, context: ReviewContext, summary: SessionSummary) -> None:
-        super().__init__()
-        self.context = context
+    def __init__(self, context: AppContext, summary: SessionSummary) -> None:
+        super().__init__(context)
         self.summary = summary
 
     def compose(self) -> ComposeResult:

@@ -1,11 +1,17 @@
-"""One line on top of the review screen: who, where in the queue, time on item, pace."""
+"""One line on top of the review screen: who, where in the queue, time on item, pace.
+
+The screen sets the line's `status` reactive; the line redraws when the status changes and not
+when an update changes nothing (most of the places that refresh it). Set directly, not bound
+with `data_bind`: the binding's indirection added about 2 ms to submit-to-next (`make bench`).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from textual.content import Content
-from textual.widgets import Static
+from textual.reactive import reactive
+from textual.widget import Widget
 
 from qaeval_tui.core.review.session import Progress
 from qaeval_tui.tui.literal import plain
@@ -33,12 +39,17 @@ class Status:
     notice: str = ""
 
 
-class StatusLine(Static):
+class StatusLine(Widget):
     DEFAULT_CSS = """
     StatusLine { dock: top; height: 1; padding: 0 1; background: $panel; }
     """
 
-    def show(self, status: Status) -> None:
+    status: reactive[Status | None] = reactive(None)
+
+    def render(self) -> Content:
+        status = self.status
+        if status is None:
+            return Content("")
         parts: list[Content | str | tuple[str, str]] = [plain(status.reviewer).stylize("bold $accent")]
         if status.position:
             parts.append(f"  item {status.position}/{status.total}")
@@ -57,4 +68,4 @@ class StatusLine(Static):
             parts.append((f"  {status.busy}", "italic $warning"))
         elif status.notice:
             parts.append((f"  {status.notice}", "$success"))
-        self.update(Content.assemble(*parts))
+        return Content.assemble(*parts)

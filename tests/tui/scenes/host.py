@@ -1,4 +1,4 @@
-"""A host for one curation or oversight screen on a private workspace: the scenes' and the tests' app.
+"""The real app opened on one curation or oversight screen, on a private workspace: scenes and tests.
 
 A workspace is a folder holding a copy of a golden folder (its inbox included) and a copy of a
 store built once: the demo run, the queues of ana, ben and chloe, and their committed synthetic
@@ -16,22 +16,18 @@ from typing import Any
 
 from textual.screen import Screen
 
-import qaeval_tui.tui
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.review.labels_io import import_labels
 from qaeval_tui.core.store.sqlite import Store
-from qaeval_tui.tui.context import OversightContext
+from qaeval_tui.tui.app import ReviewApp, create_app
+from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.services import Services
-from qaeval_tui.tui.workers import QaevalApp
-from tests.tui.scenes.review import build_demo_store
-
-APP_CSS = Path(qaeval_tui.tui.__file__).with_name("app.tcss")
-"""The review app's stylesheet (`ReviewApp.CSS_PATH`): one stylesheet for every screen."""
+from tests.tui.scenes.review import FixedClock, build_demo_store
 
 FIXED_NOW = "2026-10-20T10:00:00.000Z"
 LABELED_BY = ("ana", "ben", "chloe")
 
-ScreenFactory = Callable[[OversightContext], Screen[Any]]
+ScreenFactory = Callable[[AppContext], Screen[Any]]
 
 
 @dataclass(frozen=True)
@@ -74,28 +70,28 @@ def make_workspace(root: Path, template: Path, golden: Path) -> Workspace:
     return Workspace(root, Config(base_dir=str(root)), db)
 
 
-class OversightHost(QaevalApp[None]):
-    """Pushes one screen built on an OversightContext; styled by the review app's stylesheet."""
+def oversight_app(
+    workspace: Workspace,
+    factory: ScreenFactory,
+    *,
+    curator: str = "dana",
+    golden_paths: Sequence[Path] | None = None,
+) -> ReviewApp:
+    """The app `qaeval review` runs, opened on `factory`'s screen with `curator` as the reviewer.
 
-    CSS_PATH = str(APP_CSS)  # absolute: the stylesheet lives in the package, this host in the tests
-
-    def __init__(
-        self,
-        workspace: Workspace,
-        factory: ScreenFactory,
-        *,
-        curator: str = "dana",
-        golden_paths: Sequence[Path] | None = None,
-    ) -> None:
-        super().__init__()
-        self.animation_level = "none"
-        golden = golden_paths if golden_paths is not None else [workspace.golden]
-        services = Services(workspace.config, workspace.db, golden, now=lambda: FIXED_NOW)
-        self.context = OversightContext(services, curator=curator, deterministic=True)
-        self.factory = factory
-
-    def on_mount(self) -> None:
-        self.push_screen(self.factory(self.context))
-
-    def on_unmount(self) -> None:
-        self.context.services.close()
+    Built by the CLI's factory (`create_app`): the same stylesheet, keys, help and palette. Only
+    the decision time is fixed (`Services(now=...)`), so a screen that shows one looks the same on
+    every run.
+    """
+    golden = list(golden_paths if golden_paths is not None else [workspace.golden])
+    services = Services(workspace.config, workspace.db, golden, now=lambda: FIXED_NOW)
+    return create_app(
+        workspace.config,
+        db_path=workspace.db,
+        data_paths=golden,
+        reviewer=curator,
+        clock=FixedClock(),
+        deterministic=True,
+        services=services,
+        start=factory,
+    )

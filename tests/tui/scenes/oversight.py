@@ -1,7 +1,7 @@
 """Every curation and oversight screen as a scene: the data it needs, a terminal size, the keys to reach it.
 
 `make screenshots` and the snapshot tests play these scenes the same way, so the committed pictures
-are the tested ones. Each runs one screen in an `OversightHost` on a private workspace. Paths on
+are the tested ones. Each opens the real app (`create_app`) on its screen, on a private workspace. Paths on
 screen are relative to the scene's folder (the caller changes into it), so the pictures do not
 depend on where they were made.
 """
@@ -14,13 +14,14 @@ from pathlib import Path
 
 from qaeval_tui.core.curation.inbox import import_misses
 from qaeval_tui.core.curation.rejection import reject
+from qaeval_tui.tui.app import ReviewApp
 from qaeval_tui.tui.screens.adjudicate import AdjudicationScreen
 from qaeval_tui.tui.screens.browse import BrowseScreen
 from qaeval_tui.tui.screens.dashboard import DashboardScreen
 from qaeval_tui.tui.screens.drilldown import DrilldownScreen
 from qaeval_tui.tui.screens.inbox import InboxScreen
 from qaeval_tui.tui.screens.promote import PromoteScreen
-from tests.tui.scenes.host import OversightHost, ScreenFactory, Workspace, make_workspace
+from tests.tui.scenes.host import ScreenFactory, Workspace, make_workspace, oversight_app
 from tests.tui.scenes.review import AnyPilot, wait_until
 
 # Misses of the demo inbox (golden/inbox/misses.jsonl), by the part each plays in the pictures.
@@ -165,8 +166,8 @@ SCENES: tuple[OversightScene, ...] = (
 )
 
 
-def scene_app(scene: OversightScene, root: Path, template: Path, golden: Path) -> OversightHost:
-    """The scene's data under `root` (a copy of `golden` and of the `template` store) and its host app.
+def scene_app(scene: OversightScene, root: Path, template: Path, golden: Path) -> ReviewApp:
+    """The scene's data under `root` (a copy of `golden` and of the `template` store) and the app on its screen.
 
     Run it with `root` as the working directory.
     """
@@ -177,7 +178,7 @@ def scene_app(scene: OversightScene, root: Path, template: Path, golden: Path) -
             for trace_id in scene.rejected:
                 reject(store, trace_id, reason="The answer was right.", curator="dana", now="2026-10-19T16:00:00Z")
     relative = Workspace(root, workspace.config.model_copy(update={"base_dir": "."}), workspace.db)
-    return OversightHost(relative, scene.factory, golden_paths=[Path("golden")])
+    return oversight_app(relative, scene.factory, golden_paths=[Path("golden")])
 
 
 async def settle(pilot: AnyPilot, scene: OversightScene) -> None:

@@ -1,4 +1,8 @@
-"""A screen that talks to the core from workers and keeps keys typed while a call is in flight.
+"""The one base of every screen of the app: the app's context, core calls in workers, queued keys.
+
+Every full screen (reviewer prompt, preparing, home, review, summary, curation and oversight)
+is an `AppScreen` on the app's one `AppContext`; its `SCOPE` names its keys in `tui/commands.py`,
+and help for it opens through the app's one help path. Modal dialogs are not screens of their own.
 
 Keys pressed during a save are queued and replayed in order once the result is on screen: a
 fast reviewer's "2 1 2 enter 1 ..." lands on the right items, and nothing waits on the UI thread.
@@ -7,11 +11,13 @@ fast reviewer's "2 1 2 enter 1 ..." lands on the right items, and nothing waits 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
 from textual.message import Message
 from textual.screen import Screen
 
+from qaeval_tui.tui.commands import Scope
+from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import notice
 from qaeval_tui.tui.messages import CallFailed
 from qaeval_tui.tui.workers import QaevalApp
@@ -19,11 +25,15 @@ from qaeval_tui.tui.workers import QaevalApp
 ResultT = TypeVar("ResultT")
 
 
-class CoreCallScreen(Screen[ResultT]):
-    """Base for screens that call the core: `call` runs work in a thread and posts its message."""
+class AppScreen(Screen[ResultT]):
+    """A screen of the app: `call` runs core work in a thread and posts its message."""
 
-    def __init__(self) -> None:
+    SCOPE: ClassVar[Scope] = "app"
+    """Whose keys the help screen and the palette list for this screen."""
+
+    def __init__(self, context: AppContext) -> None:
         super().__init__()
+        self.context = context
         self.busy = ""
         """What the core is doing for this screen right now ("saving…"), or ""."""
         self.pending: list[str] = []
