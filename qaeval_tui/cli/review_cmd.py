@@ -54,7 +54,8 @@ def review(
     try:
         app.run()
     finally:
-        # Waits for a save still in flight, so quitting never cuts a transaction short.
+        # The app closes its store thread when it unmounts (after any save in flight); this second
+        # close does nothing then, and closes it if the app ended before it ever mounted.
         app.context.services.close()
     if app.failure is not None:
         raise app.failure
