@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.running.models import JudgeVerdict
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import (
     CaseRecord,
@@ -44,7 +45,7 @@ def an_output(position: int, case_id: str) -> RunOutput:
 
 
 def a_verdict(item_id: str, case_id: str, judge: str = "j1", faithfulness: int | None = 1) -> VerdictRecord:
-    document = {
+    document: dict[str, object] = {
         "item_id": item_id,
         "case_id": case_id,
         "status": "ok",
@@ -53,7 +54,9 @@ def a_verdict(item_id: str, case_id: str, judge: str = "j1", faithfulness: int |
         "evidence": {"faithfulness": "a quote"},
         "created_at": "2026-11-01T00:00:00Z",
     }
-    return VerdictRecord(item_id, case_id, "mech", judge, "ok", document, "2026-11-01T00:00:00Z")
+    return VerdictRecord(
+        item_id, case_id, "mech", judge, "ok", JudgeVerdict.model_validate(document), "2026-11-01T00:00:00Z"
+    )
 
 
 def seeded(store: StoreBackend, n_items: int = 3) -> list[str]:

@@ -3,20 +3,29 @@
 from __future__ import annotations
 
 from qaeval_tui.core.store.backend import StoreBackend
-from qaeval_tui.core.store.rows import Assignment, CaseRecord, InboxDecision, ReviewItemRecord
+from qaeval_tui.core.store.rows import (
+    Assignment,
+    CaseRecord,
+    InboxDecision,
+    InboxImport,
+    InboxMiss,
+    QueueEntry,
+    ReviewItemRecord,
+)
 from tests.store_contract.rows import a_draft, seeded
 
 
 def test_queues_come_back_in_position_order_and_replacing_keeps_labels(store: StoreBackend) -> None:
     a, b, c = seeded(store, n_items=3)
-    assert store.write_assignments([("ana", b, 0, 7), ("ana", a, 1, 7), ("ben", c, 0, 7)], replace=False) == 3
-    assert store.write_assignments([("ana", b, 5, 7)], replace=False) == 0  # an entry already queued stays
+    entries = [QueueEntry("ana", b, 0, 7), QueueEntry("ana", a, 1, 7), QueueEntry("ben", c, 0, 7)]
+    assert store.write_assignments(entries, replace=False) == 3
+    assert store.write_assignments([QueueEntry("ana", b, 5, 7)], replace=False) == 0  # an entry already queued stays
     assert store.assignments("ana") == [Assignment("ana", b, 0), Assignment("ana", a, 1)]
     assert store.assignments() == [*store.assignments("ana"), Assignment("ben", c, 0)]
     assert store.queue_item_ids("ana") == [b, a] and store.queue_length("ana") == 2 and store.queue_length("zoe") == 0
-    assert sorted(store.queued_items()) == sorted([("ana", a), ("ana", b), ("ben", c)])
+    assert store.queued_items() == {"ana": frozenset({a, b}), "ben": frozenset({c})}
     made = store.append_label(a_draft(a))
-    assert store.write_assignments([("zoe", c, 0, 8)], replace=True) == 1
+    assert store.write_assignments([QueueEntry("zoe", c, 0, 8)], replace=True) == 1
     assert store.assignments() == [Assignment("zoe", c, 0)] and store.labels() == [made]
 
 
@@ -30,12 +39,11 @@ def test_importing_the_same_cases_and_items_twice_adds_nothing(store: StoreBacke
 
 
 def test_reimporting_a_miss_changes_nothing_and_a_changed_one_adds_nothing(store: StoreBackend) -> None:
-    assert store.add_inbox_misses([("t1", '{"a":1}', "one.jsonl"), ("t2", '{"b":1}', "one.jsonl")]) == (
-        ["t1", "t2"],
-        [],
-    )
-    assert store.add_inbox_misses([("t1", '{"a":1}', "again.jsonl")]) == ([], [])
-    assert store.add_inbox_misses([("t3", '{"c":1}', "two.jsonl"), ("t2", '{"b":2}', "two.jsonl")]) == ([], ["t2"])
+    first = [InboxMiss("t1", '{"a":1}', "one.jsonl"), InboxMiss("t2", '{"b":1}', "one.jsonl")]
+    assert store.add_inbox_misses(first) == InboxImport(added=("t1", "t2"), conflicts=())
+    assert store.add_inbox_misses([InboxMiss("t1", '{"a":1}', "again.jsonl")]) == InboxImport((), ())
+    changed = [InboxMiss("t3", '{"c":1}', "two.jsonl"), InboxMiss("t2", '{"b":2}', "two.jsonl")]
+    assert store.add_inbox_misses(changed) == InboxImport(added=(), conflicts=("t2",))
     entries = store.inbox_entries()
     assert [(e.trace_id, e.miss, e.source, e.decision) for e in entries] == [
         ("t1", {"a": 1}, "one.jsonl", None),
@@ -46,7 +54,7 @@ def test_reimporting_a_miss_changes_nothing_and_a_changed_one_adds_nothing(store
 
 
 def test_the_first_decision_on_a_miss_is_the_one_that_counts(store: StoreBackend) -> None:
-    store.add_inbox_misses([("t1", "{}", "misses.jsonl")])
+    store.add_inbox_misses([InboxMiss("t1", "{}", "misses.jsonl")])
     ran: list[str] = []
     first = store.record_inbox_decision(
         "t1", "promoted", case_id="c7", reason="", curator="dana", decided_at="t-1", effect=lambda: ran.append("x")

@@ -22,7 +22,7 @@ from qaeval_tui.core.golden.loader import iter_lines, problems_from_validation
 from qaeval_tui.core.golden.models import IsoTimestamp, Source, StrictModel, parse_timestamp
 from qaeval_tui.core.jsonl import json_problem, loads, lone_surrogate_column, lone_surrogate_message
 from qaeval_tui.core.store.rows import InboxDecision as InboxDecision  # the curation API names it here
-from qaeval_tui.core.store.rows import InboxRecord, StoredMiss
+from qaeval_tui.core.store.rows import InboxMiss, InboxRecord, StoredMiss
 from qaeval_tui.core.store.sqlite import Store
 
 # Typeable as a command-line argument and safe to show anywhere.
@@ -163,13 +163,14 @@ def import_misses(store: Store, path: str | Path) -> ImportReport:
             problems.append(_conflict(display, number, miss.trace_id, stored[miss.trace_id]))
     if problems:
         raise InputError(problems, what="production-miss file")
-    added, conflicts = store.add_inbox_misses([(miss.trace_id, miss.canonical(), display) for _, miss in new])
-    if conflicts:
+    done = store.add_inbox_misses([InboxMiss(miss.trace_id, miss.canonical(), display) for _, miss in new])
+    if done.conflicts:
         # Another import stored these trace ids between our check and our write.
-        stored = store.inbox_payloads(conflicts)
+        stored = store.inbox_payloads(done.conflicts)
         lines = {miss.trace_id: number for number, miss in new}
-        raise InputError([_conflict(display, lines[t], t, stored[t]) for t in conflicts], what="production-miss file")
-    return ImportReport(path=display, added=tuple(added), unchanged=tuple(unchanged))
+        problems = [_conflict(display, lines[t], t, stored[t]) for t in done.conflicts]
+        raise InputError(problems, what="production-miss file")
+    return ImportReport(path=display, added=done.added, unchanged=tuple(unchanged))
 
 
 def _conflict(path: str, line: int, trace_id: str, stored: StoredMiss) -> Problem:

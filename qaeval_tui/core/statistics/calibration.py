@@ -21,6 +21,7 @@ from qaeval_tui.core.rubric import Axis, Rubric
 from qaeval_tui.core.statistics import intervals, stats
 from qaeval_tui.core.statistics.label_table import BoolArray, FloatArray, IntArray, LabelRevision, LabelTable, Selection
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
+from qaeval_tui.core.store.rows import ItemAxis
 from qaeval_tui.core.store.sqlite import Store
 
 Verdict = Literal["TRUSTED", "RETUNE", "INSUFFICIENT"]
@@ -46,7 +47,7 @@ class Consensus:
 
 
 def human_consensus(
-    table: LabelTable, axis: Axis, adjudicated: Mapping[tuple[str, str], int | None] | None = None
+    table: LabelTable, axis: Axis, adjudicated: Mapping[ItemAxis, int | None] | None = None
 ) -> Consensus:
     """The human consensus on `axis` for every item of the table (vectorized over items)."""
     matrix = table.reliability(axis.name)
@@ -208,7 +209,7 @@ def axis_calibration(
     verdicts: VerdictTable,
     axis: Axis,
     bar: CalibrationConfig,
-    adjudicated: Mapping[tuple[str, str], int | None] | None = None,
+    adjudicated: Mapping[ItemAxis, int | None] | None = None,
     aligned: tuple[IntArray, BoolArray] | None = None,
 ) -> AxisCalibration:
     consensus = human_consensus(table, axis, adjudicated)
@@ -282,7 +283,7 @@ def calibrate(
     rubric: Rubric,
     bar: CalibrationConfig,
     *,
-    adjudicated: Mapping[tuple[str, str], int | None] | None = None,
+    adjudicated: Mapping[ItemAxis, int | None] | None = None,
     selection: Selection[LabelRevision] | None = None,
     source: str = "",
 ) -> CalibrationReport:
