@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+from qaeval_tui.core.curation.models import ProductionMiss
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.running.models import JudgeVerdict
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import (
     CaseRecord,
+    InboxMiss,
     LabelDraft,
     ReviewItemRecord,
     RunOutput,
     RunRecord,
     VerdictRecord,
 )
+from tests.curation_fixtures import make_miss
+
+
+def a_miss(trace_id: str, source: str = "misses.jsonl", answer: str = "Five days.") -> InboxMiss:
+    """A valid production miss (§8.4) as the inbox import hands it to the store."""
+    miss = ProductionMiss.model_validate(make_miss(trace_id, answer=answer))
+    return InboxMiss(trace_id, miss.canonical(), source)
+
 
 SCORES: dict[str, int | None] = {"faithfulness": 2, "citation_correctness": None}
 

@@ -16,7 +16,7 @@ import pytest
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import CorruptRowError
 from tests.store_contract.conftest import Backend
-from tests.store_contract.rows import a_draft, a_verdict, seeded
+from tests.store_contract.rows import a_draft, a_miss, a_verdict, seeded
 
 BAD_ROW = 99
 _LABEL_COLUMNS = (
@@ -139,5 +139,19 @@ def test_a_hand_edited_inbox_entry_is_named(backend: Backend) -> None:
         store,
         "INSERT INTO inbox (trace_id, miss_json, source, imported_at) VALUES ('t1', '{broken', 'm.jsonl', 'now')",
     )
-    with pytest.raises(CorruptRowError, match=r"inbox row t1: miss_json: not JSON"):
+    with pytest.raises(CorruptRowError, match=r"inbox row t1: miss_json: Invalid JSON"):
         store.inbox_entries()
+
+
+def test_a_stored_miss_missing_a_required_field_is_named(backend: Backend) -> None:
+    store = backend.open()
+    store.add_inbox_misses([a_miss("t1")])
+    document = json.loads(a_miss("t2").miss_json)
+    del document["reporter"]
+    text = json.dumps(document).replace("'", "''")
+    backend.execute_raw(
+        store, f"INSERT INTO inbox (trace_id, miss_json, source, imported_at) VALUES ('t2', '{text}', 'm.jsonl', 'now')"
+    )
+    with pytest.raises(CorruptRowError, match=r"inbox row t2: miss_json\.reporter: Field required"):
+        store.inbox_entries()
+    assert [entry.trace_id for entry in store.inbox_entries("t1")] == ["t1"]

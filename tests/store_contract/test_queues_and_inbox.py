@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
+from qaeval_tui.core.curation.models import ProductionMiss
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import (
     Assignment,
     CaseRecord,
     InboxDecision,
     InboxImport,
-    InboxMiss,
     QueueEntry,
     ReviewItemRecord,
 )
-from tests.store_contract.rows import a_draft, seeded
+from tests.store_contract.rows import a_draft, a_miss, seeded
 
 
 def test_queues_come_back_in_position_order_and_replacing_keeps_labels(store: StoreBackend) -> None:
@@ -39,22 +39,25 @@ def test_importing_the_same_cases_and_items_twice_adds_nothing(store: StoreBacke
 
 
 def test_reimporting_a_miss_changes_nothing_and_a_changed_one_adds_nothing(store: StoreBackend) -> None:
-    first = [InboxMiss("t1", '{"a":1}', "one.jsonl"), InboxMiss("t2", '{"b":1}', "one.jsonl")]
-    assert store.add_inbox_misses(first) == InboxImport(added=("t1", "t2"), conflicts=())
-    assert store.add_inbox_misses([InboxMiss("t1", '{"a":1}', "again.jsonl")]) == InboxImport((), ())
-    changed = [InboxMiss("t3", '{"c":1}', "two.jsonl"), InboxMiss("t2", '{"b":2}', "two.jsonl")]
+    t1, t2 = a_miss("t1", "one.jsonl"), a_miss("t2", "one.jsonl")
+    assert store.add_inbox_misses([t1, t2]) == InboxImport(added=("t1", "t2"), conflicts=())
+    assert store.add_inbox_misses([a_miss("t1", "again.jsonl")]) == InboxImport((), ())
+    changed = [a_miss("t3", "two.jsonl"), a_miss("t2", "two.jsonl", answer="Ten days.")]
     assert store.add_inbox_misses(changed) == InboxImport(added=(), conflicts=("t2",))
     entries = store.inbox_entries()
     assert [(e.trace_id, e.miss, e.source, e.decision) for e in entries] == [
-        ("t1", {"a": 1}, "one.jsonl", None),
-        ("t2", {"b": 1}, "one.jsonl", None),
+        ("t1", ProductionMiss.model_validate_json(t1.miss_json), "one.jsonl", None),
+        ("t2", ProductionMiss.model_validate_json(t2.miss_json), "one.jsonl", None),
     ]
+    assert entries[1].miss.answer == "Five days." and entries[1].miss.canonical() == t2.miss_json
     payloads = store.inbox_payloads(["t2", "t9"])
-    assert list(payloads) == ["t2"] and payloads["t2"].miss_json == '{"b":1}' and payloads["t2"].source == "one.jsonl"
+    assert (
+        list(payloads) == ["t2"] and payloads["t2"].miss_json == t2.miss_json and payloads["t2"].source == "one.jsonl"
+    )
 
 
 def test_the_first_decision_on_a_miss_is_the_one_that_counts(store: StoreBackend) -> None:
-    store.add_inbox_misses([InboxMiss("t1", "{}", "misses.jsonl")])
+    store.add_inbox_misses([a_miss("t1")])
     ran: list[str] = []
     first = store.record_inbox_decision(
         "t1", "promoted", case_id="c7", reason="", curator="dana", decided_at="t-1", effect=lambda: ran.append("x")

@@ -2,7 +2,8 @@
 
 sqlite-utils reads and writes the rows (`insert_all`, `insert`, `rows_where`). Raw SQL where it has
 nothing better: the entries joined to their first decision (a correlated subquery), and the
-lookup of many trace ids at once.
+lookup of many trace ids at once. A stored miss comes back as a validated `ProductionMiss`; one
+edited by hand is a `CorruptRowError` naming the trace id and the field.
 """
 
 from __future__ import annotations
@@ -10,8 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
+from pydantic import ValidationError
+
+from qaeval_tui.core.curation.models import ProductionMiss
 from qaeval_tui.core.store.connection import SQLiteConnection, utc_now
-from qaeval_tui.core.store.rows import InboxDecision, InboxImport, InboxMiss, InboxRecord, StoredMiss
+from qaeval_tui.core.store.rows import CorruptRowError, InboxDecision, InboxImport, InboxMiss, InboxRecord, StoredMiss
 
 _DECISION_COLUMNS = "decision, case_id, reason, curator, decided_at"
 
@@ -69,15 +73,20 @@ class InboxTables(SQLiteConnection):
             () if trace_id is None else (trace_id,),
         )
         return [
-            InboxRecord(
-                tid,
-                self.parsed(miss, "inbox", tid, "miss_json"),
-                source,
-                at,
-                None if rest[0] is None else InboxDecision(*rest),
-            )
+            InboxRecord(tid, self._miss(tid, miss), source, at, None if rest[0] is None else InboxDecision(*rest))
             for tid, miss, source, at, *rest in rows
         ]
+
+    def _miss(self, trace_id: str, text: object) -> ProductionMiss:
+        """A stored miss, validated as an import validates it: a hand-edited one is located, not half-read."""
+        try:
+            return ProductionMiss.model_validate_json(text)  # type: ignore[arg-type]  # not text: caught below
+        except (TypeError, ValueError) as exc:  # a pydantic ValidationError is a ValueError
+            if isinstance(exc, ValidationError):
+                error = exc.errors()[0]
+                field = ".".join(["miss_json", *map(str, error["loc"])])
+                raise CorruptRowError(self.path, "inbox", trace_id, field, error["msg"]) from None
+            raise CorruptRowError(self.path, "inbox", trace_id, "miss_json", str(exc)) from None
 
     def record_inbox_decision(
         self,

@@ -3,9 +3,10 @@
 Frozen dataclasses, except the rows of the bulk reads (`StoredLabel`, `StoredVerdict`,
 `LabelMark`, `Assignment`, `ItemAxis`, `StoredMiss`): those are typed `NamedTuple`s, built by the
 hundred thousand on the dashboard's and the review screen's paths, where a frozen dataclass costs
-twice as much per row. A judge verdict is the runner's `JudgeVerdict`. JSON documents kept whole (a
-golden case, a system output, a run header) stay `JsonObject`: the store hands back exactly what
-it was given, so exports stay byte-identical.
+twice as much per row. A judge verdict is the runner's `JudgeVerdict`, a production miss the inbox's
+`ProductionMiss`. JSON documents kept whole (a golden case, a system output, a run header and
+metrics) stay `JsonObject`: the store hands back exactly what it was given (a case may predate
+today's golden schema), so exports stay byte-identical.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
+from qaeval_tui.core.curation.models import ProductionMiss
 from qaeval_tui.core.errors import QaevalError, UsageError
 from qaeval_tui.core.limits import MAX_REVISION, MAX_SEED
 from qaeval_tui.core.review.models import Label
@@ -233,10 +235,10 @@ class InboxDecision:
 
 @dataclass(frozen=True, slots=True)
 class InboxRecord:
-    """One imported production miss as stored (its §8.4 JSON) and its decision (None while pending)."""
+    """One imported production miss as stored (§8.4) and its decision (None while pending)."""
 
     trace_id: str
-    miss: JsonObject
+    miss: ProductionMiss
     source: str
     imported_at: str
     decision: InboxDecision | None
