@@ -36,6 +36,8 @@ def test_verdicts_filter_by_judge_and_the_bulk_read_matches_the_full_one(store: 
         {"faithfulness": None},
     ]
     assert store.latest_verdict("i1") == a_verdict("i1", "c1", "j2", 2)
+    assert store.verdicts(config_hash="j1", item_id="i1") == [a_verdict("i1", "c1", "j1", 0)]
+    assert store.verdicts(item_id="i1") == [a_verdict("i1", "c1", "j1", 0), a_verdict("i1", "c1", "j2", 2)]
     for judge in (None, "j1", "j2"):
         expected = [
             StoredVerdict(v.item_id, v.status, v.verdict.judge, v.verdict.scores)

@@ -113,7 +113,7 @@ def _verdict_for(store: Store, item_id: str, config_hash: str | None) -> JudgeVe
     latest = store.latest_verdict(item_id)
     if config_hash is None or latest is None or latest.verdict.judge.get("config_hash") == config_hash:
         return None if latest is None else latest.verdict
-    mine = [v.verdict for v in store.verdicts(config_hash=config_hash) if v.verdict.item_id == item_id]
+    mine = [v.verdict for v in store.verdicts(config_hash=config_hash, item_id=item_id)]
     return mine[-1] if mine else None
 
 

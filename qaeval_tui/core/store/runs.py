@@ -177,9 +177,11 @@ class RunTables(SQLiteConnection):
             for r in rows
         ]
 
-    def verdicts(self, *, run_id: str | None = None, config_hash: str | None = None) -> list[VerdictRecord]:
-        """Stored judge verdicts, oldest first, optionally for one run or one judge config."""
-        wanted = {"run_id": run_id, "config_hash": config_hash}
+    def verdicts(
+        self, *, run_id: str | None = None, config_hash: str | None = None, item_id: str | None = None
+    ) -> list[VerdictRecord]:
+        """Stored judge verdicts, oldest first, optionally for one run, one judge config or one item."""
+        wanted = {"run_id": run_id, "config_hash": config_hash, "item_id": item_id}
         clauses = [f"{column} = :{column}" for column, value in wanted.items() if value is not None]
         rows = self.db.table("judge_verdicts").rows_where(
             " AND ".join(clauses) or None,
