@@ -52,7 +52,7 @@ def gate_beyond_the_run(config: Config, result: RunResult, baseline_path: Path, 
     """Seconds from a finished run to the gate's reports on disk, as `qaeval gate --json --markdown --junit`:
     the same use-case steps the command takes after its run."""
     started = time.perf_counter()
-    report = decide(config, result, load_baseline(baseline_path), store)
+    report = decide(config, result, load_baseline(baseline_path), store=store)
     write_output(
         out / "gate.json",
         json_visible(strict_json(gate_json(report), "gate.json", indent=2, ensure_ascii=False)) + "\n",

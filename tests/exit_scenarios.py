@@ -185,7 +185,26 @@ def baseline_of_an_invalid_set(root: Path) -> list[str]:
 
 fixed("gate", 0, "demo passes its baseline", ["gate", "--baseline", DEMO_BASELINE, "--data", DEMO])
 fixed("gate", 1, "buggy hub blocks", ["gate", "--baseline", DEMO_BASELINE, *BUGGY], "block")
+fixed("plan", 0, "demo baseline", ["plan", "--baseline", DEMO_BASELINE, "--mde", "0.1"], "planned")
+fixed("plan", 2, "unknown metric", ["plan", "--baseline", DEMO_BASELINE, "--metric", "nope"], "usage", bad_input=True)
+
+
+@scenario("gate", 3, "refused")
+def gate_statistical_with_a_tolerance_below_the_mde(root: Path) -> list[str]:
+    return [*config(root, '[gate]\nmode = "statistical"\n'), "gate", "--baseline", DEMO_BASELINE, "--data", DEMO]
+
+
 fixed("gate", 2, "missing baseline", ["gate", "--baseline", "no-such.json", "--data", DEMO], "missing", bad_input=True)
+
+
+UNCALIBRATED_BUT_REQUIRED = ["gate", "--baseline", DEMO_BASELINE, "--data", DEMO, "--require-trusted"]
+fixed("gate", 1, "uncalibrated judge under require trusted", UNCALIBRATED_BUT_REQUIRED, "require-trusted")
+
+
+@scenario("gate", 2, "calibration artifact", bad_input=True)
+def gate_calibration_not_json(root: Path) -> list[str]:
+    (root / "calibration.json").write_text("{not json", encoding="utf-8")
+    return ["gate", "--baseline", DEMO_BASELINE, "--data", DEMO, "--calibration", "calibration.json"]
 
 
 @scenario("gate", 2, "unreadable", bad_input=True)
@@ -357,8 +376,10 @@ def agreement_on_an_off_scale_score(root: Path) -> list[str]:
 
 
 @scenario("calibrate", 0, "all TRUSTED")
-def calibrate_demo_labels_against_a_lower_bar(root: Path) -> list[str]:
-    return [*config(root, "[calibration]\nmin_exact = 0.5\n"), "calibrate", "--labels", str(DEMO_LABELS)]
+def calibrate_demo_labels_against_a_lower_bar_on_point_estimates(root: Path) -> list[str]:
+    # The demo judge is constant on two axes: on the interval rule nothing makes it TRUSTED.
+    toml = '[calibration]\nmin_exact = 0.5\nrule = "point"\n'
+    return [*config(root, toml), "calibrate", "--labels", str(DEMO_LABELS)]
 
 
 fixed("calibrate", 1, "demo citation_correctness", ["calibrate", "--labels", str(DEMO_LABELS)], "some axis RETUNE")

@@ -52,18 +52,15 @@ def _emit(text: str, target: Path | None, what: str) -> None:
     stderr.print(f"{what} written to {target}")
 
 
-def _check_outputs(as_json: bool, markdown: Path | None, html: Path | None) -> bool:
+def _check_outputs(as_json: bool, markdown: Path | None, html: Path | None, out: Path | None = None) -> bool:
     """True when the console table should be printed (nothing else claims stdout)."""
-    to_stdout = [
-        name
-        for name, flag in (("--json", as_json), ("--markdown -", str(markdown) == "-"), ("--html -", str(html) == "-"))
-        if flag
-    ]
+    claims = (("--json", as_json), ("--markdown -", str(markdown) == "-"), ("--html -", str(html) == "-"))
+    to_stdout = [name for name, flag in (*claims, ("--out -", str(out) == "-")) if flag]
     if len(to_stdout) > 1:
         raise UsageError(f"{' and '.join(to_stdout)} both write to stdout; send one to a file")
     from qaeval_tui.core.atomic_file import check_output_target
 
-    for target in (markdown, html):
+    for target in (markdown, html, out):
         if target is not None and str(target) != "-":
             check_output_target(target)  # a golden split or a folder: refused before any work
     return not to_stdout
@@ -237,6 +234,11 @@ def calibrate(
     as_json: AsJson = False,
     markdown: Markdown = None,
     html: Html = None,
+    out: Path | None = typer.Option(
+        None,
+        "--out",
+        help="Also write the calibration artifact the gate reads (commit it beside the baseline; '-' for stdout).",
+    ),
 ) -> None:
     """Judge versus human per axis, with a TRUSTED / RETUNE / INSUFFICIENT verdict bound to the judge config.
 
@@ -248,23 +250,41 @@ def calibrate(
     from qaeval_tui.core.usecases.statistics import calibration_report
 
     config = config_from(ctx)
-    console = _check_outputs(as_json, markdown, html)
+    console = _check_outputs(as_json, markdown, html, out)
+    artifact = None
     with optional_store(ctx, db) as store:
-        report = calibration_report(
-            config,
-            store,
-            labels,
-            verdicts,
-            judge_config_hash=judge_config_hash,
-            include_post_reveal=include_post_reveal,
-            say=_note,
-        )
+        if out is None:
+            report = calibration_report(
+                config,
+                store,
+                labels,
+                verdicts,
+                judge_config_hash=judge_config_hash,
+                include_post_reveal=include_post_reveal,
+                say=_note,
+            )
+        else:
+            from qaeval_tui.core.usecases.calibration_artifact import calibration_with_artifact
+
+            report, artifact = calibration_with_artifact(
+                config,
+                store,
+                labels,
+                verdicts,
+                judge_config_hash=judge_config_hash,
+                include_post_reveal=include_post_reveal,
+                say=_note,
+            )
     if as_json:
         print_json(report.to_json())
     elif console:
         print_calibration(report)
     _emit(calibration_markdown(report), markdown, "Markdown report")
     _emit(calibration_html(report), html, "HTML report")
+    if artifact is not None:
+        from qaeval_tui.core.gate.calibration_file import artifact_text
+
+        _emit(artifact_text(artifact, str(out)), out, "calibration artifact")
     raise typer.Exit(report.exit_code)
 
 

@@ -14,13 +14,15 @@ from rich.table import Table
 
 from qaeval_tui.cli.common import stdout
 from qaeval_tui.core.statistics.agreement import AgreementReport
+from qaeval_tui.core.statistics.alpha_interval import MIN_ITEMS_ALPHA_INTERVAL
 from qaeval_tui.core.statistics.calibration import CalibrationReport
-from qaeval_tui.core.statistics.report_tables import distribution_text, number, signed
+from qaeval_tui.core.statistics.report_tables import calibration_notes, distribution_text, number, signed
+from qaeval_tui.core.statistics.verdict import report_notes, verdict_line
 from qaeval_tui.core.text import one_line
 
 
-def _span(value: list[float] | None) -> str:
-    return "—" if value is None else f"{value[0]:.3f}–{value[1]:.3f}"
+def _span(value: list[float] | None, digits: int = 3) -> str:
+    return "—" if value is None else f"{value[0]:.{digits}f}–{value[1]:.{digits}f}"
 
 
 def _table(*columns: str) -> Table:
@@ -54,7 +56,10 @@ def print_agreement(report: AgreementReport) -> None:
         elif axis["ci_reason"]:
             stdout.print(f"  no CI: {one_line(axis['ci_reason'])}", soft_wrap=True)
     stdout.print("value:count per scale point, blind labels")
-    stdout.print(f"CI: seeded bootstrap over items, {report.replicates} replicates, seed {report.seed}")
+    stdout.print(
+        f"CI: seeded BCa bootstrap over items, {report.replicates} replicates, seed {report.seed}; "
+        f"none below {MIN_ITEMS_ALPHA_INTERVAL} pairable items (too few for a 95% interval to hold)"
+    )
     pairs = _table("axis", "reviewers", "common", "raw agr.", "kappa")
     for name, rows in data["pairwise"].items():
         for row in rows:
@@ -79,28 +84,36 @@ def print_calibration(report: CalibrationReport) -> None:
     data: dict[str, Any] = report.to_json()
     bar = data["bar"]
     stdout.print(f"Judge calibration: {report.verdict}")
+    for note in report_notes(data):
+        stdout.print(f"warning: {note}", soft_wrap=True)
     stdout.print(
         f"judge {one_line(report.judge_name or '-')} · config {one_line(report.judge_config_hash[:16])} · "
         f"rubric {one_line(report.rubric_version)} · "
-        f"bar: exact >= {bar['min_exact']:.2f} with n >= {bar['min_n']} on every axis",
+        f"bar: exact >= {bar['min_exact']:.2f} with n >= {bar['min_n']} on every axis ({bar['rule']} rule), "
+        f"alpha above {bar['chance_floor']:.2f}, consensus of >= {bar['min_reviewers']} reviewers",
         soft_wrap=True,
     )
-    verdicts = _table("axis", "verdict", "n", "exact", "95% CI", "unres.", "+labels")
-    figures = _table("axis", "within 1", "MAE", "bias", "kappa", "QWK", "alpha")
+    verdicts = _table("axis", "verdict", "n", "exact", "95% CI", "alpha", "95% CI")
+    figures = _table("axis", "±1", "MAE", "bias", "kappa", "QWK", "unres.", "1 rev.", "+labels")
     for name, axis in data["axes"].items():
         verdicts.add_row(
-            one_line(name), axis["verdict"], str(axis["n"]), number(axis["exact"]), _span(axis["exact_ci"]),
-            str(axis["consensus"]["unresolved"]), str(axis["labels_needed"]),
+            one_line(name), axis["verdict"], str(axis["n"]), number(axis["exact"], 2), _span(axis["exact_ci"], 2),
+            number(axis["alpha"], 2), _span(axis["alpha_ci"], 2),
         )  # fmt: skip
         figures.add_row(
-            one_line(name), number(axis["within_one"]), number(axis["mae"]), signed(axis["bias"]),
-            number(axis["kappa"]), number(axis["kappa_quadratic"]), number(axis["alpha"]),
+            one_line(name), number(axis["within_one"], 2), number(axis["mae"], 2), signed(axis["bias"], 2),
+            number(axis["kappa"], 2), number(axis["kappa_quadratic"], 2), str(axis["consensus"]["unresolved"]),
+            str(axis["consensus"]["one_reviewer"]), str(axis["labels_needed"]),
         )  # fmt: skip
     stdout.print(verdicts)
     for name, axis in data["axes"].items():
-        stdout.print(f"{one_line(name)}: {one_line(axis['verdict_reason'])}", soft_wrap=True)
+        stdout.print(one_line(verdict_line(name, axis)), soft_wrap=True)
+    for name, note in calibration_notes(data):
+        stdout.print(f"  {one_line(name)}: {one_line(note)}", soft_wrap=True)
     stdout.print(figures)
-    stdout.print("bias: judge minus human (positive: the judge is lenient) · QWK: quadratic-weighted kappa")
+    stdout.print(
+        "±1: within one step · bias: judge minus human (positive: the judge is lenient) · QWK: quadratic-weighted kappa"
+    )
     for name, axis in data["axes"].items():
         labels = axis["confusion"]["labels"]
         grid = _table(f"{one_line(name)}: human \\ judge", *map(str, labels))
@@ -112,7 +125,14 @@ def print_calibration(report: CalibrationReport) -> None:
         stdout.print(
             f"{len(unresolved)} item(s) unresolved (reviewers split, no adjudication): see --json for their ids"
         )
+    single = sorted({item for axis in data["axes"].values() for item in axis["one_reviewer_items"]})
+    if single:
+        stdout.print(f"{len(single)} item(s) labelled by one reviewer only, offered for more labels: see --json")
     stdout.print(
-        f"unres.: reviewers split, no adjudication · +labels: judged items still needed for an exact-agreement "
-        f"CI half-width under {bar['target_half_width']:.2f}"
+        f"unres.: reviewers split, no adjudication · 1 rev.: one reviewer only · +labels: judged items still "
+        f"needed for an exact-agreement CI half-width under {bar['target_half_width']:.2f} · alpha: judge as a coder"
+    )
+    stdout.print(
+        f"CI: exact agreement Wilson with continuity correction (from {data['intervals']['exact_min_items']} items), "
+        f"alpha {data['intervals']['alpha']} (from {data['intervals']['alpha_min_items']} items)"
     )

@@ -69,6 +69,9 @@ def _register(target: typer.Typer) -> None:
     from qaeval_tui.cli import run_cmds
 
     run_cmds.register(target)
+    from qaeval_tui.cli import plan_cmd
+
+    plan_cmd.register(target)
 
 
 def _app() -> typer.Typer:

@@ -1,7 +1,7 @@
 """`qaeval run`, `baseline`, `gate` and `drift`: run the suite headlessly, store it, gate it, watch it.
 
 Exit codes (DESIGN §8.5): run/baseline 0 ran, 2 usage or input; gate 0 pass, 1 block, 2 usage
-or input (a missing, unreadable or mismatched baseline included); drift 0, 1 alarm, 2.
+or input (a missing, unreadable or mismatched baseline included), 3 refused; drift 0, 1 alarm, 2.
 """
 
 from __future__ import annotations
@@ -106,17 +106,19 @@ def run(
     Exit 0 ran, 2 usage or input error.
     """
     from qaeval_tui.cli.run_views import print_scoreboard
+    from qaeval_tui.core.usecases.run import run_ppi_for, with_ppi
 
     console = _check_targets(as_json, ("--out", out))
     result = execute(ctx, data, adapter, judge, workers, db)
+    ppi = run_ppi_for(config_from(ctx), result, store_path(ctx, db))
     if out is not None or as_json:  # built only when asked for: on 10,000 cases it costs a second
-        artifact = result.artifact()
+        artifact = with_ppi(result.artifact(), ppi)
         _write_document(out, artifact)
         if as_json:
             _print_document(artifact)
             return
     if console:
-        print_scoreboard(result)
+        print_scoreboard(result, ppi)
     stderr.print(f"stored run {result.run_id}" + (f"; artifact written to {_shown(out)}" if out else ""))
 
 
@@ -137,16 +139,20 @@ def baseline(
     """Run the suite and write the scores as the baseline the gate compares against. Exit 0, or 2."""
     from qaeval_tui.cli.run_views import print_scoreboard
     from qaeval_tui.core.gate.baseline import baseline_document
+    from qaeval_tui.core.usecases.run import run_ppi_for, with_ppi
 
     console = _check_targets(as_json, ("--out", out))
     result = execute(ctx, data, adapter, judge, workers, db)
     document = baseline_document(result)
+    ppi = run_ppi_for(config_from(ctx), result, store_path(ctx, db))
+    if ppi.labelled_cases:  # what `[gate] judge_metrics = "ppi"` compares against
+        document = with_ppi(document, ppi)
     _write_document(out, document)
     if as_json:
         _print_document(document)
         return
     if console:
-        print_scoreboard(result)
+        print_scoreboard(result, ppi)
     stderr.print(f"baseline written to {_shown(out)} (suite {result.suite_hash[:12]}, {len(result.cases)} cases)")
 
 
@@ -166,10 +172,21 @@ def gate(
     markdown: Markdown = None,
     out: ArtifactOut = None,
     as_json: AsJson = False,
+    calibration: Path | None = typer.Option(
+        None,
+        "--calibration",
+        help="Calibration artifact (qaeval calibrate --out) the judge's trust comes from (default: gate.calibration).",
+    ),
+    require_trusted: bool = typer.Option(
+        False,
+        "--require-trusted",
+        help="Fail Tier 2 on a gated judge metric whose axis is not TRUSTED, uncalibrated included.",
+    ),
 ) -> None:
     """Run the suite and gate it against the baseline: Tier 1 checks, Tier 2 deltas.
 
-    Exit 0 pass, 1 block, 2 usage or input error (a missing, unreadable or mismatched baseline too).
+    Exit 0 pass, 1 block, 2 usage or input error (a missing, unreadable or mismatched baseline too),
+    3 refused ([gate] mode = "statistical": a tolerance below what the suite resolves; never a pass).
     """
     from qaeval_tui.cli.run_views import print_gate, print_scoreboard
     from qaeval_tui.core.gate.report import gate_json
@@ -186,6 +203,8 @@ def gate(
         workers=workers,
         outputs=GateOutputs(artifact=out, junit=junit, markdown=markdown, as_json=as_json),
         progress=progress_bar,
+        calibration=calibration,
+        require_trusted=require_trusted,
     )
     report = outcome.report
     if as_json:

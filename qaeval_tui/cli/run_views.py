@@ -13,9 +13,12 @@ from rich.table import Table
 from qaeval_tui.cli.common import stdout
 from qaeval_tui.core.gate.decision import GateReport
 from qaeval_tui.core.gate.drift import DriftReport
-from qaeval_tui.core.gate.report import fired_checks, format_ci, judge_errors, metric_label
+from qaeval_tui.core.gate.report import calibration_sentence, fired_checks, format_ci, judge_errors, metric_label
+from qaeval_tui.core.gate.report_stats import mde_warnings, mode_line, refusal_line
 from qaeval_tui.core.running.metrics import METRIC_SPECS, Scoreboard
 from qaeval_tui.core.running.result import RunResult
+from qaeval_tui.core.statistics.ppi import MIN_LABELLED_FOR_CI
+from qaeval_tui.core.statistics.run_ppi import RunPPI
 from qaeval_tui.core.text import one_line
 
 SLICE_COLUMNS = {
@@ -40,7 +43,7 @@ def _value(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def print_scoreboard(result: RunResult) -> None:
+def print_scoreboard(result: RunResult, ppi: RunPPI | None = None) -> None:
     judge = result.judge_config
     say(f"Cases: {len(result.cases)}   adapter: {one_line(result.adapter, 60)}")
     errors = result.judge_errors
@@ -62,6 +65,8 @@ def print_scoreboard(result: RunResult) -> None:
             name, _value(metric.value), str(metric.n), note if metric.value is not None else metric.reason or ""
         )
     stdout.print(table)
+    if ppi is not None and ppi.labelled_cases:  # the judge metrics again, corrected by the humans' labels
+        print_ppi(ppi, result.rubric_version)
     say("By slice (" + ", ".join(f"{short} = {name}" for short, name in SLICE_COLUMNS.items()) + "):")
     for kind, groups in board.slices.items():
         slices = Table(kind, "n", *SLICE_COLUMNS, box=None, pad_edge=False)
@@ -80,8 +85,32 @@ def print_scoreboard(result: RunResult) -> None:
             say(f"  ... and {len(failing) - SHOWN} more (see --json or --out)")
 
 
+def print_ppi(ppi: RunPPI, rubric_version: str) -> None:
+    """Each judge metric's PPI estimate: judge mean over every case, corrected on the labelled ones."""
+    say(
+        f"PPI estimates: judge mean over all cases + mean (human - judge) on the {ppi.labelled_cases} labelled "
+        f"case(s) (latest blind labels, rubric {one_line(rubric_version, 20)}; "
+        f"no interval below {MIN_LABELLED_FOR_CI} labelled):"
+    )
+    table = Table("metric", "ppi", "95% CI", "labelled", "n", "judge", box=None, pad_edge=False)
+    for name, estimate in ppi.estimates.items():
+        span = "n/a" if estimate.ci is None else f"[{estimate.ci[0]:.3f}, {estimate.ci[1]:.3f}]"
+        table.add_row(
+            name,
+            _value(estimate.value),
+            span,
+            str(estimate.n_labelled),
+            str(estimate.n_cases),
+            _value(estimate.judge_mean),
+        )
+    stdout.print(table)
+
+
 def print_gate(report: GateReport) -> None:
     say(f"GATE: {report.verdict}")
+    refusal = refusal_line(report)
+    if refusal:
+        say(f"  [?] {refusal}")
     fired = fired_checks(report)
     if fired:
         checks = [finding for finding in report.tier1 if finding.kind == "check"]
@@ -104,6 +133,8 @@ def print_gate(report: GateReport) -> None:
             where = f"{one_line(finding.case_id, 40)}: " if finding.case_id else ""
             # A metric's reason is whole: it may name the cases whose values were lost.
             say(f"      {where}{one_line(finding.message, 200 if finding.case_id else 600)}")
+    elif report.refused_metrics:  # nothing blocked, but not every metric could be decided
+        say(f"  [?] Tier 2 REFUSED: {len(report.refused_metrics)} metric(s) refused; no regression, new cases pass")
     else:
         say("  [ok] Tier 2: no metric beyond tolerance, no regression, new cases pass")
     table = Table(
@@ -130,12 +161,22 @@ def print_gate(report: GateReport) -> None:
             delta.status,
         )
     stdout.print(table)
+    by_ppi = [d for d in report.metrics if d.basis == "ppi"]
+    if by_ppi:  # [gate] judge_metrics = "ppi": what the judge rows of the table compare
+        say(
+            "judge metrics gated on PPI estimates, baseline -> now: "
+            + "; ".join(f"{d.name} {_value(d.baseline)} -> {_value(d.current)} ({d.ci_reason})" for d in by_ppi)
+        )
+    print_statistics(report)
     moved = [d for d in report.metrics if d.basis == "shared" and d.n_baseline != d.n_current]
     if moved:  # a mean over other cases than the baseline's: say so beside the table
         say(
             "values on the shared cases, baseline -> now: "
             + ", ".join(f"{d.name} {d.n_baseline} -> {d.n_current}" for d in moved)
         )
+    sentence = calibration_sentence(report)
+    if sentence is not None:
+        say(one_line(sentence))
     if report.untrusted_axes:
         trust = report.axis_trust
         say(
@@ -149,6 +190,35 @@ def print_gate(report: GateReport) -> None:
             else ""
         )
         say(f"{len(report.removed_cases)} baseline case(s) not in this run: {shown}{more}")
+
+
+def print_statistics(report: GateReport) -> None:
+    """Each tested metric's p-values and MDE beside its tolerance (a table of its own: the deltas'
+    table fills 80 columns), how they were reached, and each tolerance this suite cannot resolve."""
+    tested = [delta for delta in report.metrics if delta.test is not None]
+    if tested:
+        table = Table("metric", "n", "p", "p (Holm)", "significant", "MDE", "tol", "resolved", box=None, pad_edge=False)
+        for delta in tested:
+            test = delta.test
+            assert test is not None and delta.tolerance is not None
+            table.add_row(
+                delta.name,
+                str(test.n),
+                _p(test.p_value),
+                _p(test.p_holm),
+                "yes" if test.significant else "no",
+                f"{test.mde:.3f}",
+                f"{delta.tolerance:.3f}",
+                "yes" if test.resolvable else "NO",
+            )
+        stdout.print(table)
+    say(mode_line(report))
+    for warning in mde_warnings(report):
+        say(f"warning: {warning}")
+
+
+def _p(value: float) -> str:
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
 def print_drift(report: DriftReport, path: Path) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
@@ -124,11 +124,46 @@ class GateConfig(Section):
     )
     bootstrap_replicates: int = Field(default=2000, ge=100, description="Paired bootstrap replicates per delta.")
     seed: Seed = Field(default=0, description="Seed of the paired bootstrap.")
+    mode: Literal["tolerance", "statistical"] = Field(
+        default="tolerance",
+        description="tolerance: block a drop beyond its tolerance; statistical: block only a significant one, "
+        "refuse (exit 3) a tolerance below the minimum detectable effect.",
+    )
+    calibration: Annotated[str, Field(min_length=1)] | None = Field(
+        default=None,
+        description="Calibration artifact (`qaeval calibrate --out`) the gate reads judge trust from.",
+    )
+    require_trusted: bool = Field(
+        default=False, description="A gated judge metric whose axis is not TRUSTED (or uncalibrated) fails Tier 2."
+    )
+    judge_metrics: Literal["judge", "ppi"] = Field(
+        default="judge",
+        description='Judge-scored metrics gate on "judge" (the judge mean, paired case by case with the baseline) '
+        "or \"ppi\" (the prediction-powered estimate from the labels on the run's cases, against the baseline's).",
+    )
 
 
 class CalibrationConfig(Section):
-    min_exact: float = Field(default=0.70, ge=0, le=1, description="Exact agreement each axis needs for TRUSTED.")
+    min_exact: float = Field(
+        default=0.70,
+        ge=0,
+        le=1,
+        description="Exact agreement each axis needs (its lower bound, by default) for TRUSTED.",
+    )
     min_n: int = Field(default=20, ge=1, description="Fewer judged items than this on an axis: INSUFFICIENT.")
+    rule: Literal["interval", "point"] = Field(
+        default="interval",
+        description="`interval`: verdicts on interval bounds; `point`: on point estimates (said in every output).",
+    )
+    min_reviewers: int = Field(
+        default=2, ge=1, description="Blind reviewers an item needs for a human consensus (else an adjudication)."
+    )
+    chance_floor: float = Field(
+        default=0.0,
+        ge=-1,
+        lt=1,
+        description="TRUSTED needs the lower bound of alpha (judge as a coder) above this.",
+    )
     target_half_width: float = Field(
         default=0.10, gt=0, lt=1, description="CI half-width the 'labels needed' figure aims for."
     )

@@ -60,6 +60,18 @@ def labeled_folder(folder: Path, judge: dict[str, int], n: int = 24, human: int 
     return folder
 
 
+def varied_folder(folder: Path, wrong: dict[str, int] | None = None, n: int = 60, judge_name: str = "mech") -> Path:
+    """Two reviewers agreeing on `n` items whose values vary (item k: k % 3 on every axis); the judge
+    agrees with them except on the last `wrong[axis]` items of an axis, where it is one step off."""
+    items = [f"i{k:03d}" for k in range(n)]
+    rows: list[tuple[str, dict[str, int | None]]] = [(item, dict.fromkeys(AXES, k % 3)) for k, item in enumerate(items)]
+    write_labels(folder, {"ana": rows, "ben": rows})
+    off = wrong or {}
+    scores = {item: {axis: (k % 3 + (k >= n - off.get(axis, 0))) % 3 for axis in AXES} for k, item in enumerate(items)}
+    write_verdicts(folder, scores, judge_name)
+    return folder
+
+
 # -- queue and label files ------------------------------------------------------------------------------
 
 
@@ -195,15 +207,15 @@ def test_two_outputs_on_stdout_is_a_usage_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("judge", "n", "code", "verdict"),
+    ("wrong", "n", "code", "verdict"),
     [
-        (dict.fromkeys(AXES, 2), 24, 0, "TRUSTED"),
-        ({"faithfulness": 2, "citation_correctness": 1, "answer_correctness": 2}, 24, 1, "RETUNE"),
-        (dict.fromkeys(AXES, 2), 10, 3, "INSUFFICIENT"),
+        ({}, 60, 0, "TRUSTED"),
+        ({"citation_correctness": 40}, 60, 1, "RETUNE"),
+        ({}, 10, 3, "INSUFFICIENT"),
     ],
 )
-def test_calibrate_exit_codes(tmp_path: Path, judge: dict[str, int], n: int, code: int, verdict: str) -> None:
-    labeled_folder(tmp_path / "labels", judge, n=n)
+def test_calibrate_exit_codes(tmp_path: Path, wrong: dict[str, int], n: int, code: int, verdict: str) -> None:
+    varied_folder(tmp_path / "labels", wrong, n=n)
     result = runner.invoke(app, ["calibrate", "--labels", "labels", "--json"])
     assert result.exit_code == code, result.output
     data = json.loads(result.stdout)
@@ -232,10 +244,7 @@ def test_calibrate_usage_error_exits_2(tmp_path: Path) -> None:
 
 
 def test_calibrate_console_and_html_escape_data(tmp_path: Path) -> None:
-    folder = labeled_folder(
-        tmp_path / "labels", {"faithfulness": 2, "citation_correctness": 1, "answer_correctness": 2}
-    )
-    write_verdicts(folder, {f"i{k:03d}": dict.fromkeys(AXES, 2) for k in range(24)}, judge_name="<b>[red]judge")
+    varied_folder(tmp_path / "labels", judge_name="<b>[red]judge")
     result = runner.invoke(app, ["calibrate", "--labels", "labels", "--html", "c.html"])
     assert result.exit_code == 0, result.output
     assert "Judge calibration: TRUSTED" in result.stdout and "<b>[red]judge" in result.stdout
@@ -271,7 +280,7 @@ anchors = ["no", "yes"]
 needs_gold = true
 """
     )
-    items = [f"i{k:03d}" for k in range(30)]
+    items = [f"i{k:03d}" for k in range(60)]
     ana: list[tuple[str, dict[str, int | None]]] = [
         (i, {"quality": 1 + k % 5, "correct": k % 2}) for k, i in enumerate(items)
     ]

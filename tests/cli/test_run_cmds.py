@@ -111,7 +111,10 @@ def _matches_golden(name: str, text: str) -> None:
     assert text == path.read_text(encoding="utf-8"), f"{name} changed; rerun with QAEVAL_UPDATE_GOLDEN=1 if intended"
 
 
-def test_a_blocked_gate_names_every_fired_check_and_matches_the_golden_outputs(tmp_path: Path, suite: Path) -> None:
+def test_a_blocked_gate_names_every_fired_check_and_matches_the_golden_outputs(
+    tmp_path: Path, suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no config: the golden files show a judge with no calibration
     baseline = tmp_path / "baseline.json"
     qaeval(tmp_path, "baseline", "--data", str(suite), "--out", str(baseline))
     junit, markdown = tmp_path / "gate.xml", tmp_path / "gate.md"

@@ -66,9 +66,12 @@ def test_axis_alpha_reproduces_krippendorff_2011_at_each_axis_level() -> None:
     nominal = report.to_json()["axes"]["nominal"]
     assert (nominal["n_items"], nominal["n_pairable"], nominal["n_pairable_values"]) == (12, 11, 40)
     assert nominal["distribution"] == {"1": 9, "2": 13, "3": 11, "4": 5, "5": 3}  # all 41 values, unit 12's too
-    assert nominal["bootstrap"] == {"replicates": 200, "seed": 3, "confidence": 0.95, "replicates_undefined": 0}
-    low, high = nominal["ci"]
-    assert low <= nominal["alpha"] <= high
+    assert nominal["bootstrap"] == {
+        "replicates": 200, "seed": 3, "confidence": 0.95, "replicates_undefined": 0,
+        "method": "BCa bootstrap over items", "min_items": 50,
+    }  # fmt: skip
+    # 11 pairable items are too few for an interval that holds (alpha_interval.MIN_ITEMS_ALPHA_INTERVAL).
+    assert (nominal["ci"], nominal["ci_reason"]) == (None, "too few items for an interval (n = 11; need ≥ 50)")
 
 
 def test_report_ignores_reviewer_names_and_label_order() -> None:

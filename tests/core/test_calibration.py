@@ -48,7 +48,8 @@ def verdict(item: str, scores: dict[str, int | None], config_hash: str = "J1", *
 
 
 def pairs_to_inputs(human: list[int], judge: list[int], axis: str = "f") -> tuple[list[Label], list[JudgeVerdict]]:
-    labels = [label(f"i{k:04d}", "ana", {axis: h}) for k, h in enumerate(human)]
+    """Two blind reviewers who agree on every item (a consensus needs two), and the judge."""
+    labels = [label(f"i{k:04d}", who, {axis: h}) for k, h in enumerate(human) for who in ("ana", "ben")]
     verdicts = [verdict(f"i{k:04d}", {axis: j}) for k, j in enumerate(judge)]
     return labels, verdicts
 
@@ -85,10 +86,14 @@ def test_consensus_adjudicated_then_unanimous_then_median_on_a_scale_point_else_
 
 def test_unresolved_items_are_excluded_counted_and_offered_for_adjudication() -> None:
     labels = [label("half", "a", {"f": 0}), label("half", "b", {"f": 1}), label("ok", "a", {"f": 2})]
+    labels.append(label("ok", "b", {"f": 2}))
     report = run(labels, [verdict("half", {"f": 0}), verdict("ok", {"f": 2})])
     axis = report.to_json()["axes"]["f"]
     assert axis["n"] == 1 and axis["unresolved_items"] == ["half"]
-    assert axis["consensus"] == {"adjudicated": 0, "unanimous": 1, "median": 0, "unresolved": 1, "no_human_value": 0}
+    assert axis["consensus"] == {
+        "adjudicated": 0, "unanimous": 1, "median": 0, "unresolved": 1, "one_reviewer": 0, "too_few_reviewers": 0,
+        "no_human_value": 0,
+    }  # fmt: skip
     adjudicated = run(labels, [verdict("half", {"f": 0}), verdict("ok", {"f": 2})], adjudicated={("half", "f"): 0})
     assert adjudicated.axes["f"].n == 2 and adjudicated.axes["f"].unresolved_items == ()
 
@@ -106,12 +111,15 @@ def test_cohen_kappa_of_the_wikipedia_worked_example_on_a_binary_axis() -> None:
     assert axis["mae"] is None and axis["kappa_quadratic"] is None and "nominal" in axis["reasons"]["mae"]
 
 
-def test_exact_agreement_carries_the_wilson_interval_newcombe_1998() -> None:
-    """Newcombe (1998), Statistics in Medicine 17:857-872, table I: 81/263 -> 0.2553 to 0.3662."""
+def test_exact_agreement_carries_the_continuity_corrected_wilson_interval_newcombe_1998() -> None:
+    """Newcombe (1998), Statistics in Medicine 17:857-872, table I, method 4 (score interval with
+    continuity correction): 81/263 -> 0.2535 to 0.3682 (method 3, without it: 0.2553 to 0.3662)."""
     labels, verdicts = pairs_to_inputs([2] * 81 + [0] * 182, [2] * 263)
     axis = run(labels, verdicts).axes["f"]
     assert axis.exact_ci is not None
-    assert (round(axis.exact_ci[0], 4), round(axis.exact_ci[1], 4)) == (0.2553, 0.3662)
+    assert (round(axis.exact_ci[0], 4), round(axis.exact_ci[1], 4)) == (0.2535, 0.3682)
+    plain = intervals.wilson_interval(81, 263)
+    assert plain is not None and (round(plain[0], 4), round(plain[1], 4)) == (0.2553, 0.3662)
 
 
 def test_mae_bias_and_within_one_on_a_five_point_scale() -> None:
@@ -128,15 +136,22 @@ def test_mae_bias_and_within_one_on_a_five_point_scale() -> None:
 
 def test_verdicts_per_axis_and_overall_with_exit_codes() -> None:
     axes = (ORDINAL, Axis(name="g", anchors=("a", "b", "c")), Axis(name="h", anchors=("a", "b", "c")))
-    labels = [label(f"i{k}", "ana", {"f": 2, "g": 2, "h": 2}) for k in range(10)]
-    labels += [label(f"x{k}", "ana", {"f": 1}) for k in range(3)]
-    judged = [verdict(f"i{k}", {"f": 2, "g": 2 if k < 7 else 0, "h": 2 if k < 6 else 0}) for k in range(10)]
+    human = [k % 3 for k in range(100)]
+    labels = [label(f"i{k}", who, {"f": h, "g": h, "h": h}) for k, h in enumerate(human) for who in ("a", "b")]
+    labels += [label(f"x{k}", who, {"f": 1}) for k in range(3) for who in ("a", "b")]
+    # f: the judge agrees on 95 of 100; g: on 80; h: on 50 (upper bound well under 0.70).
+    judged = [
+        verdict(f"i{k}", {"f": h if k < 95 else (h + 1) % 3, "g": h if k < 80 else (h + 1) % 3,
+                          "h": h if k < 50 else (h + 1) % 3})
+        for k, h in enumerate(human)
+    ]  # fmt: skip
     report = run(labels, judged, rubric(*axes))
     assert {name: a.verdict for name, a in report.axes.items()} == {"f": "TRUSTED", "g": "TRUSTED", "h": "RETUNE"}
+    assert report.axes["h"].decided_by == "exact_upper"
     assert (report.verdict, report.exit_code) == ("RETUNE", 1)
     assert report.axes["f"].excluded == {"no_judge_verdict": 3, "judge_cant_judge_or_error": 0}
     judged = [verdict(v.item_id, {a: s for a, s in v.scores.items() if a != "h"}) for v in judged]  # no axis h now
-    few = run(labels, judged, rubric(*axes[:2]), CalibrationConfig(min_n=11))
+    few = run(labels, judged, rubric(*axes[:2]), CalibrationConfig(min_n=101))
     assert (few.verdict, few.exit_code) == ("INSUFFICIENT", 3)
     good = run(labels, judged, rubric(*axes[:2]))
     assert (good.verdict, good.exit_code) == ("TRUSTED", 0) and EXIT_CODES["TRUSTED"] == 0
@@ -144,15 +159,16 @@ def test_verdicts_per_axis_and_overall_with_exit_codes() -> None:
 
 def test_a_judge_that_never_varies_is_flagged_though_its_agreement_clears_the_bar() -> None:
     # Humans say 2 on 8 of 10 items; a judge that always says 2 agrees 0.8 and tells nothing apart.
+    # Under the seed's point rule (asked for) it passes the bar, with the warning in its reason.
     labels, verdicts = pairs_to_inputs([2] * 8 + [1, 0], [2] * 10)
-    axis = run(labels, verdicts).axes["f"]
+    axis = run(labels, verdicts, bar=CalibrationConfig(min_exact=0.7, min_n=5, rule="point")).axes["f"]
     assert (axis.verdict, axis.exact, axis.kappa) == ("TRUSTED", 0.8, 0.0)
     warning = "the judge gave all 10 items a 2: its agreement only mirrors how often humans gave 2"
     assert axis.warnings == (warning,) and axis.verdict_reason.endswith("; but " + warning)
     assert axis.to_json()["warnings"] == [warning]
     # One differing score is enough to be judged on its merits.
     labels, verdicts = pairs_to_inputs([2] * 8 + [1, 0], [2] * 9 + [0])
-    varied = run(labels, verdicts).axes["f"]
+    varied = run(labels, verdicts, bar=CalibrationConfig(min_n=5, rule="point")).axes["f"]
     assert varied.warnings == () and "but" not in varied.verdict_reason
     # Too few items for a verdict: nothing to qualify.
     labels, verdicts = pairs_to_inputs([2, 2], [2, 2])
@@ -177,7 +193,7 @@ def test_judge_errors_and_cant_judge_are_excluded_and_counted() -> None:
 
 
 def test_a_calibration_is_bound_to_one_judge_config_and_rubric_version() -> None:
-    labels, verdicts = pairs_to_inputs([2] * 6, [2] * 6)
+    labels, verdicts = pairs_to_inputs([2] * 12, [2] * 12)
     other = [verdict(v.item_id, {"f": 0}, config_hash="J2") for v in verdicts]
     with pytest.raises(UsageError, match="judge-config-hash"):
         run(labels, verdicts + other)
@@ -193,7 +209,7 @@ def test_a_calibration_is_bound_to_one_judge_config_and_rubric_version() -> None
 
 
 def test_no_overlap_gives_insufficient_with_null_figures_and_reasons() -> None:
-    report = run([label("a", "ana", {"f": 1})], [verdict("b", {"f": 1})])
+    report = run([label("a", "ana", {"f": 1}), label("a", "ben", {"f": 1})], [verdict("b", {"f": 1})])
     data = report.to_json()
     axis = data["axes"]["f"]
     assert data["verdict"] == "INSUFFICIENT" and axis["n"] == 0

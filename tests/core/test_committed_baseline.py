@@ -13,7 +13,11 @@ from qaeval_tui.core.running.adapters import adapter_label, load_adapter
 from qaeval_tui.core.running.judge import load_judge
 from tests.conftest import REPO
 
-BASELINES = sorted((REPO / "baselines").glob("*.json"))
+BASELINES = sorted(
+    path
+    for path in (REPO / "baselines").glob("*.json")
+    if json.loads(path.read_text(encoding="utf-8")).get("format") == "qaeval-baseline"
+)
 
 
 def _specs(node: Any, path: str = "") -> list[tuple[str, str]]:
@@ -43,5 +47,5 @@ def test_every_spec_in_a_committed_baseline_builds_the_system_it_records(baselin
     assert load_judge(judge_spec).config.config_hash() == run["judge"]["config_hash"]
 
 
-def test_there_is_a_committed_baseline_to_check() -> None:
-    assert [path.name for path in BASELINES] == ["demo.json"]
+def test_the_demo_baseline_is_among_those_checked() -> None:
+    assert "demo.json" in [path.name for path in BASELINES]

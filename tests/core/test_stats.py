@@ -258,10 +258,11 @@ def test_bootstrap_without_any_usable_replicate_has_no_ci() -> None:
 
 
 def test_bootstrap_needs_two_pairable_units() -> None:
+    # One pairable unit: the package says 0.0, but chance cannot be estimated from one item.
     data = np.array([[0, 1, NAN], [1, NAN, 2]], dtype=float)
     result = stats.alpha_bootstrap(data, "nominal", DOMAIN)
-    assert result.state == "ok"
-    assert (result.ci, result.ci_reason) == (None, stats.REASON_TOO_FEW_UNITS)
+    assert (result.state, result.value, result.reason) == ("undefined", None, stats.REASON_ONE_ITEM)
+    assert (result.ci, result.ci_reason) == (None, stats.REASON_ONE_ITEM)
 
 
 # --- raw agreement and distribution ---------------------------------------------------------

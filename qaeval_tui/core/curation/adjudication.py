@@ -1,8 +1,11 @@
 """Where blind reviewers disagree, per axis, worst first: the adjudication screen's list.
 
 A disagreement is an (item, axis) on which at least two blind reviewers gave different scale
-values ("can't judge" is not a value, so it never disagrees with one). Labels are the revisions
-agreement and calibration read: the latest blind, non-skip revision per (item, reviewer).
+values ("can't judge" is not a value, so it never disagrees with one). Kept apart from them,
+`too_few_reviewers` lists the (item, axis) pairs with fewer blind values than a consensus needs
+(one reviewer only, by default): unresolved too, offered for more labels or a ruling. Labels are
+the revisions agreement and calibration read: the latest blind, non-skip revision per (item,
+reviewer).
 
 Worst first means: open before adjudicated; then the widest spread in scale steps (a 0 against a
 2 is a worse split than a 1 against a 2); then unresolved before median-resolved (an unresolved
@@ -63,6 +66,9 @@ class Disagreement:
 class AdjudicationQueue:
     entries: tuple[Disagreement, ...]
     """Worst first; adjudicated entries after every open one."""
+    too_few_reviewers: tuple[Disagreement, ...] = ()
+    """(item, axis) pairs with fewer blind values than a consensus needs (`calibration.min_reviewers`)
+    and no ruling: unresolved, offered for more labels or a ruling; by case id and axis."""
 
     @property
     def open_count(self) -> int:
@@ -101,30 +107,31 @@ def adjudication_queue(store: Store, config: Config) -> AdjudicationQueue:
     position = {item: i for i, item in enumerate(table.items)}
     grouped = _by_item(blind)
     entries: list[Disagreement] = []
+    too_few: list[Disagreement] = []
     for axis in rubric.axes:
-        consensus = human_consensus(table, axis, adjudicated)
+        consensus = human_consensus(table, axis, adjudicated, config.calibration.min_reviewers)
         for item_id, labels in grouped.items():
             values = [v for v in (label.scores.get(axis.name) for label in labels) if v is not None]
-            if len(set(values)) < 2:
-                continue
             i = position[item_id]
             value = float(consensus.values[i])
-            entries.append(
-                Disagreement(
-                    item_id=item_id,
-                    case_id=labels[0].case_id,
-                    axis=axis.name,
-                    scores=tuple(
-                        BlindScore(label.reviewer, label.scores.get(axis.name), label.note, label.flagged)
-                        for label in sorted(labels, key=lambda label: label.reviewer)
-                    ),
-                    spread=_spread(axis, values),
-                    distinct=len(set(values)),
-                    consensus=None if math.isnan(value) else int(value),
-                    consensus_source=CONSENSUS_SOURCES[int(consensus.source[i])],
-                    adjudicated=(item_id, axis.name) in adjudicated,
-                )
+            entry = Disagreement(
+                item_id=item_id,
+                case_id=labels[0].case_id,
+                axis=axis.name,
+                scores=tuple(
+                    BlindScore(label.reviewer, label.scores.get(axis.name), label.note, label.flagged)
+                    for label in sorted(labels, key=lambda label: label.reviewer)
+                ),
+                spread=_spread(axis, values),
+                distinct=len(set(values)),
+                consensus=None if math.isnan(value) else int(value),
+                consensus_source=CONSENSUS_SOURCES[int(consensus.source[i])],
+                adjudicated=(item_id, axis.name) in adjudicated,
             )
+            if len(set(values)) >= 2:
+                entries.append(entry)
+            elif values and len(values) < config.calibration.min_reviewers and not entry.adjudicated:
+                too_few.append(entry)
     order = {axis.name: index for index, axis in enumerate(rubric.axes)}
     entries.sort(
         key=lambda e: (
@@ -137,7 +144,8 @@ def adjudication_queue(store: Store, config: Config) -> AdjudicationQueue:
             e.item_id,
         )
     )
-    return AdjudicationQueue(tuple(entries))
+    too_few.sort(key=lambda e: (e.case_id, order[e.axis], e.item_id))
+    return AdjudicationQueue(tuple(entries), tuple(too_few))
 
 
 def record_consensus(

@@ -18,25 +18,12 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.views import CitationView, SourceView, content_views
 from qaeval_tui.core.running.models import JudgeVerdict
-from qaeval_tui.core.statistics.calibration import (
-    ADJUDICATED,
-    MEDIAN,
-    NO_HUMAN_VALUE,
-    UNANIMOUS,
-    UNRESOLVED,
-    human_consensus,
-)
+from qaeval_tui.core.statistics.consensus import NO_HUMAN_VALUE, SOURCE_NAMES, human_consensus
 from qaeval_tui.core.statistics.label_table import LabelTable, select_labels
 from qaeval_tui.core.store.rows import LabelRevision
 from qaeval_tui.core.store.sqlite import Store
 
-CONSENSUS_SOURCES: dict[int, str] = {
-    NO_HUMAN_VALUE: "no human value",
-    ADJUDICATED: "adjudicated",
-    UNANIMOUS: "unanimous",
-    MEDIAN: "median",
-    UNRESOLVED: "unresolved",
-}
+CONSENSUS_SOURCES: dict[int, str] = SOURCE_NAMES
 
 
 @dataclass(frozen=True)
@@ -138,7 +125,7 @@ def item_dossier(
         table = LabelTable.from_labels(blind, rubric)
         adjudicated = {key: score for key, score in store.adjudications().items() if key.item_id == item_id}
         for axis in rubric.axes:
-            found = human_consensus(table, axis, adjudicated)
+            found = human_consensus(table, axis, adjudicated, config.calibration.min_reviewers)
             value = float(found.values[0])
             consensus.append(
                 AxisConsensus(

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from qaeval_tui.core.batch import collector_paused
 from qaeval_tui.core.errors import InputError, Problem, UsageError
+from qaeval_tui.core.gate.ppi_values import ppi_problems, ppi_values
 from qaeval_tui.core.jsonl import RefusedJSON, loads
 from qaeval_tui.core.running.metrics import (
     METRIC_NAMES,
@@ -74,6 +75,7 @@ class _BaselineFile(BaseModel):
     run: _BaselineRun
     metrics: dict[str, Any]
     cases: list[_BaselineCase]
+    ppi: Any = None  # checked by hand (ppi_values.py), like the metric values
 
 
 class BaselineInputError(InputError):
@@ -104,6 +106,8 @@ class Baseline:
     created_at: str
     metrics: dict[str, MetricValue]
     cases: dict[str, BaselineCase]
+    ppi: dict[str, float | None] | None = None
+    """Judge metric -> the PPI estimate recorded with the baseline, when it was written with labels."""
 
 
 def baseline_document(result: RunResult) -> dict[str, Any]:
@@ -171,6 +175,7 @@ def load_baseline(path: str | Path) -> Baseline:
         found = [(tuple(error["loc"]), error["msg"]) for error in exc.errors(include_url=False)]
         raise _located(location, text, found) from exc
     found = number_problems(parsed.metrics.get("overall"), [case.values for case in parsed.cases])
+    found += ppi_problems(parsed.ppi)
     config_hash = parsed.run.judge.get("config_hash")
     if not isinstance(config_hash, str):
         found.append((("run", "judge", "config_hash"), "required text: the hash of the judge config"))
@@ -195,6 +200,7 @@ def load_baseline(path: str | Path) -> Baseline:
         created_at=parsed.run.finished_at,
         metrics=metrics,
         cases=cases,
+        ppi=ppi_values(parsed.ppi) if parsed.ppi is not None else None,
     )
 
 

@@ -14,7 +14,7 @@ How one metric is compared, and why a value lost since the baseline fails it, is
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from qaeval_tui.core.batch import collector_paused
@@ -22,11 +22,14 @@ from qaeval_tui.core.config import GateConfig
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.gate.baseline import Baseline, check_comparable
 from qaeval_tui.core.gate.delta import CONFIDENCE, MetricDelta, SharedCase, metric_delta, refused
+from qaeval_tui.core.gate.ppi_gate import PPIGate
+from qaeval_tui.core.gate.statistical import GATE_MODES, GateMode, apply_mode, attach_tests
+from qaeval_tui.core.gate.trust import UNCALIBRATED, GateTrust, trust_marker, untrusted_gated_metrics
 from qaeval_tui.core.running.metrics import METRIC_NAMES
 from qaeval_tui.core.running.result import RunResult
 
 JUDGE_ERROR = "judge_error"
-TRUST_VERDICTS = ("TRUSTED", "RETUNE", "INSUFFICIENT")
+TRUST_VERDICTS = ("TRUSTED", "RETUNE", "INSUFFICIENT", UNCALIBRATED)
 # Tolerances for metrics the configuration does not name (it names the headline ones).
 EXTRA_TOLERANCES = {"citation_correctness": 0.02, "retrieval_precision_at_k": 0.02}
 
@@ -36,7 +39,7 @@ class Finding:
     """One reason the gate blocks: a fired check, a metric drop, a regressed or failing new case."""
 
     tier: int
-    kind: Literal["check", "judge_error", "metric", "regression", "new_case"]
+    kind: Literal["check", "judge_error", "metric", "regression", "new_case", "trust"]
     name: str
     case_id: str | None
     message: str
@@ -64,7 +67,7 @@ class CaseOutcome:
 
 @dataclass(frozen=True)
 class GateReport:
-    verdict: Literal["PASS", "BLOCK"]
+    verdict: Literal["PASS", "BLOCK", "REFUSED"]
     tier1: tuple[Finding, ...]
     tier2: tuple[Finding, ...]
     metrics: tuple[MetricDelta, ...]
@@ -73,9 +76,12 @@ class GateReport:
     run: dict[str, Any]
     baseline: dict[str, Any]
     axis_trust: dict[str, str] = field(default_factory=dict)
+    trust: GateTrust | None = None  # where the trust came from (the gate command always says)
+    require_trusted: bool = False
     confidence: float = CONFIDENCE
     replicates: int = 2000
     seed: int = 0
+    mode: GateMode = "tolerance"
 
     @property
     def passed(self) -> bool:
@@ -83,7 +89,12 @@ class GateReport:
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.passed else 1
+        # REFUSED: no verdict was reached (a tolerance the suite cannot resolve); never a pass.
+        return {"PASS": 0, "BLOCK": 1, "REFUSED": 3}[self.verdict]
+
+    @property
+    def refused_metrics(self) -> list[str]:
+        return [delta.name for delta in self.metrics if delta.status == "refused"]
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -123,13 +134,37 @@ def run_gate(
     replicates: int = 2000,
     seed: int = 0,
     axis_trust: Mapping[str, str] | None = None,
+    trust: GateTrust | None = None,
+    require_trusted: bool = False,
+    mode: GateMode = "tolerance",
+    ppi: PPIGate | None = None,
 ) -> GateReport:
-    """Gate a run against a baseline. `axis_trust` maps judge axis -> calibration verdict for this judge config;
-    metrics scored on a non-TRUSTED axis are marked untrusted (they still gate)."""
+    """Gate a run against a baseline. `axis_trust` maps judge axis -> calibration verdict for this judge config
+    (`trust`, when given, supplies it with its reasons and source); metrics scored on a non-TRUSTED axis are
+    marked untrusted or uncalibrated (they still gate); with `require_trusted` those gated ones fail Tier 2.
+    `mode`: core/gate/statistical.py. With `ppi`, the gated judge metrics compare PPI estimates
+    (`ppi_gate.py`)."""
     # Like the run it gates: many live objects and no cycles, which the cyclic collector would
     # rescan over and over (about a second of a 10,000-case gate).
     with collector_paused():
-        return _gate(result, baseline, tolerances, replicates, seed, axis_trust)
+        if trust is not None:
+            axis_trust = trust.verdicts()
+        report = _gate(result, baseline, tolerances, replicates, seed, axis_trust, mode, ppi)
+        return _with_trust(report, trust, require_trusted)
+
+
+def _with_trust(report: GateReport, trust: GateTrust | None, require_trusted: bool) -> GateReport:
+    """The report with its trust source, and with `require_trusted` a Tier 2 finding per untrusted judge metric."""
+    findings: tuple[Finding, ...] = ()
+    if require_trusted:
+        reasons = trust.reasons() if trust is not None else {}
+        findings = tuple(
+            Finding(2, "trust", name, None, message)
+            for name, message in untrusted_gated_metrics(report.metrics, report.axis_trust, reasons)
+        )
+    tier2 = report.tier2 + findings
+    verdict: Literal["PASS", "BLOCK", "REFUSED"] = "BLOCK" if findings else report.verdict
+    return replace(report, tier2=tier2, verdict=verdict, trust=trust, require_trusted=require_trusted)
 
 
 def _gate(
@@ -139,8 +174,12 @@ def _gate(
     replicates: int,
     seed: int,
     axis_trust: Mapping[str, str] | None,
+    mode: GateMode = "tolerance",
+    ppi: PPIGate | None = None,
 ) -> GateReport:
     check_comparable(result, baseline)
+    if mode not in GATE_MODES:
+        raise UsageError(f"gate.mode: must be one of {', '.join(GATE_MODES)}, got {mode!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise UsageError(f"gate.seed: must be a whole number, 0 or more, got {seed!r}")
     if isinstance(replicates, bool) or not isinstance(replicates, int) or replicates < 1:
@@ -196,17 +235,22 @@ def _gate(
     deltas = tuple(
         metric_delta(name, result, baseline, shared_values, resolved, trust, replicates, seed) for name in METRIC_NAMES
     )
+    deltas = attach_tests(deltas, shared_values, replicates, seed)
+    if ppi is not None:  # PPI rows are unpaired estimates: the paired test does not apply to them
+        deltas = ppi.applied(deltas)
+    deltas = apply_mode(deltas, mode)
     metric_findings = []
     for delta in deltas:
         if delta.status == "fail":
-            suffix = f" [untrusted: {delta.trust_note}]" if delta.trusted is False else ""
+            suffix = f" [{trust_marker(delta.trust_verdict)}: {delta.trust_note}]" if delta.trusted is False else ""
             metric_findings.append(Finding(2, "metric", delta.name, None, f"{delta.name} {delta.reason}{suffix}"))
     current_ids = {case.case_id for case in result.cases}
     removed = tuple(sorted(case_id for case_id in baseline.cases if case_id not in current_ids))
     tier2 = metric_findings + tier2
     header = result.header()
     return GateReport(
-        verdict="PASS" if not tier1 and not tier2 else "BLOCK",
+        # A block is a verdict reached; only without one does a refusal decide.
+        verdict="BLOCK" if tier1 or tier2 else "REFUSED" if any(d.status == "refused" for d in deltas) else "PASS",
         tier1=tuple(tier1),
         tier2=tuple(tier2),
         metrics=deltas,
@@ -231,4 +275,5 @@ def _gate(
         confidence=CONFIDENCE,
         replicates=replicates,
         seed=seed,
+        mode=mode,
     )

@@ -28,6 +28,37 @@ _EPSILON = 1e-9
 
 
 @dataclass(frozen=True)
+class MetricTest:
+    """A gated metric's paired test (core/gate/statistical.py): p-value, Holm decision, what the suite resolves."""
+
+    n: int  # paired cases tested
+    p_value: float
+    p_holm: float
+    significant: bool  # after Holm, at ALPHA
+    sd_paired: float  # the sd the MDE assumes (core/gate/power.py)
+    mde: float
+    cases_needed: int | None  # for an MDE of the tolerance; None: no suite size (a tolerance of 0)
+    warning: str | None  # set when the tolerance is below the MDE
+
+    @property
+    def resolvable(self) -> bool:
+        return self.warning is None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "p_value": self.p_value,
+            "p_holm": self.p_holm,
+            "significant": self.significant,
+            "sd_paired": self.sd_paired,
+            "mde": self.mde,
+            "tolerance_resolvable": self.resolvable,
+            "cases_needed_for_tolerance": self.cases_needed,
+            "warning": self.warning,
+        }
+
+
+@dataclass(frozen=True)
 class MetricDelta:
     name: str
     description: str
@@ -35,9 +66,9 @@ class MetricDelta:
     baseline: float | None
     current: float | None
     delta: float | None
-    basis: Literal["shared", "unpaired"]
+    basis: Literal["shared", "unpaired", "ppi"]
     tolerance: float | None
-    status: Literal["pass", "fail", "n/a", "info"]
+    status: Literal["pass", "fail", "n/a", "info", "refused"]
     reason: str | None
     ci: tuple[float, float] | None
     ci_reason: str | None
@@ -45,11 +76,14 @@ class MetricDelta:
     judge_axis: str | None
     trusted: bool | None
     trust_note: str | None
+    trust_verdict: str | None = None  # the axis's verdict (UNCALIBRATED: no calibration for this judge)
     # Values on the compared cases (the shared ones, or each whole run when unpaired), and the
     # shared cases that had a value in the baseline and lost it although the judge could score them.
     n_baseline: int = 0
     n_current: int = 0
     lost_cases: tuple[str, ...] = ()
+    # Its p-value, Holm decision and minimum detectable effect (gated metrics with paired cases).
+    test: MetricTest | None = None
 
     def to_json(self) -> dict[str, Any]:
         lost = (
@@ -72,6 +106,7 @@ class MetricDelta:
             "trusted": self.trusted,
             "trust_note": self.trust_note,
             **lost,
+            "statistics": None if self.test is None else self.test.to_json(),
         }
 
 
@@ -147,7 +182,7 @@ def metric_delta(
         ci = paired_bootstrap_ci(differences, replicates=replicates, seed=seed, confidence=CONFIDENCE)
     else:
         ci = shared_case_ci(pairs, replicates=replicates, seed=seed, confidence=CONFIDENCE)
-    status: Literal["pass", "fail", "n/a", "info"]
+    status: Literal["pass", "fail", "n/a", "info", "refused"]
     reason: str | None = None
     shown = f"baseline {_fmt(before)} -> {_fmt(current)}"
     if basis == "shared" and shared != len(result.cases):
@@ -197,6 +232,7 @@ def metric_delta(
         judge_axis=spec.judge_axis,
         trusted=trusted,
         trust_note=note,
+        trust_verdict=trust.get(spec.judge_axis) if spec.judge_axis is not None else None,
         n_baseline=n_before,
         n_current=n_now,
         lost_cases=lost,

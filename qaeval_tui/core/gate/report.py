@@ -12,6 +12,15 @@ from typing import Any
 
 from qaeval_tui.core.gate.decision import Finding, GateReport
 from qaeval_tui.core.gate.delta import MetricDelta
+from qaeval_tui.core.gate.report_stats import (
+    STAT_COLUMNS,
+    mde_warnings,
+    mode_line,
+    refusal_line,
+    stat_cells,
+    statistics_json,
+)
+from qaeval_tui.core.gate.trust import trust_marker
 from qaeval_tui.core.text import markdown_text as md
 from qaeval_tui.core.text import xml_text as _xml_text
 
@@ -69,6 +78,8 @@ def gate_json(report: GateReport) -> dict[str, Any]:
         "metrics": [delta.to_json() for delta in report.metrics],
         "untrusted_axes": report.untrusted_axes,
         "axis_trust": dict(sorted(report.axis_trust.items())),
+        "statistics": statistics_json(report),
+        **calibration_json(report),
         "cases": {
             "total": len(report.cases),
             "new": statuses.count("new"),
@@ -94,8 +105,27 @@ def format_ci(delta: MetricDelta) -> str:
 
 
 def metric_label(delta: MetricDelta) -> str:
-    """The metric name, marked when its judge axis is not calibrated as TRUSTED."""
-    return f"{delta.name} (untrusted)" if delta.trusted is False else delta.name
+    """The metric name, marked when its judge axis is not calibrated as TRUSTED: "(untrusted)", or
+    "(uncalibrated)" when no calibration of this judge config was read."""
+    if delta.trusted is not False:
+        return delta.name
+    return f"{delta.name} ({trust_marker(delta.trust_verdict) or 'untrusted'})"
+
+
+def calibration_json(report: GateReport) -> dict[str, Any]:
+    """The `calibration` member of the JSON report: where the judge's trust came from (absent when the
+    caller gave bare verdicts), and whether `require_trusted` was on."""
+    if report.trust is None:
+        return {}
+    return {"calibration": {**report.trust.to_json(), "require_trusted": report.require_trusted}}
+
+
+def calibration_sentence(report: GateReport) -> str | None:
+    """One line for the console and Markdown: the calibration read, or why every judge metric is uncalibrated."""
+    if report.trust is None:
+        return None
+    required = "; require_trusted: a gated judge metric whose axis is not TRUSTED fails Tier 2"
+    return f"judge calibration: {report.trust.summary}{required if report.require_trusted else ''}"
 
 
 def gate_markdown(report: GateReport) -> str:
@@ -109,6 +139,9 @@ def gate_markdown(report: GateReport) -> str:
         f"gated against a baseline of {baseline['n_cases']} case(s).",
         "",
     ]
+    refusal = refusal_line(report)
+    if refusal:
+        lines += [f"**{md(refusal)}.**", ""]
     fired = fired_checks(report)
     if fired:
         lines += [
@@ -120,17 +153,25 @@ def gate_markdown(report: GateReport) -> str:
         lines += [f"| {md(f.name)} | {md(f.case_id or '')} | {md(f.message)} |" for f in report.tier1]
     else:
         lines += ["### Tier 1: passed", "", "Every deterministic check is green on every case."]
-    lines += ["", f"### Tier 2: {'FAILED' if report.tier2 else 'passed'}", ""]
+    tier2 = "FAILED" if report.tier2 else "REFUSED" if report.refused_metrics else "passed"
+    lines += ["", f"### Tier 2: {tier2}", ""]
     lines += [
-        f"| metric | baseline | current | delta | {report.confidence:.0%} CI | tolerance | status |",
-        "|---|---:|---:|---:|---|---:|---|",
+        f"| metric | baseline | current | delta | {report.confidence:.0%} CI | "
+        f"{' | '.join(STAT_COLUMNS)} | tolerance | status |",
+        "|---|---:|---:|---:|---|---:|---:|---:|---|",
     ]
     for delta in report.metrics:
         tolerance = "" if delta.tolerance is None else f"{delta.tolerance:.3f}"
         lines.append(
             f"| {md(metric_label(delta))} | {_number(delta.baseline)} | {_number(delta.current)} | "
-            f"{_number(delta.delta, signed=True)} | {format_ci(delta)} | {tolerance} | {delta.status} |"
+            f"{_number(delta.delta, signed=True)} | {format_ci(delta)} | {' | '.join(stat_cells(delta))} | "
+            f"{tolerance} | {delta.status} |"
         )
+    lines += ["", md(mode_line(report)) + "."]
+    warnings = mde_warnings(report)
+    if warnings:
+        lines += ["", "Tolerances below what this suite resolves:", ""]
+        lines += [f"- {md(warning)}" for warning in warnings]
     lost = [delta for delta in report.metrics if delta.lost_cases]
     if lost:
         lines += ["", "Values lost: the judge said can't judge on cases it scored in the baseline.", ""]
@@ -139,6 +180,13 @@ def gate_markdown(report: GateReport) -> str:
     if case_findings:
         lines += ["", "Cases:", ""]
         lines += [f"- {md(f.case_id or '')}: {md(f.message)}" for f in case_findings]
+    trust_findings = [f for f in report.tier2 if f.kind == "trust"]
+    if trust_findings:
+        lines += ["", r"Judge metrics on axes that are not TRUSTED (require\_trusted):", ""]
+        lines += [f"- {md(f.message)}" for f in trust_findings]
+    sentence = calibration_sentence(report)
+    if sentence is not None:
+        lines += ["", f"{md(sentence[0].upper() + sentence[1:])}."]
     if report.untrusted_axes:
         axes = ", ".join(f"{md(axis)} ({md(report.axis_trust[axis])})" for axis in report.untrusted_axes)
         lines += ["", f"Untrusted judge axes (calibration not TRUSTED): {axes}."]
@@ -174,7 +222,7 @@ def gate_junit(report: GateReport) -> str:
     cases.set("errors", "0")
     cases.set("skipped", "0")
     metrics = ET.SubElement(root, "testsuite", name="qaeval.metrics")
-    metric_failures = skipped = 0
+    metric_failures = skipped = refused = 0
     for delta in report.metrics:
         element = ET.SubElement(metrics, "testcase", classname="qaeval.metrics", name=metric_label(delta))
         if delta.status == "fail":
@@ -186,11 +234,34 @@ def gate_junit(report: GateReport) -> str:
         elif delta.status in ("n/a", "info"):
             skipped += 1
             ET.SubElement(element, "skipped", message=_xml_text(delta.reason or delta.status))
+        trust_failures = [f.message for f in report.tier2 if f.kind == "trust" and f.name == delta.name]
+        if trust_failures and delta.status != "fail":
+            metric_failures += 1
+        for message in trust_failures:
+            ET.SubElement(element, "failure", type="trust", message=_xml_text(message)).text = _xml_text(message)
+        refused += _junit_statistics(element, delta)  # after any failure: JUnit puts system-out last
+    sentence = calibration_sentence(report)
+    if sentence is not None:
+        properties = ET.Element("properties")
+        ET.SubElement(properties, "property", name="qaeval.calibration", value=_xml_text(sentence))
+        metrics.insert(0, properties)
     metrics.set("tests", str(len(report.metrics)))
     metrics.set("failures", str(metric_failures))
-    metrics.set("errors", "0")
+    metrics.set("errors", str(refused))
     metrics.set("skipped", str(skipped))
     root.set("tests", str(len(report.cases) + len(report.metrics)))
     root.set("failures", str(case_failures + metric_failures))
+    root.set("errors", str(refused))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _junit_statistics(element: ET.Element, delta: MetricDelta) -> int:
+    """A refused metric is an error (no verdict, never a pass); an MDE warning goes to its system-out. 1 if refused."""
+    if delta.status == "refused":
+        error = ET.SubElement(element, "error", type="refused", message=_xml_text(f"{delta.name} {delta.reason}"))
+        error.text = _xml_text(f"{delta.name} {delta.reason}")
+        return 1
+    if delta.test is not None and delta.test.warning:
+        ET.SubElement(element, "system-out").text = _xml_text(f"warning: {delta.test.warning}")
+    return 0

@@ -1,5 +1,6 @@
-"""Inter-rater agreement per axis (DESIGN §5): alpha with a seeded bootstrap CI, raw agreement,
-the label distribution, and pairwise reviewer agreement.
+"""Inter-rater agreement per axis (DESIGN §5): alpha with a seeded BCa bootstrap interval where one
+holds (`alpha_interval`: from 40 pairable items; below, the state says so), raw agreement, the label
+distribution, and pairwise reviewer agreement.
 
 Each axis is measured at its own level of measurement over its own scale (the value domain is
 always passed explicitly, so an unused scale point still counts). An undefined figure is a state
@@ -15,6 +16,7 @@ import numpy as np
 
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.statistics import stats
+from qaeval_tui.core.statistics.alpha_interval import METHOD, MIN_ITEMS_ALPHA_INTERVAL, alpha_interval
 from qaeval_tui.core.statistics.label_table import LabelRevision, LabelTable, Selection
 
 REASON_NO_PAIRS = "no item has two values on this axis"
@@ -57,6 +59,8 @@ class AxisAgreement:
                 "seed": a.seed,
                 "confidence": a.confidence,
                 "replicates_undefined": a.n_replicates_dropped,
+                "method": METHOD,
+                "min_items": MIN_ITEMS_ALPHA_INTERVAL,
             },
         }
 
@@ -118,7 +122,7 @@ def axis_agreement(
         axis=axis,
         level=level,
         scale=scale,
-        alpha=stats.alpha_bootstrap(reliability, level, scale, replicates=replicates, seed=seed, confidence=confidence),
+        alpha=alpha_interval(reliability, level, scale, replicates=replicates, seed=seed, confidence=confidence),
         n_items=int(np.unique(table.item_codes[present]).size),
         n_labels=int(present.sum()),
         n_cant_judge=int(table.cant_judge[:, column].sum()),

@@ -1,17 +1,20 @@
 """Judge versus human, per axis (DESIGN §5): can this judge be trusted on this axis?
 
-The human side of each item is its consensus: the adjudicated label where one exists, else the
-label every blind reviewer gave, else their median when it is a scale point (ordinal and interval
-axes only), else the item is *unresolved*: left out of every figure, counted, and listed for
-adjudication. A verdict (TRUSTED / RETUNE / INSUFFICIENT) is bound to one judge config hash and
+The human side of each item is its consensus (`consensus.human_consensus`): adjudicated, else
+unanimous or the median on a scale point among at least `min_reviewers` blind reviewers, else
+unresolved (reviewers split, or one reviewer only): left out of every figure, counted, and listed.
+A verdict (TRUSTED / RETUNE / INSUFFICIENT) is decided on the intervals (`verdict`): exact
+agreement with a Wilson interval with continuity correction, and chance-corrected agreement as
+alpha with the judge as a coder with a BCa bootstrap interval (`alpha_interval`); below the sizes
+where those intervals were shown to hold, none is printed. It is bound to one judge config hash and
 one rubric version; a calibration of another judge says nothing about this one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -19,67 +22,39 @@ from qaeval_tui.core.config import CalibrationConfig
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.rubric import Axis, Rubric
 from qaeval_tui.core.statistics import intervals, stats
-from qaeval_tui.core.statistics.label_table import BoolArray, FloatArray, IntArray, LabelRevision, LabelTable, Selection
+from qaeval_tui.core.statistics.alpha_interval import METHOD, MIN_ITEMS_ALPHA_INTERVAL, alpha_interval
+from qaeval_tui.core.statistics.consensus import (
+    ADJUDICATED,
+    MEDIAN,
+    NO_HUMAN_VALUE,
+    ONE_REVIEWER,
+    TOO_FEW_REVIEWERS,
+    UNANIMOUS,
+    UNRESOLVED,
+    Consensus,
+    human_consensus,
+)
+from qaeval_tui.core.statistics.label_table import BoolArray, IntArray, LabelRevision, LabelTable, Selection
+from qaeval_tui.core.statistics.verdict import (
+    REASON_NO_PAIRS,
+    RULE_POINT_NOTE,
+    Evidence,
+    Verdict,
+    constant_judge_warning,
+    decide,
+)
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
 from qaeval_tui.core.store.rows import ItemAxis
 from qaeval_tui.core.store.sqlite import Store
 
-Verdict = Literal["TRUSTED", "RETUNE", "INSUFFICIENT"]
+__all__ = [
+    "ADJUDICATED", "EXIT_CODES", "MEDIAN", "NO_HUMAN_VALUE", "ONE_REVIEWER", "TOO_FEW_REVIEWERS", "UNANIMOUS",
+    "UNRESOLVED", "AxisCalibration", "CalibrationReport", "Consensus", "Verdict", "adjudicate", "axis_calibration",
+    "calibrate", "constant_judge_warning", "human_consensus",
+]  # fmt: skip
+
 EXIT_CODES: dict[Verdict, int] = {"TRUSTED": 0, "RETUNE": 1, "INSUFFICIENT": 3}
-
-# Consensus sources, per item.
-NO_HUMAN_VALUE, ADJUDICATED, UNANIMOUS, MEDIAN, UNRESOLVED = range(5)
-REASON_NO_PAIRS = "no item has both a human consensus and a judge score on this axis"
 REASON_NOMINAL = "not defined on a nominal axis (its values have no order or distance)"
-
-
-@dataclass(frozen=True)
-class Consensus:
-    """Per item of a label table: the consensus value (NaN if none) and where it came from."""
-
-    values: FloatArray
-    source: IntArray
-
-    @property
-    def resolved(self) -> BoolArray:
-        resolved: BoolArray = ~np.isnan(self.values)
-        return resolved
-
-
-def human_consensus(
-    table: LabelTable, axis: Axis, adjudicated: Mapping[ItemAxis, int | None] | None = None
-) -> Consensus:
-    """The human consensus on `axis` for every item of the table (vectorized over items)."""
-    matrix = table.reliability(axis.name)
-    present = ~np.isnan(matrix)
-    count = present.sum(axis=0)
-    low = np.where(present, matrix, np.inf).min(axis=0)
-    high = np.where(present, matrix, -np.inf).max(axis=0)
-    values = np.full(len(table.items), np.nan)
-    source = np.full(len(table.items), NO_HUMAN_VALUE, dtype=np.int64)
-    unanimous = (count >= 1) & (low == high)
-    values[unanimous] = low[unanimous]
-    source[unanimous] = UNANIMOUS
-    split = (count >= 2) & ~unanimous
-    source[split] = UNRESOLVED
-    if axis.level != "nominal" and split.any():
-        # Missing values sort last as +inf; each column's median is the middle of its own n values.
-        ordered = np.sort(np.where(present[:, split], matrix[:, split], np.inf), axis=0)
-        n = count[split]
-        columns = np.arange(ordered.shape[1])
-        medians = (ordered[(n - 1) // 2, columns] + ordered[n // 2, columns]) / 2.0
-        on_scale = np.isin(medians, np.asarray(axis.scale, dtype=np.float64))
-        where = np.flatnonzero(split)[on_scale]
-        values[where] = medians[on_scale]
-        source[where] = MEDIAN
-    if adjudicated:
-        index = {item: i for i, item in enumerate(table.items)}
-        for (item_id, axis_name), score in adjudicated.items():
-            i = index.get(item_id)
-            if axis_name == axis.name and i is not None:
-                values[i] = np.nan if score is None else float(score)
-                source[i] = ADJUDICATED
-    return Consensus(values, source)
 
 
 @dataclass(frozen=True)
@@ -104,6 +79,12 @@ class AxisCalibration:
     consensus_counts: dict[str, int]
     unresolved_items: tuple[str, ...]
     excluded: dict[str, int]
+    exact_ci_reason: str | None = None
+    alpha_ci: tuple[float, float] | None = None
+    alpha_ci_reason: str | None = None
+    decided_by: str = ""
+    more_items_to_decide: int | None = None
+    one_reviewer_items: tuple[str, ...] = field(default=())
 
     def to_json(self) -> dict[str, Any]:
         nominal = self.level == "nominal"
@@ -132,14 +113,20 @@ class AxisCalibration:
             "warnings": list(self.warnings),
             "reasons": {
                 "exact": REASON_NO_PAIRS if self.n == 0 else None,
-                "exact_ci": REASON_NO_PAIRS if self.n == 0 else None,
+                "exact_ci": REASON_NO_PAIRS if self.n == 0 else self.exact_ci_reason if self.exact_ci is None else None,
                 "within_one": why(self.within_one, True) if self.within_one is None else None,
                 "mae": why(self.mae, True) if self.mae is None else None,
                 "bias": why(self.bias, True) if self.bias is None else None,
                 "kappa": why(self.kappa) if self.kappa is None else None,
                 "kappa_quadratic": why(self.kappa_quadratic, True) if self.kappa_quadratic is None else None,
                 "alpha": (alpha.reason if alpha else REASON_NO_PAIRS) if not alpha or alpha.value is None else None,
+                "alpha_ci": self.alpha_ci_reason if self.alpha_ci is None else None,
             },
+            "exact_ci_reason": self.exact_ci_reason if self.exact_ci is None else None,
+            "alpha_ci": list(self.alpha_ci) if self.alpha_ci else None,
+            "decided_by": self.decided_by,
+            "more_items_to_decide": self.more_items_to_decide,
+            "one_reviewer_items": list(self.one_reviewer_items),
             "labels_needed": self.labels_needed,
             "level": self.level,
             "scale": list(self.scale),
@@ -175,33 +162,25 @@ class CalibrationReport:
                 "min_exact": self.bar.min_exact,
                 "min_n": self.bar.min_n,
                 "target_half_width": self.bar.target_half_width,
+                "rule": self.bar.rule,
+                "min_reviewers": self.bar.min_reviewers,
+                "chance_floor": self.bar.chance_floor,
+            },
+            "rule_note": RULE_POINT_NOTE if self.bar.rule == "point" else None,
+            "intervals": {
+                "confidence": 0.95,
+                "exact": "Wilson score with continuity correction",
+                "exact_min_items": intervals.MIN_ITEMS_EXACT_INTERVAL,
+                "alpha": METHOD,
+                "alpha_min_items": MIN_ITEMS_ALPHA_INTERVAL,
+                "replicates": self.bar.bootstrap_replicates,
+                "seed": self.bar.seed,
             },
             "source": self.source,
             "labels": self.selection,
             "verdicts": self.verdict_counts,
             "axes": {name: axis.to_json() for name, axis in self.axes.items()},
         }
-
-
-def _verdict(n: int, exact: float | None, bar: CalibrationConfig) -> tuple[Verdict, str]:
-    if n < bar.min_n or exact is None:
-        return "INSUFFICIENT", f"n = {n} is below the minimum of {bar.min_n} judged items with a human consensus"
-    if exact >= bar.min_exact:
-        return "TRUSTED", f"exact agreement {exact:.3f} >= {bar.min_exact:.2f} with n = {n}"
-    return "RETUNE", f"exact agreement {exact:.3f} < {bar.min_exact:.2f} with n = {n}"
-
-
-def constant_judge_warning(machine: FloatArray, n: int) -> str | None:
-    """A judge that gave every paired item the same score tells no item apart, whatever its agreement.
-
-    Exact agreement is then just the share of items humans scored the same way: a judge that
-    always says "faithful" agrees 0.78 with humans who say so 78% of the time (kappa 0). The
-    verdict still follows the configured bar; this says what the number means.
-    """
-    if n < 2 or np.unique(machine).size != 1:
-        return None
-    value = int(machine[0])
-    return f"the judge gave all {n} items a {value}: its agreement only mirrors how often humans gave {value}"
 
 
 def axis_calibration(
@@ -212,7 +191,7 @@ def axis_calibration(
     adjudicated: Mapping[ItemAxis, int | None] | None = None,
     aligned: tuple[IntArray, BoolArray] | None = None,
 ) -> AxisCalibration:
-    consensus = human_consensus(table, axis, adjudicated)
+    consensus = human_consensus(table, axis, adjudicated, bar.min_reviewers)
     aligned = aligned if aligned is not None else verdicts.align(table.items)
     judge = verdicts.scores_for(table.items, axis.name, aligned)
     has_verdict = aligned[1]
@@ -223,27 +202,44 @@ def axis_calibration(
     scale = np.asarray(axis.scale, dtype=np.float64)
     confusion = stats.confusion_matrix(human, machine, axis.scale) if n else np.zeros((scale.size,) * 2, np.int64)
     exact = within_one = mae = bias = kappa = kappa_q = None
-    exact_ci = None
+    exact_ci: tuple[float, float] | None = None
+    exact_ci_reason: str | None = None
     alpha = None
+    alpha_ci: tuple[float, float] | None = None
+    alpha_ci_reason: str | None = None
     if n:
         hits = int((human == machine).sum())
         exact = hits / n
-        exact_ci = intervals.wilson_interval(hits, n)
+        if n >= intervals.MIN_ITEMS_EXACT_INTERVAL:
+            exact_ci = intervals.wilson_cc_interval(hits, n)
+        else:
+            exact_ci_reason = intervals.too_few_items(n, intervals.MIN_ITEMS_EXACT_INTERVAL)
         kappa = stats.cohen_kappa(human, machine, axis.scale)
-        alpha = stats.alpha(np.vstack([machine, human]), axis.level, axis.scale)
+        with_interval = alpha_interval(
+            np.vstack([machine, human]), axis.level, axis.scale, replicates=bar.bootstrap_replicates, seed=bar.seed
+        )
+        alpha, alpha_ci, alpha_ci_reason = with_interval.estimate, with_interval.ci, with_interval.ci_reason
         if axis.level != "nominal":
             steps = np.abs(np.searchsorted(scale, machine) - np.searchsorted(scale, human))
             within_one = float(np.mean(steps <= 1))
             mae = float(np.mean(np.abs(machine - human)))
             bias = float(np.mean(machine - human))
             kappa_q = stats.cohen_kappa(human, machine, axis.scale, "quadratic")
-    verdict, reason = _verdict(n, exact, bar)
-    warning = constant_judge_warning(machine, n) if verdict != "INSUFFICIENT" else None
-    if warning is not None:
-        reason = f"{reason}; but {warning}"
+    constant = constant_judge_warning([int(v) for v in machine], n)
+    evidence = Evidence(n, exact, exact_ci, alpha.value if alpha else None, alpha_ci, alpha_ci_reason, n, constant)
+    decision = decide(evidence, bar)
+    reason = decision.reason
+    if bar.rule == "point" and constant is not None and decision.verdict != "INSUFFICIENT":
+        reason = f"{reason}; but {constant}"
+    items = np.asarray(table.items, dtype=object)
+    one_reviewer = tuple(items[consensus.source == ONE_REVIEWER].tolist())
+    qualifies = decision.verdict != "INSUFFICIENT" and decision.decided_by != "constant_judge"
+    warnings = [constant] if constant is not None and qualifies else []
+    if one_reviewer:
+        warnings.append(f"{len(one_reviewer)} item(s) with one reviewer only: unresolved, offered for more labels")
     p = exact if exact is not None else 0.5
     needed = max(0, intervals.half_width_n(p, bar.target_half_width) - n)
-    counts = np.bincount(consensus.source, minlength=5)
+    counts = np.bincount(consensus.source, minlength=7)
     return AxisCalibration(
         axis=axis.name,
         level=axis.level,
@@ -258,22 +254,30 @@ def axis_calibration(
         kappa_quadratic=kappa_q,
         alpha=alpha,
         confusion=[[int(c) for c in row] for row in confusion],
-        verdict=verdict,
+        verdict=decision.verdict,
         verdict_reason=reason,
-        warnings=(warning,) if warning else (),
+        warnings=tuple(warnings),
         labels_needed=needed,
         consensus_counts={
             "adjudicated": int(counts[ADJUDICATED]),
             "unanimous": int(counts[UNANIMOUS]),
             "median": int(counts[MEDIAN]),
             "unresolved": int(counts[UNRESOLVED]),
+            "one_reviewer": int(counts[ONE_REVIEWER]),
+            "too_few_reviewers": int(counts[TOO_FEW_REVIEWERS]),
             "no_human_value": int(counts[NO_HUMAN_VALUE]),
         },
-        unresolved_items=tuple(np.asarray(table.items, dtype=object)[consensus.source == UNRESOLVED].tolist()),
+        unresolved_items=tuple(items[consensus.source == UNRESOLVED].tolist()),
         excluded={
             "no_judge_verdict": int((resolved & ~has_verdict).sum()),
             "judge_cant_judge_or_error": int((resolved & has_verdict & np.isnan(judge)).sum()),
         },
+        exact_ci_reason=exact_ci_reason,
+        alpha_ci=alpha_ci,
+        alpha_ci_reason=alpha_ci_reason,
+        decided_by=decision.decided_by,
+        more_items_to_decide=decision.more_items,
+        one_reviewer_items=one_reviewer,
     )
 
 

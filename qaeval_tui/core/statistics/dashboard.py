@@ -204,7 +204,7 @@ def _pairs(
     items = np.asarray(table.items, dtype=object)
     found: dict[str, _AxisPairs] = {}
     for axis in config.rubric.axes:
-        consensus = human_consensus(table, axis, adjudicated)
+        consensus = human_consensus(table, axis, adjudicated, config.calibration.min_reviewers)
         judge = verdicts.scores_for(table.items, axis.name, aligned)
         pair = consensus.resolved & ~np.isnan(judge)
         found[axis.name] = _AxisPairs(

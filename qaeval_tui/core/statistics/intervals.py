@@ -1,5 +1,15 @@
-"""Confidence intervals and sample sizes: Wilson intervals for a proportion, the n a target width
-needs, and a paired bootstrap for a mean difference (the gate's deltas)."""
+"""Confidence intervals and sample sizes: Wilson intervals for a proportion (plain, and with
+continuity correction for calibration verdicts), the n a target width needs, the n that would
+decide a bar, and a paired bootstrap for a mean difference (the gate's deltas).
+
+Where an interval is not shown to hold, none is printed: `too_few_items` is the state that says so.
+The minimum sizes below were measured (tests/core/test_interval_coverage.py): the Wilson interval
+with continuity correction (Newcombe 1998, method 4) covers a proportion at >= 0.95 for every
+n >= 2 and every rate from 0.05 to 0.95 (exact binomial sums); plain Wilson dips to 0.92 at some
+(n, p) even at n = 40, which is why verdicts use the corrected one. We still print an exact-agreement
+interval only from MIN_ITEMS_EXACT_INTERVAL items: a floor we chose (below it an axis has no
+verdict anyway), not a coverage limit.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +19,9 @@ from statistics import NormalDist
 
 import numpy as np
 import numpy.typing as npt
+
+MIN_ITEMS_EXACT_INTERVAL = 10
+"""Fewest judged items for which an exact-agreement interval is printed (a chosen floor; see above)."""
 
 # Bound on replicates x resampled groups held at once, so memory stays modest on big sets.
 MAX_BLOCK_ELEMENTS = 4_000_000
@@ -39,6 +52,59 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     low = 0.0 if successes == 0 else max(0.0, centre - half)
     high = 1.0 if successes == n else min(1.0, centre + half)
     return (low, high)
+
+
+def wilson_cc_interval(successes: float, n: int, confidence: float = 0.95) -> tuple[float, float] | None:
+    """Wilson score interval with continuity correction (Newcombe 1998, method 4); None when n == 0.
+
+    `successes` may be fractional (a rate times an n not yet reached: see `items_to_decide`).
+    """
+    if n < 0 or not 0 <= successes <= n:
+        raise ValueError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
+    check_confidence(confidence)
+    if n == 0:
+        return None
+    z = _z(confidence)
+    p = successes / n
+    q = 1.0 - p
+    denominator = 2.0 * (n + z * z)
+    low = (2 * n * p + z * z - 1 - z * math.sqrt(max(0.0, z * z - 2 - 1 / n + 4 * p * (n * q + 1)))) / denominator
+    high = (2 * n * p + z * z + 1 + z * math.sqrt(max(0.0, z * z + 2 - 1 / n + 4 * p * (n * q - 1)))) / denominator
+    return (0.0 if successes == 0 else max(0.0, low), 1.0 if successes == n else min(1.0, high))
+
+
+def too_few_items(n: int, need: int) -> str:
+    """The state shown instead of an interval that would not hold."""
+    return f"too few items for an interval (n = {n}; need ≥ {need})"
+
+
+def items_to_decide(rate: float, bar: float, confidence: float = 0.95, limit: int = 1_000_000) -> int | None:
+    """Smallest n at which the continuity-corrected Wilson interval around `rate` excludes `bar`.
+
+    The observed rate is held fixed as n grows (the expected outcome of labelling more items like
+    these); None when the rate equals the bar (no n decides it) or more than `limit` items would.
+    """
+    if rate == bar:
+        return None
+
+    def decided(n: int) -> bool:
+        bounds = wilson_cc_interval(rate * n, n, confidence)
+        assert bounds is not None
+        return bounds[0] >= bar if rate > bar else bounds[1] < bar
+
+    high = 1
+    while not decided(high):
+        high *= 2
+        if high > limit:
+            return None
+    low = high // 2
+    while high - low > 1:  # the interval narrows as n grows, so bisect
+        middle = (low + high) // 2
+        if decided(middle):
+            high = middle
+        else:
+            low = middle
+    return high
 
 
 def _wilson_half_width(p: float, n: int, z: float) -> float:

@@ -11,7 +11,13 @@ from collections.abc import Sequence
 
 from qaeval_tui.core.statistics.agreement import AgreementReport
 from qaeval_tui.core.statistics.calibration import CalibrationReport
-from qaeval_tui.core.statistics.report_tables import agreement_axes_table, calibration_axes_table, pairwise_table
+from qaeval_tui.core.statistics.report_tables import (
+    agreement_axes_table,
+    calibration_axes_table,
+    calibration_notes,
+    pairwise_table,
+)
+from qaeval_tui.core.statistics.verdict import report_notes, verdict_line
 from qaeval_tui.core.text import html_text
 
 _CSS = """
@@ -102,19 +108,21 @@ def agreement_html(report: AgreementReport) -> str:
 def calibration_html(report: CalibrationReport) -> str:
     data = report.to_json()
     bar = data["bar"]
-    body = [
-        f'<p>Overall: <span class="verdict {report.verdict}">{report.verdict}</span></p>',
+    spans = data["intervals"]
+    body = [f'<p>Overall: <span class="verdict {report.verdict}">{report.verdict}</span></p>']
+    body += [f'<p class="verdict RETUNE">Warning: {html_text(note)}</p>' for note in report_notes(data)]
+    body.append(
         f'<p class="meta">Judge {html_text(report.judge_name)} · config {html_text(report.judge_config_hash)} · rubric '
-        f"version {html_text(report.rubric_version)} · bar per axis: exact agreement ≥ {bar['min_exact']:.2f} with "
-        f"n ≥ {bar['min_n']} · human side: adjudicated, else unanimous, else median on a scale point · source "
-        f"{html_text(report.source)}</p>",
-    ]
+        f"version {html_text(report.rubric_version)} · bar per axis ({bar['rule']} rule): exact agreement ≥ "
+        f"{bar['min_exact']:.2f} with n ≥ {bar['min_n']}, alpha (judge as a coder) above {bar['chance_floor']:.2f} · "
+        f"human side: adjudicated, else among ≥ {bar['min_reviewers']} blind reviewers unanimous, else median on a "
+        f"scale point · intervals: exact agreement {spans['exact']} (from {spans['exact_min_items']} items), alpha "
+        f"{spans['alpha']} (from {spans['alpha_min_items']} items) · source {html_text(report.source)}</p>"
+    )
     header, rows = calibration_axes_table(data)
     body.append(_table(header, rows, [axis["verdict"] for axis in data["axes"].values()]))
-    body += [
-        f'<p class="note">{html_text(name)}: {html_text(axis["verdict_reason"])}</p>'
-        for name, axis in data["axes"].items()
-    ]
+    body += [f'<p class="note">{html_text(verdict_line(name, axis))}</p>' for name, axis in data["axes"].items()]
+    body += [f'<p class="note">{html_text(name)}: {html_text(note)}</p>' for name, note in calibration_notes(data)]
     body.append("<h2>Confusion matrices (rows: human consensus, columns: judge)</h2>")
     body.append(
         '<div class="grids">'
@@ -123,8 +131,12 @@ def calibration_html(report: CalibrationReport) -> str:
         )
         + "</div>"
     )
-    unresolved = sorted({item for axis in data["axes"].values() for item in axis["unresolved_items"]})
-    if unresolved:
-        body.append(f"<h2>Unresolved, offered for adjudication ({len(unresolved)})</h2>")
-        body.append(f'<p class="note">{html_text(", ".join(unresolved))}</p>')
+    for title, key in (
+        ("Unresolved, offered for adjudication", "unresolved_items"),
+        ("One reviewer only, offered for more labels", "one_reviewer_items"),
+    ):
+        found = sorted({item for axis in data["axes"].values() for item in axis[key]})
+        if found:
+            body.append(f"<h2>{title} ({len(found)})</h2>")
+            body.append(f'<p class="note">{html_text(", ".join(found))}</p>')
     return _page(f"Judge calibration: {report.verdict}", body)

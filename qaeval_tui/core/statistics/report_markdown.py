@@ -16,8 +16,10 @@ from qaeval_tui.core.statistics.report_tables import (
     MISSING,
     agreement_axes_table,
     calibration_axes_table,
+    calibration_notes,
     pairwise_table,
 )
+from qaeval_tui.core.statistics.verdict import report_notes, verdict_line
 from qaeval_tui.core.text import markdown_text
 
 
@@ -75,31 +77,33 @@ def _confusion(name: str, axis: dict[str, Any]) -> list[str]:
 def calibration_markdown(report: CalibrationReport) -> str:
     data = report.to_json()
     bar = data["bar"]
-    lines = [
-        f"## Judge calibration: {report.verdict}",
-        "",
+    spans = data["intervals"]
+    lines = [f"## Judge calibration: {report.verdict}", ""]
+    lines += [f"**Warning:** {_cell(note)}" for note in report_notes(data)]
+    lines += [
         f"Judge {_cell(report.judge_name) or MISSING} (config {_cell(report.judge_config_hash)}), rubric version "
-        f"{_cell(report.rubric_version)}. Bar per axis: exact agreement >= {bar['min_exact']:.2f} with n >= "
-        f"{bar['min_n']}. Human side: adjudicated label, else unanimous blind label, else the median on a scale "
-        f"point; unresolved items are left out. Source: {_cell(report.source)}.",
+        f"{_cell(report.rubric_version)}. Bar per axis ({bar['rule']} rule): exact agreement >= {bar['min_exact']:.2f} "
+        f"with n >= {bar['min_n']}, alpha (judge as a coder) above {bar['chance_floor']:.2f}. Human side: adjudicated "
+        f"label, else among >= {bar['min_reviewers']} blind reviewers the unanimous label, else the median on a scale "
+        f"point; unresolved items are left out. Intervals: exact agreement {spans['exact']} (from "
+        f"{spans['exact_min_items']} items), alpha {spans['alpha']} (from {spans['alpha_min_items']} items). "
+        f"Source: {_cell(report.source)}.",
         "",
     ]
     header, rows = calibration_axes_table(data)
     lines += _table(header, rows)
-    lines += [""] + [f"- {_cell(name)}: {_cell(axis['verdict_reason'])}" for name, axis in data["axes"].items()]
-    for name, axis in data["axes"].items():
-        missing = {key: why for key, why in axis["reasons"].items() if why}
-        if missing and axis["n"]:
-            lines.append(
-                f"- {_cell(name)}: "
-                + "; ".join(f"{_cell(key)} undefined: {_cell(why)}" for key, why in missing.items())
-            )
+    lines += [""] + [f"- {_cell(verdict_line(name, axis))}" for name, axis in data["axes"].items()]
+    lines += [f"- {_cell(name)}: {_cell(note)}" for name, note in calibration_notes(data)]
     for name, axis in data["axes"].items():
         lines += _confusion(name, axis)
-    unresolved = sorted({item for axis in data["axes"].values() for item in axis["unresolved_items"]})
-    if unresolved:
-        shown = ", ".join(map(_cell, unresolved[:20]))
-        lines += ["", f"{len(unresolved)} item(s) unresolved, offered for adjudication: {shown}"]
-        if len(unresolved) > 20:
-            lines[-1] += f", ... ({len(unresolved) - 20} more in --json)"
+    for what, key, offered in (
+        ("unresolved (reviewers split)", "unresolved_items", "adjudication"),
+        ("labelled by one reviewer only", "one_reviewer_items", "more labels"),
+    ):
+        found = sorted({item for axis in data["axes"].values() for item in axis[key]})
+        if found:
+            shown = ", ".join(map(_cell, found[:20]))
+            lines += ["", f"{len(found)} item(s) {what}, offered for {offered}: {shown}"]
+            if len(found) > 20:
+                lines[-1] += f", ... ({len(found) - 20} more in --json)"
     return "\n".join(lines) + "\n"

@@ -58,15 +58,29 @@ def pairwise_table(pairs: Sequence[dict[str, Any]]) -> Table:
 
 def calibration_axes_table(data: dict[str, Any]) -> Table:
     """Header and one row per axis (from `CalibrationReport.to_json()`)."""
-    header = ["axis", "verdict", "n", "exact", "95% CI", "within one", "MAE", "bias", "kappa", "kappa (quadratic)"]
-    header += ["alpha", "unresolved", f"labels for ±{data['bar']['target_half_width']:.2f}"]
+    header = ["axis", "verdict", "n", "exact", "95% CI", "alpha", "alpha 95% CI", "within one", "MAE", "bias"]
+    header += ["kappa", "kappa (quadratic)", "unresolved", "one reviewer"]
+    header += [f"labels for ±{data['bar']['target_half_width']:.2f}"]
     rows: list[list[object]] = [
         [
-            name, axis["verdict"], axis["n"], number(axis["exact"]), interval(axis["exact_ci"]),
-            number(axis["within_one"]), number(axis["mae"]), signed(axis["bias"]), number(axis["kappa"]),
-            number(axis["kappa_quadratic"]), number(axis["alpha"]), axis["consensus"]["unresolved"],
-            axis["labels_needed"],
+            name, axis["verdict"], axis["n"], number(axis["exact"]), interval(axis["exact_ci"]), number(axis["alpha"]),
+            interval(axis["alpha_ci"]), number(axis["within_one"]), number(axis["mae"]), signed(axis["bias"]),
+            number(axis["kappa"]), number(axis["kappa_quadratic"]), axis["consensus"]["unresolved"],
+            axis["consensus"]["one_reviewer"], axis["labels_needed"],
         ]
         for name, axis in data["axes"].items()
     ]  # fmt: skip
     return header, rows
+
+
+def calibration_notes(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """(axis, note) for each figure or interval an axis lacks, with the reason (axes with no pairs say so once)."""
+    notes: list[tuple[str, str]] = []
+    for name, axis in data["axes"].items():
+        if not axis["n"]:
+            continue
+        for key, why in axis["reasons"].items():
+            if why:
+                text = f"no {key.replace('_ci', ' CI')}: {why}" if key.endswith("_ci") else f"{key} undefined: {why}"
+                notes.append((name, text))
+    return notes

@@ -26,6 +26,7 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 REASON_TOO_FEW_VALUES = "fewer than two pairable values"
+REASON_ONE_ITEM = "one item only: chance agreement cannot be estimated from a single item"
 REASON_NO_VARIATION = "no variation (all pairable values identical)"
 REASON_TOO_FEW_UNITS = "fewer than two pairable units to resample"
 REASON_ALL_REPLICATES_UNDEFINED = "every bootstrap replicate had no variation"
@@ -186,7 +187,7 @@ def _weighted_alpha(unit_counts: FloatArray, unit_weights: FloatArray, lvl: Leve
     observed = (coincidences * delta).sum(axis=(1, 2))
     expected = np.einsum("rc,rk,rck->r", marginals, marginals, delta)
     # alpha = 1 - D_o / D_e with D_o = sum(o * d) / n and D_e = sum(n_c n_k d) / (n (n - 1)).
-    defined = (expected > 0) & (total > 1)
+    defined = (expected > 0) & (total > 1) & (unit_weights.sum(axis=1) >= 2)  # one item: undefined
     ratio = np.divide(observed * (total - 1), expected, out=np.zeros_like(observed), where=defined)
     alphas: FloatArray = np.where(defined, 1.0 - ratio, np.nan)
     return alphas
@@ -205,6 +206,8 @@ def _estimate(data: FloatArray, counts: IntArray, level: Level, domain: IntArray
         return undefined(REASON_TOO_FEW_VALUES)
     if np.count_nonzero(counts[pairable].sum(axis=0)) < 2:
         return undefined(REASON_NO_VARIATION)
+    if n_units_pairable < 2:  # the package would say 0.000 (or less), as if measured
+        return undefined(REASON_ONE_ITEM)
     value = krippendorff.alpha(reliability_data=data, value_domain=domain, level_of_measurement=level)
     return AlphaEstimate(level, "ok", float(value), None, data.shape[1], n_units_pairable, n_pairable_values)
 

@@ -2,7 +2,9 @@
 
 The baseline is read and its settings checked before the suite runs, so a missing, unreadable or
 mismatched baseline costs nothing; so is every output path, so a report that could never be
-written (or two outputs that both claim stdout) does not wait for the run to find out.
+written (or two outputs that both claim stdout) does not wait for the run to find out; and so is
+the calibration artifact the judge's trust comes from (`--calibration`, else `[gate] calibration`):
+the gate never reads trust from the local store, so the same commit gates the same on every machine.
 """
 
 from __future__ import annotations
@@ -14,10 +16,13 @@ from typing import TextIO
 
 from qaeval_tui.core.batch import collector_paused
 from qaeval_tui.core.config import Config
+from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.gate.baseline import Baseline, load_baseline
-from qaeval_tui.core.gate.decision import GateReport, run_gate
+from qaeval_tui.core.gate.calibration_file import LoadedCalibration
+from qaeval_tui.core.gate.decision import GateReport, resolve_tolerances, run_gate
+from qaeval_tui.core.gate.ppi_gate import PPIGate, baseline_ppi, current_ppi, gated_judge_metrics
 from qaeval_tui.core.gate.report import gate_junit, gate_markdown
-from qaeval_tui.core.gate.trust import stored_axis_trust
+from qaeval_tui.core.gate.trust import calibration_for_gate, gate_trust
 from qaeval_tui.core.running.result import RunResult
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.core.usecases.run import (
@@ -61,10 +66,18 @@ def gate_against_baseline(
     outputs: GateOutputs = GateOutputs(),
     progress: ProgressDisplay = no_progress,
     stdout: TextIO | None = None,
+    calibration: Path | None = None,
+    require_trusted: bool = False,
 ) -> GateOutcome:
-    """Load the baseline, check the outputs, run and store the suite against it, read the judge's
-    trust, decide, and write the artifact and the JUnit and Markdown reports."""
+    """Load the baseline and the calibration artifact, check the outputs, run and store the suite against
+    the baseline, decide with the judge's trust, and write the artifact and the JUnit and Markdown reports.
+
+    `calibration` overrides `[gate] calibration`; `require_trusted` (or `[gate] require_trusted`) fails
+    Tier 2 on any gated judge metric whose axis is not TRUSTED."""
     reference = load_baseline(baseline_path)
+    if config.gate.judge_metrics == "ppi":  # a baseline without PPI values costs no run
+        baseline_ppi(reference, gated_judge_metrics(resolve_tolerances(config.gate.tolerances)))
+    loaded = calibration_for_gate(config, calibration)
     console = check_output_targets(
         outputs.as_json, ("--out", outputs.artifact), ("--junit", outputs.junit), ("--markdown", outputs.markdown)
     )
@@ -78,23 +91,48 @@ def gate_against_baseline(
         against=reference,
         progress=progress,
     )
-    with Store.open(store_path) as store:
-        report = decide(config, result, reference, store)
+    with Store.open(store_path) as store:  # read only for PPI: labels on the run's cases
+        report = decide(config, result, reference, loaded, require_trusted=require_trusted, store=store)
     write_gate_reports(report, result, outputs, stdout)
     return GateOutcome(result, report, console)
 
 
-def decide(config: Config, result: RunResult, reference: Baseline, store: Store) -> GateReport:
-    """The gate's verdict on a finished run: the judge's stored trust read, then Tier 1 and Tier 2."""
-    trust = stored_axis_trust(store, config, result.judge_config.config_hash())
+def decide(
+    config: Config,
+    result: RunResult,
+    reference: Baseline,
+    calibration: LoadedCalibration | None = None,
+    *,
+    require_trusted: bool = False,
+    store: Store | None = None,
+) -> GateReport:
+    """The gate's verdict on a finished run: the judge's trust from the calibration artifact (none:
+    every judge axis uncalibrated), then Tier 1 and Tier 2. `store` holds the labels PPI reads."""
+    trust = gate_trust(calibration, result.judge_config.config_hash(), result.rubric_version)
     return run_gate(
         result,
         reference,
         tolerances=config.gate.tolerances,
         replicates=config.gate.bootstrap_replicates,
         seed=config.gate.seed,
-        axis_trust=trust,
+        mode=config.gate.mode,
+        trust=trust,
+        require_trusted=require_trusted or config.gate.require_trusted,
+        ppi=ppi_comparison(config, result, reference, store),
     )
+
+
+def ppi_comparison(config: Config, result: RunResult, reference: Baseline, store: Store | None) -> PPIGate | None:
+    """With `[gate] judge_metrics = "ppi"`, the PPI estimates to gate; refused (exit 2) where one is missing."""
+    if config.gate.judge_metrics != "ppi":
+        return None
+    if store is None:
+        raise UsageError('[gate] judge_metrics = "ppi" needs the store that holds the labels on the run\'s cases')
+    from qaeval_tui.core.statistics.run_ppi import run_ppi_from_store
+
+    gated = gated_judge_metrics(resolve_tolerances(config.gate.tolerances))
+    estimates = run_ppi_from_store(result, config.rubric, store).estimates
+    return PPIGate(current_ppi(estimates, gated), baseline_ppi(reference, gated))
 
 
 def write_gate_reports(

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from qaeval_tui.core.atomic_file import check_output_target, require_finite, write_output
 from qaeval_tui.core.config import Config
@@ -18,6 +18,9 @@ from qaeval_tui.core.running.result import RunResult, dumps_document, write_json
 from qaeval_tui.core.running.runner import store_run
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.core.text import json_visible
+
+if TYPE_CHECKING:
+    from qaeval_tui.core.statistics.run_ppi import RunPPI
 
 ProgressUpdate = Callable[[int, int], None]
 ProgressDisplay = Callable[[], AbstractContextManager[ProgressUpdate | None]]
@@ -93,3 +96,20 @@ def run_from_config(
     with Store.open(store_path) as store:
         store_run(store, result)
     return result
+
+
+def run_ppi_for(config: Config, result: RunResult, store_path: Path) -> RunPPI:
+    """PPI estimates of the run's judge metrics from the labels on its cases in the store it went to."""
+    from qaeval_tui.core.statistics.run_ppi import run_ppi_from_store  # numpy and the statistics: only here
+
+    with Store.open(store_path) as store:
+        return run_ppi_from_store(result, config.rubric, store)
+
+
+def with_ppi(document: dict[str, Any], ppi: RunPPI) -> dict[str, Any]:
+    """A run artifact or baseline with its `ppi` block, placed before the cases."""
+    placed = {key: value for key, value in document.items() if key != "cases"}
+    placed["ppi"] = ppi.to_json()
+    if "cases" in document:
+        placed["cases"] = document["cases"]
+    return placed

@@ -10,7 +10,9 @@ from typing import NamedTuple
 
 from textual.content import Content
 
+from qaeval_tui.core.statistics.alpha_interval import MIN_ITEMS_ALPHA_INTERVAL
 from qaeval_tui.core.statistics.dashboard import Dashboard
+from qaeval_tui.core.statistics.verdict import report_notes, verdict_line
 from qaeval_tui.tui.literal import line, plain
 from qaeval_tui.tui.widgets.figure_table import Cell, Column, figure, figure_table, interval
 from qaeval_tui.tui.widgets.status_line import clock_text
@@ -52,7 +54,7 @@ def agreement_section(dashboard: Dashboard) -> Section:
     used = report.selection.get("used", 0)
     note = (
         f"{len(report.reviewers)} reviewers · {report.n_items} items · {used} blind labels · "
-        f"{report.replicates} bootstrap replicates (seed {report.seed})"
+        f"{report.replicates} bootstrap replicates (seed {report.seed}); CI from {MIN_ITEMS_ALPHA_INTERVAL} items"
     )
     columns = [
         Column("axis", 20), Column("level", 7), Column("alpha", 6, ">"), Column("95% CI", 11, ">"),
@@ -70,6 +72,8 @@ def agreement_section(dashboard: Dashboard) -> Section:
         )  # fmt: skip
         if axis.alpha.value is None:
             reasons.append(Content.assemble(_axis(name), ("alpha undefined: ", MUTED), plain(axis.alpha.reason or "")))
+        elif axis.alpha.ci is None and axis.alpha.ci_reason and axis.alpha.ci_reason.startswith("too few items"):
+            rows[-1][3] = Content.styled(f"n < {MIN_ITEMS_ALPHA_INTERVAL}", MUTED)  # too few for an interval
         elif axis.alpha.ci is None and axis.alpha.ci_reason:
             reasons.append(Content.assemble(_axis(name), ("no CI: ", MUTED), plain(axis.alpha.ci_reason)))
     excluded = report.selection.get("post_reveal_excluded", 0)
@@ -83,9 +87,10 @@ def calibration_section(dashboard: Dashboard) -> Section:
     if report is None:
         return _section(_title("Judge vs human"), notes=[_problem(dashboard.calibration_problem or "")])
     bar = report.bar
+    data = report.to_json()
     note = (
         f"judge {report.judge_name} {report.judge_config_hash[:8]} · rubric {report.rubric_version} · "
-        f"bar: exact ≥ {bar.min_exact:.2f}, n ≥ {bar.min_n}"
+        f"bar: exact ≥ {bar.min_exact:.2f}, n ≥ {bar.min_n}, {bar.rule} rule"
     )
     columns = [
         Column("axis", 20), Column("n", 4, ">"), Column("exact", 5, ">"), Column("95% CI", 9, ">"),
@@ -103,14 +108,13 @@ def calibration_section(dashboard: Dashboard) -> Section:
                 Content.styled(axis.verdict, VERDICT_STYLES[axis.verdict]),
             ]
         )  # fmt: skip
-        verdict = Content.assemble(line(name), f" {axis.verdict}: ").stylize(VERDICT_STYLES[axis.verdict])
-        parts = [verdict, plain(axis.verdict_reason)]
+        words = verdict_line(name, axis.to_json())  # the same words as the CLI's outputs
+        parts = [plain(words).stylize(VERDICT_STYLES[axis.verdict], 0, len(name) + 1 + len(axis.verdict))]
         unresolved = axis.consensus_counts.get("unresolved", 0)
         if unresolved:
-            parts.append(Content.styled(f" · {unresolved} unresolved item(s) left out: adjudicate them", "$warning"))
-        if axis.labels_needed:
-            parts.append(Content.styled(f" · ~{axis.labels_needed} more for ±{bar.target_half_width:.2f}", MUTED))
+            parts.append(Content.styled(f" · {unresolved} split item(s) to adjudicate", "$warning"))
         notes.append(Content.assemble(*parts))
+    notes += [plain(f"warning: {note}").stylize("$warning") for note in report_notes(data)]
     overall = Content.assemble(("overall ", MUTED), (report.verdict, VERDICT_STYLES[report.verdict]))
     return _section(_title("Judge vs human", note), figure_table(columns, rows, gap=1), [*notes, overall])
 

@@ -1,0 +1,206 @@
+"""The calibration artifact (`qaeval calibrate --out`): the judge's trust, committed so the gate reads it anywhere.
+
+A calibration computed from a local store differs from machine to machine (the store is not
+committed), so the gate would print different trust for the same commit. The artifact is the
+calibration as a reviewable file, bound to what it measured: the judge config hash, the rubric
+version, and content hashes of the labels and adjudications (and of the judge verdicts) it used.
+Per axis it holds the verdict, its reason, n and the figures of `calibrate --json`.
+
+Nothing in it depends on where it was made (no path, no clock, no qaeval version), so calibrating
+the same labels again gives the same bytes: a committed artifact that is stale shows as a diff.
+It is read strictly, like the baseline: a missing or unreadable file is a UsageError naming it, and
+a field missing, of the wrong type or unknown, a repeated key or a number that is not finite is a
+`file:line: field: message` problem (exit 2). Never a silent "trusted".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+
+from qaeval_tui.core.atomic_file import strict_json
+from qaeval_tui.core.errors import InputError, Problem, UsageError
+from qaeval_tui.core.gate.baseline import line_of
+from qaeval_tui.core.jsonl import RefusedJSON, loads
+from qaeval_tui.core.statistics.calibration import CalibrationReport, Verdict
+from qaeval_tui.core.statistics.label_table import LabelRevision
+from qaeval_tui.core.statistics.verdict_table import VerdictTable
+from qaeval_tui.core.store.rows import ItemAxis
+
+CALIBRATION_FORMAT = "qaeval-calibration"
+CALIBRATION_VERSION = 1
+MAKE_ONE = "make one with `qaeval calibrate --out PATH`"
+
+Sha256 = Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")]
+Text = Annotated[str, Field(min_length=1)]
+
+
+class _Strict(BaseModel):
+    # No coercion ("3" is no n, true no version) and no unknown key (a typo is not ignored).
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class ArtifactAxis(_Strict):
+    """One axis: the verdict the gate reads, the reason it prints, n, and the figures behind them."""
+
+    verdict: Verdict
+    reason: Text
+    n: int = Field(ge=0)
+    figures: dict[str, JsonValue]
+
+
+class CalibrationArtifact(_Strict):
+    format: str
+    version: int
+    judge_config_hash: Text
+    judge_name: str
+    rubric_version: Text
+    labels_hash: Sha256
+    verdicts_hash: Sha256
+    verdict: Verdict
+    bar: dict[str, JsonValue]
+    labels: dict[str, JsonValue]
+    axes: dict[str, ArtifactAxis] = Field(min_length=1)
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+class CalibrationFileError(InputError):
+    """A calibration artifact the gate cannot read: each problem located. Exit 2, like a bad baseline."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True)
+class LoadedCalibration:
+    """An artifact as read, and how the user named it (shown in every gate output)."""
+
+    path: str
+    named_by: str  # "--calibration" or "gate.calibration"
+    artifact: CalibrationArtifact
+
+
+def _digest(payload: object) -> str:
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def labels_hash(labels: Iterable[LabelRevision], adjudicated: Mapping[ItemAxis, int | None]) -> str:
+    """The content of the labels a calibration read (item, reviewer, revision, scores) and the adjudications
+    it applied, in a canonical order: the same labels give the same hash from a store or from files."""
+    rows = sorted(
+        ([label.item_id, label.reviewer, label.revision, dict(label.scores)] for label in labels),
+        key=lambda row: (row[0], row[1], row[2]),
+    )
+    rulings = sorted([item_id, axis, score] for (item_id, axis), score in adjudicated.items())
+    return _digest({"labels": rows, "adjudications": rulings})
+
+
+def verdicts_hash(table: VerdictTable) -> str:
+    """The judge scores a calibration paired with the labels (None: can't judge or an error)."""
+    axes = sorted(table.axes)
+    columns = [table.axes.index(axis) for axis in axes]
+    rows = sorted(
+        [item, [None if score != score else int(score) for score in (table.scores[i, c] for c in columns)]]
+        for i, item in enumerate(table.items)
+    )
+    return _digest({"axes": axes, "items": rows})
+
+
+def artifact_from(
+    report: CalibrationReport,
+    labels: Iterable[LabelRevision],
+    adjudicated: Mapping[ItemAxis, int | None],
+    verdicts: VerdictTable,
+) -> CalibrationArtifact:
+    """The artifact of one calibration: its header and, per axis, verdict, reason, n and figures."""
+    document = report.to_json()
+    axes = {}
+    for name, axis in report.axes.items():
+        figures = {key: value for key, value in axis.to_json().items() if key not in ("verdict", "verdict_reason")}
+        axes[name] = {"verdict": axis.verdict, "reason": axis.verdict_reason, "n": axis.n, "figures": figures}
+    return CalibrationArtifact.model_validate(
+        {
+            "format": CALIBRATION_FORMAT,
+            "version": CALIBRATION_VERSION,
+            "judge_config_hash": report.judge_config_hash,
+            "judge_name": report.judge_name,
+            "rubric_version": report.rubric_version,
+            "labels_hash": labels_hash(labels, adjudicated),
+            "verdicts_hash": verdicts_hash(verdicts),
+            "verdict": report.verdict,
+            "bar": document["bar"],
+            "labels": document["labels"],
+            "axes": axes,
+        },
+        strict=False,  # tuples and numpy-free floats from the report; the file is read strictly
+    )
+
+
+def artifact_text(artifact: CalibrationArtifact, destination: str = "calibration artifact") -> str:
+    """The artifact as written: indented JSON, keys in a fixed order, no NaN (refused, naming the field)."""
+    return strict_json(artifact.to_json(), destination, indent=2, ensure_ascii=False) + "\n"
+
+
+def read_calibration(path: Path, named_by: str, shown: str | None = None) -> LoadedCalibration:
+    """Read an artifact strictly (see the module docstring); `shown` is the path as the user wrote it."""
+    where = f"{path} ({named_by})"
+    if not path.exists():
+        raise UsageError(f"{where}: calibration artifact not found; {MAKE_ONE}")
+    if not path.is_file():
+        raise UsageError(f"{where}: not a file; {MAKE_ONE}")
+    try:
+        text = path.read_bytes().decode("utf-8")
+        raw = loads(text)
+    except OSError as exc:
+        raise UsageError(f"{where}: cannot read the calibration artifact: {exc.strerror}") from exc
+    except RefusedJSON as exc:
+        raise CalibrationFileError([Problem(str(path), exc.lineno, exc.field, exc.msg)], _WHAT) from exc
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{where}: the calibration artifact is not UTF-8 (byte {exc.start}); {MAKE_ONE}") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{where}: the calibration artifact is not valid JSON ({exc}); {MAKE_ONE}") from exc
+    return LoadedCalibration(shown if shown is not None else str(path), named_by, _validated(path, text, raw))
+
+
+_WHAT = "calibration artifact"
+
+
+def _validated(path: Path, text: str, raw: object) -> CalibrationArtifact:
+    if not isinstance(raw, dict):
+        raise CalibrationFileError([Problem(str(path), 1, "(file)", f"must be a JSON object; {MAKE_ONE}")], _WHAT)
+    found: list[tuple[tuple[str | int, ...], str]] = []
+    if raw.get("format") != CALIBRATION_FORMAT:
+        found.append((("format",), f"must be {CALIBRATION_FORMAT!r}: not a qaeval calibration artifact"))
+    version = raw.get("version")
+    if type(version) is not int or version != CALIBRATION_VERSION:  # by type: true == 1 in Python
+        found.append((("version",), f"is {version!r}; this qaeval reads version {CALIBRATION_VERSION}"))
+    if found:
+        raise _located(path, text, found)
+    try:
+        return CalibrationArtifact.model_validate(raw)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        raise _located(path, text, [(tuple(error["loc"]), error["msg"]) for error in errors]) from None
+
+
+def _located(path: Path, text: str, found: Sequence[tuple[tuple[str | int, ...], str]]) -> CalibrationFileError:
+    problems: dict[str, Problem] = {}
+    for where, message in found:
+        field = _field(where)
+        problems.setdefault(field, Problem(str(path), line_of(text, where), field, message))
+    return CalibrationFileError(list(problems.values()), _WHAT)
+
+
+def _field(where: tuple[str | int, ...]) -> str:
+    text = ""
+    for part in where:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text or "(file)"

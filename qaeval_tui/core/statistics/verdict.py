@@ -1,0 +1,178 @@
+"""Calibration verdicts, decided on the interval (DESIGN §5), and the words every output shows.
+
+Per axis, with n judged items that have a human consensus (`rule = "interval"`, the default):
+
+- fewer than max(`min_n`, MIN_ITEMS_EXACT_INTERVAL) items: INSUFFICIENT;
+- the judge gave every item the same score: RETUNE (it tells no item apart, whatever its agreement);
+- the upper bound of exact agreement (Wilson with continuity correction) is below `min_exact`: RETUNE;
+- alpha with the judge as a coder is at or below zero with enough items for its interval, or its
+  upper bound is at or below `chance_floor`: RETUNE;
+- the lower bound of exact agreement clears `min_exact` and the lower bound of alpha (BCa bootstrap)
+  is above `chance_floor`: TRUSTED;
+- otherwise INSUFFICIENT, with about how many more judged items would decide it: for exact
+  agreement, the n at which the interval around the observed rate would exclude the bar
+  (`intervals.items_to_decide`); for alpha, the n at which its half-width, shrinking as 1/sqrt(n),
+  would be smaller than the estimate's distance to the floor; for too few items, the minimum.
+
+The reason names the bound that decided. `rule = "point"` keeps the seed's rule (exact agreement's
+point estimate against `min_exact`, n >= `min_n`) and every output says so (`RULE_POINT_NOTE`).
+`verdict_line` is the one place the words of a verdict are put together; renderers only place it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from qaeval_tui.core.config import CalibrationConfig
+from qaeval_tui.core.statistics.alpha_interval import MIN_ITEMS_ALPHA_INTERVAL
+from qaeval_tui.core.statistics.intervals import MIN_ITEMS_EXACT_INTERVAL, items_to_decide, too_few_items
+
+Verdict = Literal["TRUSTED", "RETUNE", "INSUFFICIENT"]
+ALPHA = "alpha (judge as a coder)"
+MAX_ITEMS_TO_DECIDE = 10_000
+REASON_NO_PAIRS = "no item has both a human consensus and a judge score on this axis"
+RULE_POINT_NOTE = (
+    'verdicts decided on point estimates (calibration.rule = "point"), not on their intervals: '
+    "a TRUSTED here may not hold"
+)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What one axis's verdict is decided on."""
+
+    n: int
+    exact: float | None
+    exact_ci: tuple[float, float] | None
+    alpha: float | None
+    alpha_ci: tuple[float, float] | None
+    alpha_ci_reason: str | None
+    alpha_items: int
+    """Pairable items alpha was computed on (equals n: judge and consensus, one pair per item)."""
+    constant_judge: str | None
+    """The constant-judge warning, when the judge gave every item one score."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: Verdict
+    reason: str
+    decided_by: str
+    """no_pairs, too_few_items, min_n, constant_judge, exact_upper, alpha_point, alpha_upper,
+    exact_and_alpha_lower, exact_lower, alpha_lower, alpha_no_interval; point_estimate under rule "point"."""
+    more_items: int | None
+    """About how many more judged items would decide an INSUFFICIENT verdict (None: none would, or not one)."""
+
+
+def constant_judge_warning(values: list[int] | tuple[int, ...], n: int) -> str | None:
+    """A judge that gave every paired item the same score tells no item apart, whatever its agreement."""
+    if n < 2 or len(set(values)) != 1:
+        return None
+    value = values[0]
+    return f"the judge gave all {n} items a {value}: its agreement only mirrors how often humans gave {value}"
+
+
+def _point_rule(e: Evidence, bar: CalibrationConfig) -> Decision:
+    if e.n < bar.min_n or e.exact is None:
+        reason = f"n = {e.n} is below the minimum of {bar.min_n} judged items with a human consensus"
+        return Decision("INSUFFICIENT", reason, "min_n", bar.min_n - e.n)
+    if e.exact >= bar.min_exact:
+        return Decision(
+            "TRUSTED",
+            f"point estimate: exact agreement {e.exact:.3f} >= {bar.min_exact:.2f} with n = {e.n}",
+            "point_estimate",
+            None,
+        )
+    reason = f"point estimate: exact agreement {e.exact:.3f} < {bar.min_exact:.2f} with n = {e.n}"
+    return Decision("RETUNE", reason, "point_estimate", None)
+
+
+def _more_for_alpha(e: Evidence, floor: float) -> int | None:
+    if e.alpha is None or e.alpha_ci is None or e.alpha <= floor:
+        return None
+    half = (e.alpha_ci[1] - e.alpha_ci[0]) / 2.0
+    return max(1, math.ceil(e.n * (half / (e.alpha - floor)) ** 2) - e.n)
+
+
+def _undecided_exact(e: Evidence, bar: CalibrationConfig) -> Decision:
+    assert e.exact is not None and e.exact_ci is not None
+    low, high = e.exact_ci
+    reason = (
+        f"lower bound {low:.2f} of exact agreement is below min_exact {bar.min_exact:.2f} "
+        f"and its upper bound {high:.2f} is not (n = {e.n})"
+    )
+    total = items_to_decide(e.exact, bar.min_exact, limit=MAX_ITEMS_TO_DECIDE)
+    if total is None:
+        reason += f"; at the observed rate {e.exact:.3f} not even {MAX_ITEMS_TO_DECIDE} items would decide it"
+        return Decision("INSUFFICIENT", reason, "exact_lower", None)
+    more = max(1, total - e.n)
+    return Decision("INSUFFICIENT", f"{reason}; about {more} more judged items would decide it", "exact_lower", more)
+
+
+def _interval_rule(e: Evidence, bar: CalibrationConfig) -> Decision:
+    floor = bar.chance_floor
+    need = max(bar.min_n, MIN_ITEMS_EXACT_INTERVAL)
+    if e.n < need or e.exact is None or e.exact_ci is None:
+        if e.n < MIN_ITEMS_EXACT_INTERVAL:
+            return Decision("INSUFFICIENT", too_few_items(e.n, MIN_ITEMS_EXACT_INTERVAL), "too_few_items", need - e.n)
+        reason = f"n = {e.n} is below the minimum of {bar.min_n} judged items with a human consensus"
+        return Decision("INSUFFICIENT", reason, "min_n", need - e.n)
+    low, high = e.exact_ci
+    if e.constant_judge is not None:
+        return Decision("RETUNE", f"{e.constant_judge}; it tells no item apart", "constant_judge", None)
+    if high < bar.min_exact:
+        reason = f"upper bound {high:.2f} of exact agreement is below min_exact {bar.min_exact:.2f} (n = {e.n})"
+        return Decision("RETUNE", reason, "exact_upper", None)
+    if e.alpha is not None and e.alpha <= 0.0 and e.alpha_items >= MIN_ITEMS_ALPHA_INTERVAL:
+        reason = f"{ALPHA} {e.alpha:.3f} is at or below zero with n = {e.n}: no better than chance"
+        return Decision("RETUNE", reason, "alpha_point", None)
+    if e.alpha_ci is not None and e.alpha_ci[1] <= floor:
+        reason = f"upper bound {e.alpha_ci[1]:.2f} of {ALPHA} is at or below the chance floor {floor:.2f} (n = {e.n})"
+        return Decision("RETUNE", reason, "alpha_upper", None)
+    if low < bar.min_exact:
+        return _undecided_exact(e, bar)
+    cleared = f"lower bound {low:.2f} of exact agreement clears min_exact {bar.min_exact:.2f}"
+    if e.alpha_ci is None:
+        why = e.alpha_ci_reason or "no interval"
+        more = MIN_ITEMS_ALPHA_INTERVAL - e.alpha_items if e.alpha_items < MIN_ITEMS_ALPHA_INTERVAL else None
+        reason = f"{cleared}, but {ALPHA} has no interval: {why}"
+        if more is not None:
+            reason += f"; {more} more judged items would give it one"
+        return Decision("INSUFFICIENT", reason, "alpha_no_interval", more)
+    if e.alpha_ci[0] <= floor:
+        reason = (
+            f"{cleared}, but lower bound {e.alpha_ci[0]:.2f} of {ALPHA} is not above the chance floor {floor:.2f} "
+            f"(n = {e.n})"
+        )
+        more = _more_for_alpha(e, floor)
+        if more is not None:
+            reason += f"; about {more} more judged items would decide it"
+        return Decision("INSUFFICIENT", reason, "alpha_lower", more)
+    reason = (
+        f"{cleared} and lower bound {e.alpha_ci[0]:.2f} of {ALPHA} is above the chance floor {floor:.2f} (n = {e.n})"
+    )
+    return Decision("TRUSTED", reason, "exact_and_alpha_lower", None)
+
+
+def decide(evidence: Evidence, bar: CalibrationConfig) -> Decision:
+    """The verdict of one axis under the configured rule, and the reason naming what decided it."""
+    if evidence.n == 0:
+        return Decision("INSUFFICIENT", REASON_NO_PAIRS, "no_pairs", None)
+    return _point_rule(evidence, bar) if bar.rule == "point" else _interval_rule(evidence, bar)
+
+
+def verdict_line(axis_name: str, axis: Mapping[str, Any]) -> str:
+    """One axis's verdict, the reason (the bound that decided it) and its warnings, in the words of every output.
+
+    `axis` is `AxisCalibration.to_json()`; the axis name is put in as given (renderers escape it).
+    """
+    words = f"{axis_name} {axis['verdict']}: {axis['verdict_reason']}"
+    return words + "".join(f" · warning: {warning}" for warning in axis["warnings"])
+
+
+def report_notes(report: Mapping[str, Any]) -> list[str]:
+    """Report-wide notes every output shows (from `CalibrationReport.to_json()`)."""
+    return [RULE_POINT_NOTE] if report["bar"]["rule"] == "point" else []

@@ -1,0 +1,43 @@
+"""Calibrate the judge and keep the result as the artifact the gate reads (`qaeval calibrate --out`).
+
+The same inputs as `calibration_report` (labels from files, the store or the labels folder;
+verdicts beside them or from the store; adjudications from the store when there is one), and
+beside the report the artifact bound to the judge config hash, the rubric version and the content
+hashes of the labels, adjudications and verdicts read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from qaeval_tui.core.config import Config
+from qaeval_tui.core.gate.calibration_file import CalibrationArtifact, artifact_from
+from qaeval_tui.core.statistics.calibration import CalibrationReport
+from qaeval_tui.core.statistics.sources import calibration_for
+from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.usecases.statistics import Say, labels_for_statistics, verdicts_for_calibration
+
+
+def _quiet(_message: str) -> None:
+    return None
+
+
+def calibration_with_artifact(
+    config: Config,
+    store: Store | None,
+    labels: Sequence[Path] | None,
+    verdicts: Sequence[Path] | None,
+    *,
+    judge_config_hash: str | None = None,
+    include_post_reveal: bool = False,
+    say: Say = _quiet,
+) -> tuple[CalibrationReport, CalibrationArtifact]:
+    """Judge versus human per axis for one judge config, and the artifact of that calibration."""
+    label_input, folders = labels_for_statistics(
+        config, store, labels, include_post_reveal=include_post_reveal, say=say
+    )
+    table = verdicts_for_calibration(config, store, verdicts, folders, judge_config_hash)
+    report = calibration_for(label_input, table, config, store)
+    adjudicated = store.adjudications() if store is not None else {}
+    return report, artifact_from(report, label_input.selection.labels, adjudicated, table)

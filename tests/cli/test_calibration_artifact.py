@@ -1,0 +1,137 @@
+"""`qaeval calibrate --out`: the versioned calibration artifact the gate reads, and the demo's committed one."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from qaeval_tui.cli.main import app
+from qaeval_tui.core.config import load_config
+from qaeval_tui.core.gate.calibration_file import read_calibration
+from qaeval_tui.core.store.sqlite import Store
+from tests.conftest import DEMO_GOLDEN, REPO
+
+runner = CliRunner()
+COMMITTED = REPO / "baselines" / "calibration.json"
+
+
+@pytest.fixture
+def labels_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty folder holding a copy of the demo labels, as the working directory: no config, no store."""
+    shutil.copytree(REPO / "labels", tmp_path / "labels")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def calibrate(*args: str) -> Result:
+    return runner.invoke(app, ["calibrate", *args])
+
+
+def test_calibrate_out_writes_the_versioned_artifact_bound_to_judge_rubric_and_labels(labels_here: Path) -> None:
+    made = calibrate("--labels", "labels", "--out", "calibration.json")
+    assert made.exit_code == 1, made.output  # RETUNE: the artifact is written whatever the verdict
+    assert "calibration artifact written to calibration.json" in made.stderr
+    report = json.loads(calibrate("--labels", "labels", "--json").stdout)
+    artifact = json.loads((labels_here / "calibration.json").read_text())
+    assert artifact["format"] == "qaeval-calibration" and artifact["version"] == 1
+    assert artifact["judge_config_hash"] == report["judge_config_hash"]
+    assert artifact["rubric_version"] == report["rubric_version"] == "1"
+    assert re.fullmatch(r"sha256:[0-9a-f]{64}", artifact["labels_hash"])
+    assert re.fullmatch(r"sha256:[0-9a-f]{64}", artifact["verdicts_hash"])
+    assert artifact["verdict"] == report["verdict"] and artifact["labels"] == report["labels"]
+    assert list(artifact["axes"]) == list(report["axes"])
+    for name, row in report["axes"].items():
+        entry = artifact["axes"][name]
+        assert (entry["verdict"], entry["reason"], entry["n"]) == (row["verdict"], row["verdict_reason"], row["n"])
+        assert entry["figures"] == {k: v for k, v in row.items() if k not in ("verdict", "verdict_reason")}
+    loaded = read_calibration(labels_here / "calibration.json", "--calibration")
+    assert loaded.artifact.axes["citation_correctness"].verdict == "RETUNE"
+    again = calibrate("--labels", "labels", "--out", "again.json")
+    assert again.exit_code == 1
+    assert (labels_here / "again.json").read_bytes() == (labels_here / "calibration.json").read_bytes()
+
+
+def test_the_labels_hash_is_the_same_from_files_and_a_store_and_moves_with_labels_and_rulings(
+    labels_here: Path,
+) -> None:
+    assert calibrate("--labels", "labels", "--out", "files.json").exit_code == 1
+    db = str(labels_here / "q.db")
+    assert runner.invoke(app, ["run", "--data", str(DEMO_GOLDEN), "--db", db]).exit_code == 0
+    assert runner.invoke(app, ["labels", "import", "labels", "--db", db]).exit_code == 0
+    assert calibrate("--db", db, "--out", "store.json").exit_code == 1
+
+    def artifact(name: str) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads((labels_here / name).read_text())
+        return data
+
+    assert artifact("files.json")["labels_hash"] == artifact("store.json")["labels_hash"]
+    item_id = next(iter(artifact("store.json")["axes"]["faithfulness"]["figures"]["unresolved_items"]))
+    with Store.open(Path(db)) as store:  # a curator's ruling on an item the reviewers split on
+        store.insert_adjudication(item_id, "faithfulness", 2, "rubric anchor 3", "dana")
+    assert calibrate("--db", db, "--out", "ruled.json").exit_code == 1
+    assert artifact("ruled.json")["labels_hash"] != artifact("store.json")["labels_hash"]
+    # One reviewer's scores changed in a copy of the files (each moved one step on the 0-2 scale): another hash.
+    ana = labels_here / "labels" / "ana.jsonl"
+    revisions = [json.loads(line) for line in ana.read_text().splitlines()]
+    for revision in revisions:
+        revision["scores"] = {a: None if s is None else (s + 1) % 3 for a, s in revision["scores"].items()}
+    ana.write_text("".join(json.dumps(revision) + "\n" for revision in revisions))
+    assert calibrate("--labels", "labels", "--out", "edited.json").exit_code in (0, 1, 3)
+    assert artifact("edited.json")["labels_hash"] != artifact("files.json")["labels_hash"]
+
+
+def test_calibrate_out_refuses_a_folder_or_a_second_claim_on_stdout_before_computing(labels_here: Path) -> None:
+    (labels_here / "folder").mkdir()
+    refused = calibrate("--labels", "labels", "--out", "folder")
+    assert refused.exit_code == 2 and "folder: cannot write: it is a folder" in refused.stderr
+    both = calibrate("--labels", "labels", "--out", "-", "--json")
+    assert both.exit_code == 2 and "--json and --out - both write to stdout" in both.stderr
+    printed = calibrate("--labels", "labels", "--out", "-")
+    assert printed.exit_code == 1 and json.loads(printed.stdout)["format"] == "qaeval-calibration"
+
+
+def test_an_existing_artifact_is_replaced_whole_keeping_its_permissions(labels_here: Path) -> None:
+    target = labels_here / "calibration.json"
+    target.write_text("old")
+    os.chmod(target, 0o640)
+    assert calibrate("--labels", "labels", "--out", str(target)).exit_code == 1
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert json.loads(target.read_text())["format"] == "qaeval-calibration"
+    assert not [p.name for p in labels_here.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_the_committed_calibration_is_what_make_calibration_makes_of_the_committed_labels(labels_here: Path) -> None:
+    # The same command the Makefile runs (`make calibration`), in a folder with the labels alone.
+    makefile = (REPO / "Makefile").read_text()
+    assert "calibrate --labels labels --out" in makefile and "baselines/calibration.json" in makefile
+    calibrate("--labels", "labels", "--out", "calibration.json")
+    fresh = (labels_here / "calibration.json").read_text()
+    assert fresh == COMMITTED.read_text(), (
+        "baselines/calibration.json is stale for the committed labels, judge and calibration rules: "
+        "run `make calibration` and commit the diff"
+    )
+
+
+def test_the_demo_config_gates_with_the_committed_calibration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    config = load_config()
+    assert config.gate.calibration is not None and config.path(config.gate.calibration) == REPO / COMMITTED.relative_to(
+        REPO
+    )
+    committed = json.loads(COMMITTED.read_text())
+    args = ["gate", "--data", "golden", "--baseline", "baselines/demo.json", "--db", str(tmp_path / "ci.db")]
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["calibration"]["status"] == "calibrated"
+    assert document["calibration"]["path"] == "baselines/calibration.json"
+    assert document["axis_trust"] == {name: row["verdict"] for name, row in committed["axes"].items()}
+    assert "baselines/calibration.json" in (REPO / ".ci" / "run").read_text()
