@@ -18,8 +18,9 @@ import numpy as np
 from benchmarks import Figure
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.running.models import JudgeVerdict
 from qaeval_tui.core.statistics.dashboard import compute_dashboard
-from qaeval_tui.core.store.rows import ReviewItemRecord, RunRecord, VerdictRecord
+from qaeval_tui.core.store.rows import QueueEntry, ReviewItemRecord, RunRecord, VerdictRecord
 from qaeval_tui.core.store.sqlite import Store
 
 ITEMS, REVIEWERS = 50_000, ("rev-a", "rev-b")
@@ -64,13 +65,21 @@ def fill_store(path: Path, config: Config, seed: int = 0) -> int:
         "n_cases": ITEMS, "data": {}, "metrics": {},
     }  # fmt: skip
     with Store.open(path) as store:
-        store.insert_run(RunRecord(**run), [], [VerdictRecord(**v) for v in verdicts])
+        store.insert_run(
+            RunRecord(**run),
+            [],
+            [VerdictRecord(**v | {"verdict": JudgeVerdict.model_validate(v["verdict"])}) for v in verdicts],
+        )
         store.insert_labels((Label.model_construct(**label) for label in labels), origin="bench")
         store.insert_review_items(
             ReviewItemRecord(item, f"case-{i:06d}", "c", "o", "bench-run") for i, item in enumerate(items)
         )
         store.write_assignments(
-            ((reviewer, item, position, 0) for reviewer in REVIEWERS for position, item in enumerate(items, 1)),
+            (
+                QueueEntry(reviewer, item, position, 0)
+                for reviewer in REVIEWERS
+                for position, item in enumerate(items, 1)
+            ),
             replace=True,
         )
     return len(labels)

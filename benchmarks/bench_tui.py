@@ -28,6 +28,7 @@ from qaeval_tui.core.golden.hashing import content_hash, item_id_for
 from qaeval_tui.core.golden.loader import load_golden
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.session import assign, build_review_items
+from qaeval_tui.core.running.models import JudgeVerdict
 from qaeval_tui.core.store.rows import CaseRecord, RunOutput, RunRecord, VerdictRecord
 from qaeval_tui.core.store.sqlite import Store
 
@@ -130,7 +131,11 @@ def build_store(workdir: Path) -> tuple[Path, Path]:
         store.upsert_cases(
             CaseRecord(c.content_hash, c.case.id, c.split, c.case.model_dump(mode="json")) for c in golden.cases
         )
-        store.insert_run(RunRecord(**run), [RunOutput(**o) for o in outputs], [VerdictRecord(**v) for v in verdicts])
+        store.insert_run(
+            RunRecord(**run),
+            [RunOutput(**o) for o in outputs],
+            [VerdictRecord(**v | {"verdict": JudgeVerdict.model_validate(v["verdict"])}) for v in verdicts],
+        )
         build_review_items(store, "run-bench")
         assign(store, (REVIEWER, *OTHERS), overlap=5, seed=1)
         case_of = store.case_ids_by_item()

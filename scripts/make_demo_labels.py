@@ -129,7 +129,7 @@ class Reviewer:
 def make_labels(store: Store, config: Config, run_id: str, seed: int) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     axes = config.rubric.axes
-    verdicts = {v.item_id: v.verdict for v in store.verdicts(run_id=run_id)}
+    verdicts = {v.item_id: v.verdict.to_json() for v in store.verdicts(run_id=run_id)}
     case_of = store.case_ids_by_item()
     truth = {
         item_id: {axis.name: latent_truth(axis, verdict["scores"].get(axis.name), rng) for axis in axes}
@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         written = export_labels(store, out, REVIEWERS)
         verdicts = [
             {**v, "created_at": stamp(CLOCK - timedelta(days=1))}
-            for v in (r.verdict for r in store.verdicts(run_id=run_id))
+            for v in (r.verdict.to_json() for r in store.verdicts(run_id=run_id))
         ]
         with (out / VERDICTS_FILENAME).open("w", encoding="utf-8", newline="\n") as handle:
             for verdict in verdicts:

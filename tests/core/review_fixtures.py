@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from qaeval_tui.core.golden.hashing import content_hash, item_id_for
+from qaeval_tui.core.running.models import JudgeVerdict
 from qaeval_tui.core.store.rows import CaseRecord, RunOutput, RunRecord, VerdictRecord
 from qaeval_tui.core.store.sqlite import Store
 
@@ -107,7 +108,11 @@ def store_with_run(
         "data": {},
         "metrics": {},
     }
-    store.insert_run(RunRecord(**run), [RunOutput(**o) for o in outputs], [VerdictRecord(**v) for v in verdicts])
+    store.insert_run(
+        RunRecord(**run),
+        [RunOutput(**o) for o in outputs],
+        [VerdictRecord(**v | {"verdict": JudgeVerdict.model_validate(v["verdict"])}) for v in verdicts],
+    )
     return store, items
 
 

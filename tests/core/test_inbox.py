@@ -10,7 +10,7 @@ import pytest
 
 from qaeval_tui.core.curation.inbox import import_misses, inbox_entry, list_inbox, status_counts
 from qaeval_tui.core.errors import InputError, UsageError
-from qaeval_tui.core.store.rows import InboxDecision
+from qaeval_tui.core.store.rows import InboxDecision, InboxImport, InboxMiss
 from qaeval_tui.core.store.sqlite import Store
 from tests.conftest import write_jsonl
 from tests.curation_fixtures import DEMO_INBOX, GATEWAY, make_miss
@@ -143,17 +143,17 @@ def test_missing_file_and_unknown_trace_id_are_usage_errors(store: Store, tmp_pa
 
 def test_store_adds_nothing_when_a_trace_id_arrived_meanwhile_with_other_content(store: Store) -> None:
     # The race the import's own check cannot see: the store checks again inside its transaction.
-    store.add_inbox_misses([("tr-1", '{"a":1}', "first.jsonl")])
-    added, conflicts = store.add_inbox_misses(
-        [("tr-2", '{"b":2}', "second.jsonl"), ("tr-1", '{"a":2}', "second.jsonl")]
+    store.add_inbox_misses([InboxMiss("tr-1", '{"a":1}', "first.jsonl")])
+    done = store.add_inbox_misses(
+        [InboxMiss("tr-2", '{"b":2}', "second.jsonl"), InboxMiss("tr-1", '{"a":2}', "second.jsonl")]
     )
-    assert (added, conflicts) == ([], ["tr-1"])
+    assert done == InboxImport(added=(), conflicts=("tr-1",))
     assert store.count("inbox") == 1
-    assert store.add_inbox_misses([("tr-1", '{"a":1}', "again.jsonl")]) == ([], [])
+    assert store.add_inbox_misses([InboxMiss("tr-1", '{"a":1}', "again.jsonl")]) == InboxImport((), ())
 
 
 def test_store_keeps_the_first_decision_and_rolls_back_on_a_failed_effect(store: Store) -> None:
-    store.add_inbox_misses([("tr-1", "{}", "f.jsonl")])
+    store.add_inbox_misses([InboxMiss("tr-1", "{}", "f.jsonl")])
 
     def fail() -> None:
         raise RuntimeError("file write failed")

@@ -20,7 +20,7 @@ import pytest
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.session import Progress, ReviewSession, assign, build_review_items
-from qaeval_tui.core.store.rows import LabelDraft, LabelRevision
+from qaeval_tui.core.store.rows import LabelDraft, LabelMark, LabelRevision
 from qaeval_tui.core.store.sqlite import Store
 from tests.core.review_fixtures import FULL, store_with_run
 
@@ -247,7 +247,7 @@ class Reads:
             self.queue_reads += 1
             return queue_item_ids(reviewer)
 
-        def counted_marks(reviewer: str, *, after_id: int = 0) -> list[tuple[int, str, int, int, float]]:
+        def counted_marks(reviewer: str, *, after_id: int = 0) -> list[LabelMark]:
             rows = label_marks(reviewer, after_id=after_id)
             self.label_rows.append(len(rows))
             return rows

@@ -212,7 +212,7 @@ def test_the_run_is_stored_append_only_with_outputs_and_verdicts(tmp_path: Path)
         assert first.result["checks"][0]["name"] == "adapter_ok"
         verdicts = store.verdicts(run_id=result.run_id)
         assert len(verdicts) == 4
-        assert list(verdicts[0].verdict) == [
+        assert list(verdicts[0].verdict.to_json()) == [
             "item_id",
             "case_id",
             "judge",
@@ -221,7 +221,7 @@ def test_the_run_is_stored_append_only_with_outputs_and_verdicts(tmp_path: Path)
             "evidence",
             "created_at",
         ]
-        assert verdicts[0].verdict["item_id"] == first.result["item_id"]
+        assert verdicts[0].verdict.item_id == first.result["item_id"]
         assert store.case_json(first.case_hash) is not None
 
 

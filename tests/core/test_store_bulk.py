@@ -58,7 +58,7 @@ def later_verdict(item: str, scores: dict[str, int | None], **judge: str) -> Ver
     }  # fmt: skip
     return VerdictRecord(
         item_id=item, case_id="c", judge_name="stricter-judge", config_hash=LATER_JUDGE,
-        status=status, verdict=verdict, created_at=verdict["created_at"],
+        status=status, verdict=JudgeVerdict.model_validate(verdict), created_at="2026-02-01T00:00:00Z",
     )  # fmt: skip
 
 
@@ -117,11 +117,12 @@ def test_bulk_reads_return_the_rows_the_row_by_row_reads_return(store: Store) ->
     assert sum(r.revealed for r in revisions) == 2
     for config_hash in (None, JUDGE_HASH, LATER_JUDGE):
         expected = [
-            StoredVerdict(v.verdict["item_id"], v.verdict["status"], v.verdict["judge"], v.verdict["scores"])
+            StoredVerdict(v.verdict.item_id, v.verdict.status, v.verdict.judge, v.verdict.scores)
             for v in store.verdicts(config_hash=config_hash)
         ]
         assert store.verdict_scores(config_hash=config_hash) == expected
-    assert sorted(store.queued_items()) == sorted((reviewer, item) for reviewer, item, _ in store.assignments())
+    reviewers = {entry.reviewer for entry in store.assignments()}
+    assert store.queued_items() == {name: frozenset(store.queue_item_ids(name)) for name in reviewers}
 
 
 @pytest.mark.parametrize("include_post_reveal", [False, True])
@@ -145,7 +146,7 @@ def test_labels_from_store_selects_what_validated_labels_select(store: Store, in
 def test_verdicts_from_store_reads_what_validated_verdicts_give(store: Store, config_hash: str | None) -> None:
     fast = verdicts_from_store(store, RUBRIC, config_hash)
     picked = config_hash or LATER_JUDGE  # by default, the latest run's judge
-    models = [JudgeVerdict.model_validate(v.verdict) for v in store.verdicts(config_hash=picked)]
+    models = [v.verdict for v in store.verdicts(config_hash=picked)]
     slow = VerdictTable.from_verdicts(models, RUBRIC, picked)
     assert (fast.items, fast.config_hash, fast.judge_name, fast.counts) == (
         slow.items, slow.config_hash, slow.judge_name, slow.counts,
@@ -168,7 +169,7 @@ def test_agreement_calibration_and_progress_match_the_validated_path(store: Stor
     selection = select_labels(models, RUBRIC.version)
     table = LabelTable.from_labels(selection.labels, RUBRIC)
     verdicts = VerdictTable.from_verdicts(
-        [JudgeVerdict.model_validate(v.verdict) for v in store.verdicts(config_hash=LATER_JUDGE)], RUBRIC, LATER_JUDGE
+        [v.verdict for v in store.verdicts(config_hash=LATER_JUDGE)], RUBRIC, LATER_JUDGE
     )
     cal, source = CONFIG.calibration, f"store {store.path}"
     agreement = agreement_report(

@@ -29,9 +29,9 @@ def test_label_marks_read_one_reviewers_revisions_after_an_id_in_order(tmp_path:
         (items[0], 0, 1, 1.5),
         (items[1], 1, 0, 2.5),
     ]
-    first_id = marks[0][0]
-    assert [mark[1] for mark in store.label_marks("ana", after_id=first_id)] == [items[1]]
-    assert store.label_marks("ana", after_id=marks[-1][0]) == [] and first.revision == 1
+    first_id = marks[0].id
+    assert [mark.item_id for mark in store.label_marks("ana", after_id=first_id)] == [items[1]]
+    assert store.label_marks("ana", after_id=marks[-1].id) == [] and first.revision == 1
     assert store.queue_item_ids("ana") == [item_id for _, item_id, _ in store.assignments("ana")]
     assert store.queue_length("ana") == 3 and store.queue_length("nobody") == 0
 

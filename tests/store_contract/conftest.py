@@ -2,7 +2,7 @@
 
 A backend entry opens connections to one fresh store (several connections to the same store, for
 the tests of two writers) and runs a raw statement on one of them (to check that the database
-itself, not only the store's API, refuses to rewrite history).
+itself, not only the store's API, refuses to rewrite history, and to write a row by hand).
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ class Backend:
     connect: Callable[[], StoreBackend]
     execute_raw: Callable[[StoreBackend, str], object]
     rewrite_refused: type[BaseException]
+    # A database with typed columns refuses a value of the wrong type itself (SQLite stores it).
+    bad_value_refused: tuple[type[BaseException], ...] = ()
     opened: list[StoreBackend] = field(default_factory=list)
 
     def open(self) -> StoreBackend:

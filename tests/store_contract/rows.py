@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+from qaeval_tui.core.curation.models import ProductionMiss
 from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.running.models import JudgeVerdict
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import (
     CaseRecord,
+    InboxMiss,
     LabelDraft,
     ReviewItemRecord,
     RunOutput,
     RunRecord,
     VerdictRecord,
 )
+from tests.curation_fixtures import make_miss
+
+
+def a_miss(trace_id: str, source: str = "misses.jsonl", answer: str = "Five days.") -> InboxMiss:
+    """A valid production miss (§8.4) as the inbox import hands it to the store."""
+    miss = ProductionMiss.model_validate(make_miss(trace_id, answer=answer))
+    return InboxMiss(trace_id, miss.canonical(), source)
+
 
 SCORES: dict[str, int | None] = {"faithfulness": 2, "citation_correctness": None}
 
@@ -44,7 +55,7 @@ def an_output(position: int, case_id: str) -> RunOutput:
 
 
 def a_verdict(item_id: str, case_id: str, judge: str = "j1", faithfulness: int | None = 1) -> VerdictRecord:
-    document = {
+    document: dict[str, object] = {
         "item_id": item_id,
         "case_id": case_id,
         "status": "ok",
@@ -53,7 +64,9 @@ def a_verdict(item_id: str, case_id: str, judge: str = "j1", faithfulness: int |
         "evidence": {"faithfulness": "a quote"},
         "created_at": "2026-11-01T00:00:00Z",
     }
-    return VerdictRecord(item_id, case_id, "mech", judge, "ok", document, "2026-11-01T00:00:00Z")
+    return VerdictRecord(
+        item_id, case_id, "mech", judge, "ok", JudgeVerdict.model_validate(document), "2026-11-01T00:00:00Z"
+    )
 
 
 def seeded(store: StoreBackend, n_items: int = 3) -> list[str]:

@@ -6,10 +6,10 @@ import pytest
 
 from qaeval_tui.core.limits import MAX_REVISION, MAX_SEED
 from qaeval_tui.core.store.backend import StoreBackend
-from qaeval_tui.core.store.rows import OutOfRangeError, StoreConflictError, StoredLabel
+from qaeval_tui.core.store.rows import OutOfRangeError, QueueEntry, StoreConflictError, StoredLabel
 from qaeval_tui.core.store.schema import APPEND_ONLY
 from tests.store_contract.conftest import Backend
-from tests.store_contract.rows import a_draft, a_label, a_run, an_output, seeded
+from tests.store_contract.rows import a_draft, a_label, a_miss, a_run, an_output, seeded
 
 
 def test_appending_labels_numbers_the_revisions_and_keeps_them_all(store: StoreBackend) -> None:
@@ -46,8 +46,8 @@ def test_imported_labels_keep_their_revisions_and_the_reads_agree(store: StoreBa
         StoredLabel._make(getattr(row.label, name) for name in StoredLabel._fields) for row in stored
     ]
     marks = store.label_marks("ana")
-    assert [(mark[0], mark[1]) for mark in marks] == [(row.id, row.label.item_id) for row in stored[:2]]
-    assert store.label_marks("ana", after_id=marks[0][0]) == marks[1:]
+    assert [(mark.id, mark.item_id) for mark in marks] == [(row.id, row.label.item_id) for row in stored[:2]]
+    assert store.label_marks("ana", after_id=marks[0].id) == marks[1:]
     assert store.append_label(a_draft("i2", reviewer="ben")).label.revision == 8
 
 
@@ -74,7 +74,9 @@ def test_numbers_beyond_what_the_store_holds_are_refused_and_nothing_is_written(
         store.append_label(a_draft(item))
     assert [row.label.revision for row in store.labels()] == [MAX_REVISION]
     with pytest.raises(OutOfRangeError, match="seed"):
-        store.write_assignments([("ana", item, 0, 1), ("ben", item, 0, MAX_SEED + 1)], replace=False)
+        store.write_assignments(
+            [QueueEntry("ana", item, 0, 1), QueueEntry("ben", item, 0, MAX_SEED + 1)], replace=False
+        )
     assert store.assignments() == []
 
 
@@ -84,7 +86,7 @@ def test_the_database_itself_refuses_to_rewrite_an_append_only_table(backend: Ba
     (item,) = seeded(store, n_items=1)
     store.append_label(a_draft(item))
     store.insert_adjudication(item, "faithfulness", 2, "clear", "dana")
-    store.add_inbox_misses([("t1", "{}", "misses.jsonl")])
+    store.add_inbox_misses([a_miss("t1")])
     store.record_inbox_decision("t1", "rejected", case_id=None, reason="dup", curator="dana", decided_at="now")
     before = store.count(table)
     assert before >= 1

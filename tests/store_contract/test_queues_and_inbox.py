@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
+from qaeval_tui.core.curation.models import ProductionMiss
 from qaeval_tui.core.store.backend import StoreBackend
-from qaeval_tui.core.store.rows import Assignment, CaseRecord, InboxDecision, ReviewItemRecord
-from tests.store_contract.rows import a_draft, seeded
+from qaeval_tui.core.store.rows import (
+    Assignment,
+    CaseRecord,
+    InboxDecision,
+    InboxImport,
+    QueueEntry,
+    ReviewItemRecord,
+)
+from tests.store_contract.rows import a_draft, a_miss, seeded
 
 
 def test_queues_come_back_in_position_order_and_replacing_keeps_labels(store: StoreBackend) -> None:
     a, b, c = seeded(store, n_items=3)
-    assert store.write_assignments([("ana", b, 0, 7), ("ana", a, 1, 7), ("ben", c, 0, 7)], replace=False) == 3
-    assert store.write_assignments([("ana", b, 5, 7)], replace=False) == 0  # an entry already queued stays
+    entries = [QueueEntry("ana", b, 0, 7), QueueEntry("ana", a, 1, 7), QueueEntry("ben", c, 0, 7)]
+    assert store.write_assignments(entries, replace=False) == 3
+    assert store.write_assignments([QueueEntry("ana", b, 5, 7)], replace=False) == 0  # an entry already queued stays
     assert store.assignments("ana") == [Assignment("ana", b, 0), Assignment("ana", a, 1)]
     assert store.assignments() == [*store.assignments("ana"), Assignment("ben", c, 0)]
     assert store.queue_item_ids("ana") == [b, a] and store.queue_length("ana") == 2 and store.queue_length("zoe") == 0
-    assert sorted(store.queued_items()) == sorted([("ana", a), ("ana", b), ("ben", c)])
+    assert store.queued_items() == {"ana": frozenset({a, b}), "ben": frozenset({c})}
     made = store.append_label(a_draft(a))
-    assert store.write_assignments([("zoe", c, 0, 8)], replace=True) == 1
+    assert store.write_assignments([QueueEntry("zoe", c, 0, 8)], replace=True) == 1
     assert store.assignments() == [Assignment("zoe", c, 0)] and store.labels() == [made]
 
 
@@ -30,23 +39,25 @@ def test_importing_the_same_cases_and_items_twice_adds_nothing(store: StoreBacke
 
 
 def test_reimporting_a_miss_changes_nothing_and_a_changed_one_adds_nothing(store: StoreBackend) -> None:
-    assert store.add_inbox_misses([("t1", '{"a":1}', "one.jsonl"), ("t2", '{"b":1}', "one.jsonl")]) == (
-        ["t1", "t2"],
-        [],
-    )
-    assert store.add_inbox_misses([("t1", '{"a":1}', "again.jsonl")]) == ([], [])
-    assert store.add_inbox_misses([("t3", '{"c":1}', "two.jsonl"), ("t2", '{"b":2}', "two.jsonl")]) == ([], ["t2"])
+    t1, t2 = a_miss("t1", "one.jsonl"), a_miss("t2", "one.jsonl")
+    assert store.add_inbox_misses([t1, t2]) == InboxImport(added=("t1", "t2"), conflicts=())
+    assert store.add_inbox_misses([a_miss("t1", "again.jsonl")]) == InboxImport((), ())
+    changed = [a_miss("t3", "two.jsonl"), a_miss("t2", "two.jsonl", answer="Ten days.")]
+    assert store.add_inbox_misses(changed) == InboxImport(added=(), conflicts=("t2",))
     entries = store.inbox_entries()
     assert [(e.trace_id, e.miss, e.source, e.decision) for e in entries] == [
-        ("t1", {"a": 1}, "one.jsonl", None),
-        ("t2", {"b": 1}, "one.jsonl", None),
+        ("t1", ProductionMiss.model_validate_json(t1.miss_json), "one.jsonl", None),
+        ("t2", ProductionMiss.model_validate_json(t2.miss_json), "one.jsonl", None),
     ]
+    assert entries[1].miss.answer == "Five days." and entries[1].miss.canonical() == t2.miss_json
     payloads = store.inbox_payloads(["t2", "t9"])
-    assert list(payloads) == ["t2"] and payloads["t2"].miss_json == '{"b":1}' and payloads["t2"].source == "one.jsonl"
+    assert (
+        list(payloads) == ["t2"] and payloads["t2"].miss_json == t2.miss_json and payloads["t2"].source == "one.jsonl"
+    )
 
 
 def test_the_first_decision_on_a_miss_is_the_one_that_counts(store: StoreBackend) -> None:
-    store.add_inbox_misses([("t1", "{}", "misses.jsonl")])
+    store.add_inbox_misses([a_miss("t1")])
     ran: list[str] = []
     first = store.record_inbox_decision(
         "t1", "promoted", case_id="c7", reason="", curator="dana", decided_at="t-1", effect=lambda: ran.append("x")

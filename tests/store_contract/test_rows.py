@@ -31,14 +31,16 @@ def test_runs_are_listed_newest_first(store: StoreBackend) -> None:
 def test_verdicts_filter_by_judge_and_the_bulk_read_matches_the_full_one(store: StoreBackend) -> None:
     store.insert_run(a_run("r1"), [], [a_verdict("i1", "c1", "j1", 0), a_verdict("i2", "c2", "j1", None)])
     store.insert_run(a_run("r2", judge="j2"), [], [a_verdict("i1", "c1", "j2", 2)])
-    assert [v.verdict["scores"] for v in store.verdicts(config_hash="j1")] == [
+    assert [v.verdict.scores for v in store.verdicts(config_hash="j1")] == [
         {"faithfulness": 0},
         {"faithfulness": None},
     ]
     assert store.latest_verdict("i1") == a_verdict("i1", "c1", "j2", 2)
+    assert store.verdicts(config_hash="j1", item_id="i1") == [a_verdict("i1", "c1", "j1", 0)]
+    assert store.verdicts(item_id="i1") == [a_verdict("i1", "c1", "j1", 0), a_verdict("i1", "c1", "j2", 2)]
     for judge in (None, "j1", "j2"):
         expected = [
-            StoredVerdict(v.item_id, v.status, v.verdict["judge"], v.verdict["scores"])
+            StoredVerdict(v.item_id, v.status, v.verdict.judge, v.verdict.scores)
             for v in store.verdicts(config_hash=judge)
         ]
         assert store.verdict_scores(config_hash=judge) == expected

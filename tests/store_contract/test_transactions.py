@@ -9,7 +9,7 @@ import pytest
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import CaseRecord, StoreConflictError
 from tests.store_contract.conftest import Backend
-from tests.store_contract.rows import a_draft, a_run, seeded
+from tests.store_contract.rows import a_draft, a_miss, a_run, seeded
 
 
 def a_case(case_id: str) -> CaseRecord:
@@ -54,7 +54,7 @@ def test_a_nested_transaction_commits_with_the_outer_one_only(store: StoreBacken
 
 
 def test_an_effect_that_fails_rolls_the_inbox_decision_back(store: StoreBackend) -> None:
-    store.add_inbox_misses([("t1", "{}", "misses.jsonl")])
+    store.add_inbox_misses([a_miss("t1")])
 
     def fail() -> None:
         raise OSError("the golden file could not be written")

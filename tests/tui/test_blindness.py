@@ -14,6 +14,7 @@ from qaeval_tui.core.config import Config
 from qaeval_tui.core.golden.loader import load_golden
 from qaeval_tui.core.review.prepare import ensure_prepared
 from qaeval_tui.core.review.session import ReviewSession
+from qaeval_tui.core.running.models import JudgeVerdict
 from qaeval_tui.core.store.rows import RunRecord, VerdictRecord
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.screens.home import HomeScreen
@@ -42,15 +43,17 @@ def plant_sentinels(db: Path) -> None:
                 config_hash="sentinel",
                 status="ok",
                 created_at="2026-10-02T00:00:00Z",
-                verdict={
-                    "item_id": item.item_id,
-                    "case_id": item.case_id,
-                    "status": "ok",
-                    "judge": {"name": JUDGE, "model": "sentinel", "config_hash": "sentinel"},
-                    "scores": {"faithfulness": 0, "citation_correctness": 0, "answer_correctness": 0},
-                    "evidence": {"faithfulness": EVIDENCE},
-                    "created_at": "2026-10-02T00:00:00Z",
-                },
+                verdict=JudgeVerdict.model_validate(
+                    {
+                        "item_id": item.item_id,
+                        "case_id": item.case_id,
+                        "status": "ok",
+                        "judge": {"name": JUDGE, "model": "sentinel", "config_hash": "sentinel"},
+                        "scores": {"faithfulness": 0, "citation_correctness": 0, "answer_correctness": 0},
+                        "evidence": {"faithfulness": EVIDENCE},
+                        "created_at": "2026-10-02T00:00:00Z",
+                    }
+                ),
             )
             for item in items
         ]

@@ -10,17 +10,17 @@ consensus, and a consensus nudged toward the judge would flatter it).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.views import CitationView, SourceView, content_views
+from qaeval_tui.core.running.models import JudgeVerdict
 from qaeval_tui.core.statistics.consensus import NO_HUMAN_VALUE, SOURCE_NAMES, human_consensus
 from qaeval_tui.core.statistics.label_table import LabelTable, select_labels
-from qaeval_tui.core.store.rows import JsonObject, LabelRevision
+from qaeval_tui.core.store.rows import LabelRevision
 from qaeval_tui.core.store.sqlite import Store
 
 CONSENSUS_SOURCES: dict[int, str] = SOURCE_NAMES
@@ -84,24 +84,23 @@ def latest_blind_labels(rows: Iterable[LabelRevision], rubric_version: str) -> t
     return select_labels((row.label for row in rows), rubric_version).labels
 
 
-def _judge_view(verdict: Mapping[str, Any] | None) -> JudgeView | None:
+def _judge_view(verdict: JudgeVerdict | None) -> JudgeView | None:
     if verdict is None:
         return None
-    judge = verdict.get("judge", {})
     return JudgeView(
-        name=str(judge.get("name", "")),
-        config_hash=str(judge.get("config_hash", "")),
-        status=str(verdict.get("status", "")),
-        scores=dict(verdict.get("scores", {})),
-        evidence={str(k): str(v) for k, v in dict(verdict.get("evidence", {})).items()},
+        name=str(verdict.judge.get("name", "")),
+        config_hash=str(verdict.judge.get("config_hash", "")),
+        status=verdict.status,
+        scores=dict(verdict.scores),
+        evidence=dict(verdict.evidence),
     )
 
 
-def _verdict_for(store: Store, item_id: str, config_hash: str | None) -> JsonObject | None:
+def _verdict_for(store: Store, item_id: str, config_hash: str | None) -> JudgeVerdict | None:
     latest = store.latest_verdict(item_id)
-    if config_hash is None or latest is None or latest.verdict.get("judge", {}).get("config_hash") == config_hash:
+    if config_hash is None or latest is None or latest.verdict.judge.get("config_hash") == config_hash:
         return None if latest is None else latest.verdict
-    mine = [v.verdict for v in store.verdicts(config_hash=config_hash) if v.verdict.get("item_id") == item_id]
+    mine = [v.verdict for v in store.verdicts(config_hash=config_hash, item_id=item_id)]
     return mine[-1] if mine else None
 
 
@@ -124,7 +123,7 @@ def item_dossier(
     consensus: list[AxisConsensus] = []
     if blind:
         table = LabelTable.from_labels(blind, rubric)
-        adjudicated = {key: score for key, score in store.adjudications().items() if key[0] == item_id}
+        adjudicated = {key: score for key, score in store.adjudications().items() if key.item_id == item_id}
         for axis in rubric.axes:
             found = human_consensus(table, axis, adjudicated, config.calibration.min_reviewers)
             value = float(found.values[0])

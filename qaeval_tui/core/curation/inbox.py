@@ -14,61 +14,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import ValidationError
 
+from qaeval_tui.core.curation.models import TRACE_ID_PATTERN as TRACE_ID_PATTERN
+from qaeval_tui.core.curation.models import MissCitation as MissCitation
+from qaeval_tui.core.curation.models import ProductionMiss as ProductionMiss
 from qaeval_tui.core.errors import InputError, Problem, UsageError
-from qaeval_tui.core.golden.hashing import canonical_json
 from qaeval_tui.core.golden.loader import iter_lines, problems_from_validation
-from qaeval_tui.core.golden.models import IsoTimestamp, Source, StrictModel, parse_timestamp
+from qaeval_tui.core.golden.models import parse_timestamp
 from qaeval_tui.core.jsonl import json_problem, loads, lone_surrogate_column, lone_surrogate_message
 from qaeval_tui.core.store.rows import InboxDecision as InboxDecision  # the curation API names it here
-from qaeval_tui.core.store.rows import InboxRecord, StoredMiss
+from qaeval_tui.core.store.rows import InboxMiss, InboxRecord, StoredMiss
 from qaeval_tui.core.store.sqlite import Store
-
-# Typeable as a command-line argument and safe to show anywhere.
-TRACE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]*$"
 
 InboxStatus = Literal["pending", "promoted", "rejected"]
 STATUSES: tuple[InboxStatus, ...] = ("pending", "promoted", "rejected")
-
-
-class MissCitation(StrictModel):
-    """A citation the production system gave (it may point at a source it never had: that is a miss too)."""
-
-    source_id: str = Field(min_length=1)
-    quote: str | None = None
-
-
-class ProductionMiss(StrictModel):
-    """One line of a production-miss file (DESIGN §8.4); every key is required."""
-
-    trace_id: str = Field(pattern=TRACE_ID_PATTERN, max_length=200)
-    question: str = Field(min_length=1, pattern=r"\S")
-    sources: list[Source]
-    answer: str
-    citations: list[MissCitation]
-    reason: str = Field(min_length=1, pattern=r"\S")
-    reported_at: IsoTimestamp
-    reporter: str = Field(min_length=1, pattern=r"\S")
-
-    @model_validator(mode="after")
-    def _unique_source_ids(self) -> ProductionMiss:
-        seen: set[str] = set()
-        problems: list[str] = []
-        for index, source in enumerate(self.sources):
-            if source.id in seen:
-                problems.append(f"sources[{index}].id: duplicate source id {source.id!r}")
-            seen.add(source.id)
-        if problems:
-            raise ValueError("\n".join(problems))
-        return self
-
-    def source_ids(self) -> list[str]:
-        return [source.id for source in self.sources]
-
-    def canonical(self) -> str:
-        """The canonical JSON the store keeps: equal misses give equal text."""
-        return canonical_json(self.model_dump(mode="json"))
 
 
 @dataclass(frozen=True)
@@ -163,13 +123,14 @@ def import_misses(store: Store, path: str | Path) -> ImportReport:
             problems.append(_conflict(display, number, miss.trace_id, stored[miss.trace_id]))
     if problems:
         raise InputError(problems, what="production-miss file")
-    added, conflicts = store.add_inbox_misses([(miss.trace_id, miss.canonical(), display) for _, miss in new])
-    if conflicts:
+    done = store.add_inbox_misses([InboxMiss(miss.trace_id, miss.canonical(), display) for _, miss in new])
+    if done.conflicts:
         # Another import stored these trace ids between our check and our write.
-        stored = store.inbox_payloads(conflicts)
+        stored = store.inbox_payloads(done.conflicts)
         lines = {miss.trace_id: number for number, miss in new}
-        raise InputError([_conflict(display, lines[t], t, stored[t]) for t in conflicts], what="production-miss file")
-    return ImportReport(path=display, added=tuple(added), unchanged=tuple(unchanged))
+        problems = [_conflict(display, lines[t], t, stored[t]) for t in done.conflicts]
+        raise InputError(problems, what="production-miss file")
+    return ImportReport(path=display, added=done.added, unchanged=tuple(unchanged))
 
 
 def _conflict(path: str, line: int, trace_id: str, stored: StoredMiss) -> Problem:
@@ -185,7 +146,7 @@ def _conflict(path: str, line: int, trace_id: str, stored: StoredMiss) -> Proble
 
 def _entry(row: InboxRecord) -> InboxEntry:
     return InboxEntry(
-        miss=ProductionMiss.model_validate(row.miss),
+        miss=row.miss,
         source=row.source,
         imported_at=row.imported_at,
         decision=row.decision,

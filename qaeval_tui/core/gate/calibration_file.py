@@ -31,6 +31,7 @@ from qaeval_tui.core.jsonl import RefusedJSON, loads
 from qaeval_tui.core.statistics.calibration import CalibrationReport, Verdict
 from qaeval_tui.core.statistics.label_table import LabelRevision
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
+from qaeval_tui.core.store.rows import ItemAxis
 
 CALIBRATION_FORMAT = "qaeval-calibration"
 CALIBRATION_VERSION = 1
@@ -91,7 +92,7 @@ def _digest(payload: object) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def labels_hash(labels: Iterable[LabelRevision], adjudicated: Mapping[tuple[str, str], int | None]) -> str:
+def labels_hash(labels: Iterable[LabelRevision], adjudicated: Mapping[ItemAxis, int | None]) -> str:
     """The content of the labels a calibration read (item, reviewer, revision, scores) and the adjudications
     it applied, in a canonical order: the same labels give the same hash from a store or from files."""
     rows = sorted(
@@ -116,7 +117,7 @@ def verdicts_hash(table: VerdictTable) -> str:
 def artifact_from(
     report: CalibrationReport,
     labels: Iterable[LabelRevision],
-    adjudicated: Mapping[tuple[str, str], int | None],
+    adjudicated: Mapping[ItemAxis, int | None],
     verdicts: VerdictTable,
 ) -> CalibrationArtifact:
     """The artifact of one calibration: its header and, per axis, verdict, reason, n and figures."""

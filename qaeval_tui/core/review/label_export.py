@@ -142,7 +142,9 @@ def export_labels(
 def export_verdicts(store: Store, path: Path, *, run_id: str | None = None, config_hash: str | None = None) -> int:
     """Write stored judge verdicts (§8.3), one a line; returns how many."""
     verdicts = store.verdicts(run_id=run_id, config_hash=config_hash)
-    lines = [strict_json(v.verdict, f"{path}:{n}", ensure_ascii=False) + "\n" for n, v in enumerate(verdicts, 1)]
+    lines = [
+        strict_json(v.verdict.to_json(), f"{path}:{n}", ensure_ascii=False) + "\n" for n, v in enumerate(verdicts, 1)
+    ]
     write_output(path, "".join(lines))
     return len(verdicts)
 

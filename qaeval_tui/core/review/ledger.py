@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from qaeval_tui.core.review.views import Progress
+from qaeval_tui.core.store.rows import ChangeToken, LabelMark
 from qaeval_tui.core.store.sqlite import Store
 
 
@@ -32,7 +33,7 @@ class QueueLedger:
         self.store = store
         self.reviewer = reviewer
         self.queue: tuple[str, ...] = ()
-        self._token: tuple[int, int] | None = None
+        self._token: ChangeToken | None = None
         self._rank: dict[str, int] = {}
         self._marks: dict[str, _ItemMarks] = {}
         self._waiting: dict[str, int] = {}  # skipped, never submitted: item -> id of the latest skip
@@ -51,13 +52,13 @@ class QueueLedger:
             self._token = token  # read before the queue, so a commit in between is seen next time
         self._fold(self.store.label_marks(self.reviewer, after_id=self._last_id))
 
-    def wrote_label(self, before: tuple[int, int], after: tuple[int, int]) -> None:
+    def wrote_label(self, before: ChangeToken, after: ChangeToken) -> None:
         """This session appended one label between the `before` and `after` change tokens.
 
         When nothing else was committed meanwhile, the queue read earlier still holds; the label
         itself comes in with the next sync, in id order with anything another process wrote.
         """
-        if before == self._token and after[0] == before[0]:
+        if before == self._token and after.others == before.others:
             self._token = after
 
     def _restart(self, queue: tuple[str, ...]) -> None:
@@ -68,7 +69,7 @@ class QueueLedger:
         self._done = self._skipped = self._flagged = 0
         self._seconds = 0.0
 
-    def _fold(self, marks: Iterable[tuple[int, str, int, int, float]]) -> None:
+    def _fold(self, marks: Iterable[LabelMark]) -> None:
         by_item, rank = self._marks, self._rank
         for label_id, item_id, skipped, flagged, seconds in marks:
             item = by_item.get(item_id)

@@ -20,6 +20,7 @@ from qaeval_tui.core.errors import QaevalError, UsageError
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
 from qaeval_tui.core.review.label_export import reviewer_name_problem as reviewer_name_problem  # the one rule
 from qaeval_tui.core.review.session import Progress, assign, build_review_items
+from qaeval_tui.core.store.rows import QueueEntry
 from qaeval_tui.core.store.sqlite import Store
 
 Step = Callable[[str], object]
@@ -113,7 +114,7 @@ def _join_queue(store: Store, reviewer: str, config: Config) -> int:
     chosen = sorted(items, key=lambda item_id: (reviewers_per_item[item_id], tie_break[item_id]))[:share]
     rng.shuffle(chosen)
     return store.write_assignments(
-        ((reviewer, item_id, position, config.review.seed) for position, item_id in enumerate(chosen, start=1)),
+        (QueueEntry(reviewer, item_id, position, config.review.seed) for position, item_id in enumerate(chosen, 1)),
         replace=False,
     )
 

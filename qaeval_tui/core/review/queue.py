@@ -15,7 +15,7 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.hashing import item_id_for
 from qaeval_tui.core.golden.loader import GoldenSet
 from qaeval_tui.core.golden.models import CASE_ID_PATTERN
-from qaeval_tui.core.store.rows import CaseRecord, ReviewItemRecord
+from qaeval_tui.core.store.rows import CaseRecord, QueueEntry, ReviewItemRecord
 from qaeval_tui.core.store.sqlite import Store
 
 
@@ -142,13 +142,15 @@ def assign(
             load[best] += 1
             chosen_for[best].append(item_id)
 
-    rows: list[tuple[str, str, int, int]] = []
+    entries: list[QueueEntry] = []
     for name in names:
         queue = sorted(chosen_for[name])
         # Each reviewer sees their items in an order of their own, reproducible from the seed.
         random.Random(f"{seed}:{name}").shuffle(queue)
-        rows.extend((name, item_id, positions[name] + offset, seed) for offset, item_id in enumerate(queue, start=1))
-    store.write_assignments(rows, replace=replace)
+        entries.extend(
+            QueueEntry(name, item_id, positions[name] + offset, seed) for offset, item_id in enumerate(queue, start=1)
+        )
+    store.write_assignments(entries, replace=replace)
     return AssignmentReport(
         reviewers=names,
         overlap=overlap,

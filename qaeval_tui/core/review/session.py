@@ -245,7 +245,7 @@ class ReviewSession:
         if verdict is None:
             return RevealView(item_id, case_id, "", "missing", {}, {}, yours, {name: None for name in yours})
         document = verdict.verdict
-        judge_scores: dict[str, int | None] = dict(document.get("scores", {}))
+        judge_scores: dict[str, int | None] = dict(document.scores)
         agrees: dict[str, bool | None] = {}
         for name in self.rubric.axis_names:
             mine, theirs = yours.get(name), judge_scores.get(name)
@@ -253,10 +253,10 @@ class ReviewSession:
         return RevealView(
             item_id=item_id,
             case_id=case_id,
-            judge_name=str(document.get("judge", {}).get("name", "")),
-            status=str(document.get("status", "")),
+            judge_name=str(document.judge.get("name", "")),
+            status=document.status,
             judge_scores=judge_scores,
-            evidence=dict(document.get("evidence", {})),
+            evidence=dict(document.evidence),
             your_scores=yours,
             agrees=agrees,
         )

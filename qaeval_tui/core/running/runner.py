@@ -325,7 +325,7 @@ def _store_run(store: Store, result: RunResult) -> None:
                 judge_name=result.judge_config.name,
                 config_hash=config_hash,
                 status=r.verdict.status,
-                verdict=r.verdict.to_json(),
+                verdict=r.verdict,
                 created_at=r.verdict.created_at,
             )
             for r in result.cases

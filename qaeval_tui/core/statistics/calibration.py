@@ -44,6 +44,7 @@ from qaeval_tui.core.statistics.verdict import (
     decide,
 )
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
+from qaeval_tui.core.store.rows import ItemAxis
 from qaeval_tui.core.store.sqlite import Store
 
 __all__ = [
@@ -187,7 +188,7 @@ def axis_calibration(
     verdicts: VerdictTable,
     axis: Axis,
     bar: CalibrationConfig,
-    adjudicated: Mapping[tuple[str, str], int | None] | None = None,
+    adjudicated: Mapping[ItemAxis, int | None] | None = None,
     aligned: tuple[IntArray, BoolArray] | None = None,
 ) -> AxisCalibration:
     consensus = human_consensus(table, axis, adjudicated, bar.min_reviewers)
@@ -286,7 +287,7 @@ def calibrate(
     rubric: Rubric,
     bar: CalibrationConfig,
     *,
-    adjudicated: Mapping[tuple[str, str], int | None] | None = None,
+    adjudicated: Mapping[ItemAxis, int | None] | None = None,
     selection: Selection[LabelRevision] | None = None,
     source: str = "",
 ) -> CalibrationReport:

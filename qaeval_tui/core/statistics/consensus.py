@@ -16,6 +16,7 @@ import numpy as np
 
 from qaeval_tui.core.rubric import Axis
 from qaeval_tui.core.statistics.label_table import BoolArray, FloatArray, IntArray, LabelTable
+from qaeval_tui.core.store.rows import ItemAxis
 
 # Consensus sources, per item.
 NO_HUMAN_VALUE, ADJUDICATED, UNANIMOUS, MEDIAN, UNRESOLVED, ONE_REVIEWER, TOO_FEW_REVIEWERS = range(7)
@@ -47,7 +48,7 @@ class Consensus:
 def human_consensus(
     table: LabelTable,
     axis: Axis,
-    adjudicated: Mapping[tuple[str, str], int | None] | None = None,
+    adjudicated: Mapping[ItemAxis, int | None] | None = None,
     min_reviewers: int = 2,
 ) -> Consensus:
     """The human consensus on `axis` for every item of the table (vectorized over items)."""

@@ -13,7 +13,8 @@ carries the reason instead of figures, and the rest is still shown.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,7 +34,7 @@ from qaeval_tui.core.statistics.sources import (
     verdicts_from_store,
 )
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
-from qaeval_tui.core.store.rows import LabelRevision
+from qaeval_tui.core.store.rows import ItemAxis, LabelRevision
 from qaeval_tui.core.store.sqlite import Store, StoredLabel
 
 STEPS: tuple[str, ...] = (
@@ -147,19 +148,19 @@ def reviewer_progress(
 ) -> list[ReviewerProgress]:
     """Per reviewer, from `Store.labels()` rows and `Store.assignments()` (see `progress_from_revisions`)."""
     revisions = [StoredLabel._make(getattr(row.label, name) for name in StoredLabel._fields) for row in rows]
-    return progress_from_revisions(revisions, [(reviewer, item_id) for reviewer, item_id, _ in assignments])
+    queues: defaultdict[str, set[str]] = defaultdict(set)
+    for reviewer, item_id, _ in assignments:
+        queues[reviewer].add(item_id)
+    return progress_from_revisions(revisions, queues)
 
 
 def progress_from_revisions(
-    revisions: Sequence[StoredLabel], queued: Iterable[tuple[str, str]]
+    revisions: Sequence[StoredLabel], queues: Mapping[str, AbstractSet[str]]
 ) -> list[ReviewerProgress]:
     """Per reviewer, counted the way the review screen counts one reviewer's own progress.
 
-    `queued` holds (reviewer, item_id) of each queue entry (`Store.queued_items()`).
+    `queues` holds the item ids of each reviewer's queue (`Store.queued_items()`).
     """
-    queues: defaultdict[str, set[str]] = defaultdict(set)
-    for reviewer, item_id in queued:
-        queues[reviewer].add(item_id)
     latest: defaultdict[str, dict[str, StoredLabel]] = defaultdict(dict)
     skipped: defaultdict[str, set[str]] = defaultdict(set)
     seconds: defaultdict[str, float] = defaultdict(float)
@@ -195,7 +196,7 @@ def progress_from_revisions(
 
 
 def _pairs(
-    labels: LabelInput, verdicts: VerdictTable, adjudicated: Mapping[tuple[str, str], int | None], config: Config
+    labels: LabelInput, verdicts: VerdictTable, adjudicated: Mapping[ItemAxis, int | None], config: Config
 ) -> dict[str, _AxisPairs]:
     """Per axis, the (human, judge) pairs calibration counts, with the item of each."""
     table = labels.table

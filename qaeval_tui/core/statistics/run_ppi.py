@@ -28,6 +28,7 @@ from qaeval_tui.core.running.result import CaseResult, RunResult
 from qaeval_tui.core.statistics.calibration import human_consensus
 from qaeval_tui.core.statistics.label_table import LabelRevision, LabelTable, select_labels
 from qaeval_tui.core.statistics.ppi import PPIEstimate, ppi_mean
+from qaeval_tui.core.store.rows import ItemAxis
 from qaeval_tui.core.store.sqlite import Store
 
 JUDGE_METRICS = tuple(spec.name for spec in METRICS if spec.judge_axis is not None)
@@ -65,7 +66,7 @@ def run_ppi(
     result: RunResult,
     rubric: Rubric,
     labels: Sequence[LabelRevision],
-    adjudicated: Mapping[tuple[str, str], int | None] | None = None,
+    adjudicated: Mapping[ItemAxis, int | None] | None = None,
     *,
     confidence: float = 0.95,
 ) -> RunPPI:

@@ -2,22 +2,25 @@
 
 WAL mode and a busy timeout let two reviewers label one database at once; each write is one
 transaction taken up front (BEGIN IMMEDIATE), so concurrent writers queue instead of deadlocking.
-Raw SQL here: pragmas, BEGIN/SAVEPOINT and `user_version` have no sqlite-utils equivalent that
-keeps sqlite-utils out of a store's start-up (it slows the review TUI's cold start).
+Raw SQL here: the pragmas (WAL included), BEGIN/SAVEPOINT, `user_version` and the table counts
+run while a store opens or the review TUI starts, and sqlite-utils (whose `enable_wal`,
+`table_names` and `count` would do) must stay unimported there: it slows the TUI's cold start.
+`db` is sqlite-utils over the same connection, for the domain modules' inserts and table reads.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.store.rows import StoreConflictError
+from qaeval_tui.core.store.rows import ChangeToken, CorruptRowError, StoreConflictError
 from qaeval_tui.core.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -91,6 +94,16 @@ class SQLiteConnection:
     def close(self) -> None:
         self.conn.close()
 
+    def parsed(self, text: object, table: str, row_id: object, field: str) -> Any:
+        """A JSON column's document; text that is not a JSON object is a CorruptRowError naming the row."""
+        try:
+            value = json.loads(text)  # type: ignore[arg-type]  # anything but text is caught below
+        except (TypeError, ValueError) as exc:
+            raise CorruptRowError(self.path, table, row_id, field, f"not JSON ({exc})") from None
+        if not isinstance(value, dict):
+            raise CorruptRowError(self.path, table, row_id, field, f"not a JSON object: {str(text)[:60]}")
+        return value
+
     def __enter__(self) -> Self:
         return self
 
@@ -134,6 +147,19 @@ class SQLiteConnection:
             raise error from exc
 
     @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """Several reads that see one state of the store: a read transaction, or the one already open."""
+        if self.conn.in_transaction:
+            yield
+            return
+        self.conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if self.conn.in_transaction:
+                self.conn.execute("COMMIT")
+
+    @contextmanager
     def _savepoint(self) -> Iterator[None]:
         self.conn.execute("SAVEPOINT qaeval_nested")
         try:
@@ -175,7 +201,7 @@ class SQLiteConnection:
             raise KeyError(table)
         return int(self.conn.execute(f"SELECT count(*) FROM [{table}]").fetchone()[0])
 
-    def change_token(self) -> tuple[int, int]:
+    def change_token(self) -> ChangeToken:
         """Differs from an earlier token once anything was committed since, by this connection or another."""
         (version,) = self.conn.execute("PRAGMA data_version").fetchone()
-        return int(version), self.conn.total_changes
+        return ChangeToken(others=int(version), own=self.conn.total_changes)

@@ -2,17 +2,20 @@
 
 sqlite-utils reads and writes the rows (`insert_all`, `insert`, `rows_where`). Raw SQL where it has
 nothing better: the entries joined to their first decision (a correlated subquery), and the
-lookup of many trace ids at once.
+lookup of many trace ids at once. A stored miss comes back as a validated `ProductionMiss`; one
+edited by hand is a `CorruptRowError` naming the trace id and the field.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
+from pydantic import ValidationError
+
+from qaeval_tui.core.curation.models import ProductionMiss
 from qaeval_tui.core.store.connection import SQLiteConnection, utc_now
-from qaeval_tui.core.store.rows import InboxDecision, InboxRecord, StoredMiss
+from qaeval_tui.core.store.rows import CorruptRowError, InboxDecision, InboxImport, InboxMiss, InboxRecord, StoredMiss
 
 _DECISION_COLUMNS = "decision, case_id, reason, curator, decided_at"
 
@@ -36,24 +39,26 @@ class InboxTables(SQLiteConnection):
         """What the inbox holds of each given trace id already in it."""
         return self._stored_misses(trace_ids)
 
-    def add_inbox_misses(self, rows: Sequence[tuple[str, str, str]]) -> tuple[list[str], list[str]]:
-        """Add (trace_id, miss_json, source) rows in one transaction; returns (added, conflicting) trace ids.
+    def add_inbox_misses(self, misses: Sequence[InboxMiss]) -> InboxImport:
+        """Add production misses in one transaction; says which trace ids were added, or which conflict.
 
         A trace id already stored with the same miss_json is left as it is, so re-importing a file
         changes nothing. When any trace id is stored with a different miss_json, nothing at all is
         added and those trace ids come back as conflicts.
         """
         with self._write():
-            stored = self._stored_misses(row[0] for row in rows)
-            conflicts = [t for t, miss, _ in rows if t in stored and stored[t].miss_json != miss]
-            if conflicts:
-                return [], conflicts
-            now = utc_now()
-            new = [(t, miss, source) for t, miss, source in rows if t not in stored]
-            self.db.table("inbox").insert_all(
-                {"trace_id": t, "miss_json": miss, "source": source, "imported_at": now} for t, miss, source in new
+            stored = self._stored_misses(miss.trace_id for miss in misses)
+            conflicts = tuple(
+                m.trace_id for m in misses if m.trace_id in stored and stored[m.trace_id].miss_json != m.miss_json
             )
-        return [row[0] for row in new], []
+            if conflicts:
+                return InboxImport(added=(), conflicts=conflicts)
+            now = utc_now()
+            new = [miss for miss in misses if miss.trace_id not in stored]
+            self.db.table("inbox").insert_all(
+                {"trace_id": m.trace_id, "miss_json": m.miss_json, "source": m.source, "imported_at": now} for m in new
+            )
+        return InboxImport(added=tuple(miss.trace_id for miss in new), conflicts=())
 
     def inbox_entries(self, trace_id: str | None = None) -> list[InboxRecord]:
         """Inbox entries in import order, each with its first decision (None while pending)."""
@@ -68,9 +73,20 @@ class InboxTables(SQLiteConnection):
             () if trace_id is None else (trace_id,),
         )
         return [
-            InboxRecord(tid, json.loads(miss), source, at, None if rest[0] is None else InboxDecision(*rest))
+            InboxRecord(tid, self._miss(tid, miss), source, at, None if rest[0] is None else InboxDecision(*rest))
             for tid, miss, source, at, *rest in rows
         ]
+
+    def _miss(self, trace_id: str, text: object) -> ProductionMiss:
+        """A stored miss, validated as an import validates it: a hand-edited one is located, not half-read."""
+        try:
+            return ProductionMiss.model_validate_json(text)  # type: ignore[arg-type]  # not text: caught below
+        except (TypeError, ValueError) as exc:  # a pydantic ValidationError is a ValueError
+            if isinstance(exc, ValidationError):
+                error = exc.errors()[0]
+                field = ".".join(["miss_json", *map(str, error["loc"])])
+                raise CorruptRowError(self.path, "inbox", trace_id, field, error["msg"]) from None
+            raise CorruptRowError(self.path, "inbox", trace_id, "miss_json", str(exc)) from None
 
     def record_inbox_decision(
         self,

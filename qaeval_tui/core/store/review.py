@@ -1,18 +1,25 @@
 """Review items, reviewers' queues (assignments) and reveals.
 
 sqlite-utils writes the review items (`insert_all` with `ignore`: an existing item is kept as it
-is). Raw SQL for what the review TUI does while it starts and between two submits (an item with its
-case and output, a queue in order, a new reviewer joining the queues, a reveal): sqlite-utils stays
-unimported there, it slows the TUI's cold start and every full garbage collection after it.
+is). Raw SQL for what the review TUI does while it starts and between two submits (the items, an
+item with its case and output, a queue in order, a new reviewer joining the queues, a reveal) and
+for the dashboard's queues as sets (the oversight TUI): sqlite-utils stays unimported there, it
+slows the TUI's cold start and every full garbage collection after it.
 """
 
 from __future__ import annotations
 
-import json
+import sqlite3
 from collections.abc import Iterable
 
 from qaeval_tui.core.store.connection import SQLiteConnection, utc_now
-from qaeval_tui.core.store.rows import Assignment, ReviewItemContent, ReviewItemRecord, checked_seed
+from qaeval_tui.core.store.rows import Assignment, QueueEntry, ReviewItemContent, ReviewItemRecord, checked_seed
+
+_QUEUE = "SELECT item_id FROM assignments WHERE reviewer = ?"
+
+
+def _first_column(_cursor: sqlite3.Cursor, row: tuple[str, ...]) -> str:
+    return row[0]
 
 
 class ReviewTables(SQLiteConnection):
@@ -59,8 +66,8 @@ class ReviewTables(SQLiteConnection):
             return None
         return ReviewItemContent(
             ReviewItemRecord(*row[:5]),
-            None if row[5] is None else json.loads(row[5]),
-            None if row[6] is None else json.loads(row[6]),
+            None if row[5] is None else self.parsed(row[5], "cases", row[2], "case_json"),
+            None if row[6] is None else self.parsed(row[6], "run_outputs", f"{row[4]}/{row[1]}", "output_json"),
         )
 
     def case_ids_by_item(self) -> dict[str, str]:
@@ -76,8 +83,8 @@ class ReviewTables(SQLiteConnection):
             )
         return [Assignment(r, i, int(p)) for r, i, p in rows]
 
-    def write_assignments(self, rows: Iterable[tuple[str, str, int, int]], *, replace: bool) -> int:
-        """Store (reviewer, item_id, position, seed) rows in one transaction; `replace` clears the old queue first.
+    def write_assignments(self, entries: Iterable[QueueEntry], *, replace: bool) -> int:
+        """Store queue entries in one transaction; `replace` clears the old queues first. Returns how many were new.
 
         Labels are untouched either way: a reassigned reviewer keeps every label already made.
         """
@@ -92,7 +99,7 @@ class ReviewTables(SQLiteConnection):
             conn.executemany(
                 """INSERT OR IGNORE INTO assignments (reviewer, item_id, position, seed, created_at)
                    VALUES (?, ?, ?, ?, ?)""",
-                ((r, i, p, checked_seed(seed), now) for r, i, p, seed in rows),
+                ((e.reviewer, e.item_id, e.position, checked_seed(e.seed), now) for e in entries),
             )
             return conn.total_changes - before
 
@@ -105,10 +112,15 @@ class ReviewTables(SQLiteConnection):
         rows = self.conn.execute("SELECT item_id FROM assignments WHERE reviewer = ? ORDER BY position", (reviewer,))
         return [item_id for (item_id,) in rows]
 
-    def queued_items(self) -> list[tuple[str, str]]:
-        """(reviewer, item_id) of every queue entry, in no particular order: the queues as sets."""
-        rows: list[tuple[str, str]] = self.conn.execute("SELECT reviewer, item_id FROM assignments").fetchall()
-        return rows
+    def queued_items(self) -> dict[str, frozenset[str]]:
+        """The item ids in each reviewer's queue, by reviewer: the queues as sets."""
+        queues: dict[str, frozenset[str]] = {}
+        with self._snapshot():
+            for (reviewer,) in self.conn.execute("SELECT DISTINCT reviewer FROM assignments").fetchall():
+                cursor = self.conn.cursor()
+                cursor.row_factory = _first_column  # each item id straight into the set, no tuple per row
+                queues[reviewer] = frozenset(cursor.execute(_QUEUE, (reviewer,)))
+        return queues
 
     def record_reveal(self, item_id: str, reviewer: str) -> None:
         """Remember that `reviewer` saw the judge verdict of `item_id` (the first time counts)."""

@@ -1,7 +1,12 @@
 """The rows the store takes and returns: frozen, typed, free of any database type.
 
-JSON documents kept whole (a golden case, a system output, a run header, a §8.3 verdict) stay
-`JsonObject`: the store hands back exactly what it was given, so exports stay byte-identical.
+Frozen dataclasses, except the rows of the bulk reads (`StoredLabel`, `StoredVerdict`,
+`LabelMark`, `Assignment`, `ItemAxis`, `StoredMiss`): those are typed `NamedTuple`s, built by the
+hundred thousand on the dashboard's and the review screen's paths, where a frozen dataclass costs
+twice as much per row. A judge verdict is the runner's `JudgeVerdict`, a production miss the inbox's
+`ProductionMiss`. JSON documents kept whole (a golden case, a system output, a run header and
+metrics) stay `JsonObject`: the store hands back exactly what it was given (a case may predate
+today's golden schema), so exports stay byte-identical.
 """
 
 from __future__ import annotations
@@ -10,9 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-from qaeval_tui.core.errors import QaevalError
+from qaeval_tui.core.curation.models import ProductionMiss
+from qaeval_tui.core.errors import QaevalError, UsageError
 from qaeval_tui.core.limits import MAX_REVISION, MAX_SEED
 from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.running.models import JudgeVerdict
+from qaeval_tui.core.text import one_line
 
 JsonObject = dict[str, Any]
 """A JSON document stored whole in one column, parsed on the way out."""
@@ -59,14 +67,14 @@ class RunOutput:
 
 @dataclass(frozen=True, slots=True)
 class VerdictRecord:
-    """One stored judge verdict; `verdict` is the §8.3 document exactly as the judge gave it."""
+    """One stored judge verdict: the judge's own (§8.3), and the run's judge name and config hash."""
 
     item_id: str
     case_id: str
     judge_name: str
     config_hash: str
     status: str
-    verdict: JsonObject
+    verdict: JudgeVerdict
     created_at: str
 
 
@@ -99,6 +107,27 @@ class Assignment(NamedTuple):
 
 
 @dataclass(frozen=True, slots=True)
+class QueueEntry:
+    """An item to place in a reviewer's queue, at a position, with the seed that chose the order."""
+
+    reviewer: str
+    item_id: str
+    position: int
+    seed: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeToken:
+    """What the store has committed so far: differs from an earlier token once anything was committed since.
+
+    `others` moves only when another connection commits; `own` counts this connection's changes.
+    """
+
+    others: int
+    own: int
+
+
+@dataclass(frozen=True, slots=True)
 class LabelDraft:
     """A label revision to append: the store numbers it, stamps it and, when `revealed` is None,
     decides whether the reviewer had seen the verdict, all inside the write transaction."""
@@ -125,6 +154,19 @@ class LabelRevision:
     label: Label
 
 
+class LabelMark(NamedTuple):
+    """What a reviewer's ledger reads of one label revision (`label_marks`).
+
+    `skipped` and `flagged` are 0 or 1 as stored: no per-row conversion over a whole history.
+    """
+
+    id: int
+    item_id: str
+    skipped: int
+    flagged: int
+    seconds_spent: float
+
+
 class StoredLabel(NamedTuple):
     """One stored label revision, as `label_revisions` reads it for the statistics."""
 
@@ -148,12 +190,36 @@ class StoredVerdict(NamedTuple):
     scores: Mapping[str, int | None]
 
 
+class ItemAxis(NamedTuple):
+    """One axis of one review item: what an adjudication rules on."""
+
+    item_id: str
+    axis: str
+
+
 class StoredMiss(NamedTuple):
     """A production miss as the inbox holds it: its canonical JSON text, source file and import time."""
 
     miss_json: str
     source: str
     imported_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class InboxMiss:
+    """A production miss to add to the inbox: its trace id, canonical JSON text and source file."""
+
+    trace_id: str
+    miss_json: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class InboxImport:
+    """What adding misses did: the trace ids added, or (and then nothing was added) the conflicting ones."""
+
+    added: tuple[str, ...]
+    conflicts: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -169,10 +235,10 @@ class InboxDecision:
 
 @dataclass(frozen=True, slots=True)
 class InboxRecord:
-    """One imported production miss as stored (its §8.4 JSON) and its decision (None while pending)."""
+    """One imported production miss as stored (§8.4) and its decision (None while pending)."""
 
     trace_id: str
-    miss: JsonObject
+    miss: ProductionMiss
     source: str
     imported_at: str
     decision: InboxDecision | None
@@ -180,6 +246,20 @@ class InboxRecord:
 
 class StoreConflictError(QaevalError):
     """A write collided with a row another writer stored first (e.g. the same label revision): nothing was written."""
+
+
+class CorruptRowError(UsageError):
+    """A stored row that no qaeval wrote (the file was edited by hand, or damaged): exit 2, located.
+
+    Names the store, the table, the row id and the field, so the row can be found and mended.
+    """
+
+    def __init__(self, path: str, table: str, row_id: object, field: str, problem: str) -> None:
+        self.table, self.row_id, self.field = table, row_id, field
+        super().__init__(
+            f"{path}: {table} row {row_id}: {one_line(field)}: {one_line(problem)}; the store was changed "
+            "outside qaeval (mend or remove that row)"
+        )
 
 
 class OutOfRangeError(QaevalError):

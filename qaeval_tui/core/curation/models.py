@@ -1,0 +1,53 @@
+"""A production miss as a file line holds it and the store keeps it (DESIGN §8.4).
+
+Apart from the inbox's import and status logic so the store can hand a stored miss back typed.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field, model_validator
+
+from qaeval_tui.core.golden.hashing import canonical_json
+from qaeval_tui.core.golden.models import IsoTimestamp, Source, StrictModel
+
+# Typeable as a command-line argument and safe to show anywhere.
+TRACE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+
+
+class MissCitation(StrictModel):
+    """A citation the production system gave (it may point at a source it never had: that is a miss too)."""
+
+    source_id: str = Field(min_length=1)
+    quote: str | None = None
+
+
+class ProductionMiss(StrictModel):
+    """One line of a production-miss file (DESIGN §8.4); every key is required."""
+
+    trace_id: str = Field(pattern=TRACE_ID_PATTERN, max_length=200)
+    question: str = Field(min_length=1, pattern=r"\S")
+    sources: list[Source]
+    answer: str
+    citations: list[MissCitation]
+    reason: str = Field(min_length=1, pattern=r"\S")
+    reported_at: IsoTimestamp
+    reporter: str = Field(min_length=1, pattern=r"\S")
+
+    @model_validator(mode="after")
+    def _unique_source_ids(self) -> ProductionMiss:
+        seen: set[str] = set()
+        problems: list[str] = []
+        for index, source in enumerate(self.sources):
+            if source.id in seen:
+                problems.append(f"sources[{index}].id: duplicate source id {source.id!r}")
+            seen.add(source.id)
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
+
+    def source_ids(self) -> list[str]:
+        return [source.id for source in self.sources]
+
+    def canonical(self) -> str:
+        """The canonical JSON the store keeps: equal misses give equal text."""
+        return canonical_json(self.model_dump(mode="json"))
