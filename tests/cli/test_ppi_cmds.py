@@ -238,3 +238,38 @@ def test_statistical_mode_refuses_a_ppi_row_rather_than_test_it_as_paired(tmp_pa
     row = next(m for m in json.loads(refused.stdout)["metrics"] if m["name"] == "faithfulness_rate")
     assert row["basis"] == "ppi" and row["status"] == "refused" and row["statistics"] is None
     assert "is compared unpaired, so the paired test has nothing to test" in row["reason"]
+
+
+def test_ppi_reads_labels_with_the_min_reviewers_calibrate_uses(tmp_path: Path, big_suite: Path) -> None:
+    """One blind reviewer per item: no consensus under the default `min_reviewers = 2`, a consensus under 1.
+
+    PPI's human values are the consensus `qaeval calibrate` compares the judge with, under the same
+    `[calibration] min_reviewers`; the run's estimate and calibrate's n move together."""
+    db, config = tmp_path / "q.db", tmp_path / "qaeval.toml"
+    first = run_json(db, big_suite)
+    rows = first["cases"]
+    labels = [
+        label(row["item_id"], row["case_id"], "ana", {"faithfulness": faithfulness(i)})
+        for i, row in enumerate(rows[:N_LABELLED])
+    ]
+    with Store.open(db) as store:
+        store.insert_labels(labels, origin="import")
+
+    def ppi_and_calibrate(config_path: Path | None) -> tuple[dict[str, Any], int]:
+        ran = qaeval(db, "run", "--data", str(big_suite), "--json", config=config_path)
+        assert ran.exit_code == 0, ran.output
+        calibrated = qaeval(db, "calibrate", "--json", config=config_path)
+        assert calibrated.exit_code in (0, 1, 3), calibrated.output  # a verdict on the judge, whichever
+        n: int = json.loads(calibrated.stdout)["axes"]["faithfulness"]["n"]
+        return json.loads(ran.stdout)["ppi"]["metrics"]["faithfulness_rate"], n
+
+    faith, calibrate_n = ppi_and_calibrate(None)  # min_reviewers = 2: one reviewer is no consensus
+    assert faith["value"] is None and faith["n_labelled"] == 0 == calibrate_n
+    assert faith["excluded"]["no_human_consensus"] == N_LABELLED
+
+    config.write_text("[calibration]\nmin_reviewers = 1\n")
+    faith, calibrate_n = ppi_and_calibrate(config)
+    assert faith["n_labelled"] == N_LABELLED == calibrate_n
+    human = {i: 1.0 if faithfulness(i) == 2 else 0.0 for i in range(N_LABELLED)}
+    assert faith["value"] == pytest.approx(expected_ppi(first, human))
+    assert faith["excluded"]["no_human_consensus"] == 0

@@ -4,8 +4,9 @@ Which labels count: those on the run's review items, an item being one (case con
 so a label on another answer to the same question says nothing here; of them, the latest blind
 revision per (item, reviewer) under the run's rubric version, skips left out (`select_labels`, as
 agreement and calibration read them); per item and axis the human consensus calibration uses
-(`human_consensus`: the adjudication, else the label all reviewers gave, else an on-scale median;
-an unresolved item has no human value, and is counted).
+(`human_consensus` with the same `[calibration] min_reviewers`: the adjudication, else, among at
+least that many blind reviewers, the label all gave, else an on-scale median; an item with fewer
+reviewers or no consensus has no human value, and is counted).
 
 How a human label becomes a metric value: the consensus scores stand in for the judge's in the very
 function that turns a verdict into a case's metric values (`case_values`). So `faithfulness_rate` is
@@ -68,15 +69,18 @@ def run_ppi(
     labels: Sequence[LabelRevision],
     adjudicated: Mapping[ItemAxis, int | None] | None = None,
     *,
+    min_reviewers: int,
     confidence: float = 0.95,
 ) -> RunPPI:
-    """PPI estimates of the run's judge metrics from `labels` (any items; those of the run are used)."""
+    """PPI estimates of the run's judge metrics from `labels` (any items; those of the run are used).
+
+    `min_reviewers` is `[calibration] min_reviewers`: the human values are the consensus calibrate reads."""
     items = {case.item_id for case in result.cases}
     selection = select_labels((label for label in labels if label.item_id in items), result.rubric_version)
     table = LabelTable.from_labels(selection.labels, rubric)
     per_item: dict[str, dict[str, float]] = {item: {} for item in table.items}
     for axis in rubric.axes if table.items else ():
-        consensus = human_consensus(table, axis, adjudicated).values
+        consensus = human_consensus(table, axis, adjudicated, min_reviewers).values
         for item, value in zip(table.items, consensus, strict=True):
             if not np.isnan(value):
                 per_item[item][axis.name] = float(value)
@@ -98,8 +102,8 @@ def run_ppi(
     return RunPPI(estimates, len(per_item), selection.counts())
 
 
-def run_ppi_from_store(result: RunResult, rubric: Rubric, store: Store) -> RunPPI:
+def run_ppi_from_store(result: RunResult, rubric: Rubric, store: Store, *, min_reviewers: int) -> RunPPI:
     """`run_ppi` from the labels and adjudications in the store (empty store: no labelled case)."""
     if not store.count("labels"):
-        return run_ppi(result, rubric, [])
-    return run_ppi(result, rubric, store.label_revisions(), store.adjudications())
+        return run_ppi(result, rubric, [], min_reviewers=min_reviewers)
+    return run_ppi(result, rubric, store.label_revisions(), store.adjudications(), min_reviewers=min_reviewers)

@@ -131,8 +131,8 @@ def ppi_comparison(config: Config, result: RunResult, reference: Baseline, store
     from qaeval_tui.core.statistics.run_ppi import run_ppi_from_store
 
     gated = gated_judge_metrics(resolve_tolerances(config.gate.tolerances))
-    estimates = run_ppi_from_store(result, config.rubric, store).estimates
-    return PPIGate(current_ppi(estimates, gated), baseline_ppi(reference, gated))
+    ppi = run_ppi_from_store(result, config.rubric, store, min_reviewers=config.calibration.min_reviewers)
+    return PPIGate(current_ppi(ppi.estimates, gated), baseline_ppi(reference, gated))
 
 
 def write_gate_reports(

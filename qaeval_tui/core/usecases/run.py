@@ -103,7 +103,7 @@ def run_ppi_for(config: Config, result: RunResult, store_path: Path) -> RunPPI:
     from qaeval_tui.core.statistics.run_ppi import run_ppi_from_store  # numpy and the statistics: only here
 
     with Store.open(store_path) as store:
-        return run_ppi_from_store(result, config.rubric, store)
+        return run_ppi_from_store(result, config.rubric, store, min_reviewers=config.calibration.min_reviewers)
 
 
 def with_ppi(document: dict[str, Any], ppi: RunPPI) -> dict[str, Any]:
