@@ -150,6 +150,11 @@ def test_the_gate_on_ppi_blocks_a_drop_only_the_humans_saw(tmp_path: Path, big_s
     assert row["status"] == "fail" and row["current"] == pytest.approx(revised)
     assert row["delta"] == pytest.approx(revised - recorded) and row["delta"] < -0.3
     assert any(f["name"] == "faithfulness_rate" and "PPI" in f["message"] for f in report["failures"])
+    # Both estimates' intervals are in the row, and that they are too wide for a 0.02 tolerance to mean much
+    before_ci = json.loads(baseline.read_text())["ppi"]["metrics"]["faithfulness_rate"]["ci"]
+    assert f"baseline [{before_ci[0]:.3f}, {before_ci[1]:.3f}] on 42 labelled case(s)" in row["ci_reason"]
+    assert re.search(r"this run \[0\.\d{3}, 0\.\d{3}\] on 42 of 60", row["ci_reason"]), row["ci_reason"]
+    assert "more than the tolerance 0.020" in row["ci_reason"] and "baseline [" in row["reason"]
 
 
 def test_the_gate_on_ppi_refuses_without_labels_on_the_run(tmp_path: Path, big_suite: Path) -> None:
@@ -273,3 +278,95 @@ def test_ppi_reads_labels_with_the_min_reviewers_calibrate_uses(tmp_path: Path, 
     human = {i: 1.0 if faithfulness(i) == 2 else 0.0 for i in range(N_LABELLED)}
     assert faith["value"] == pytest.approx(expected_ppi(first, human))
     assert faith["excluded"]["no_human_consensus"] == 0
+
+
+def label_first(db: Path, document: dict[str, Any], count: int) -> None:
+    """Two blind reviewers give the top score on every axis to the first `count` answerable cases."""
+    scores = {"faithfulness": 2, "citation_correctness": 2, "answer_correctness": 2}
+    labels = [
+        label(row["item_id"], row["case_id"], reviewer, scores)
+        for row in document["cases"][:count]
+        for reviewer in ("ana", "ben")
+    ]
+    with Store.open(db) as store:
+        store.insert_labels(labels, origin="import")
+
+
+def ppi_baseline(tmp_path: Path, suite: Path) -> tuple[Path, Path, Path]:
+    """The store, a baseline written with 42 labelled cases (an interval on each estimate), the PPI config."""
+    db, baseline, config = tmp_path / "q.db", tmp_path / "baseline.json", tmp_path / "qaeval.toml"
+    config.write_text(PPI_CONFIG)
+    label_cases(db, run_json(db, suite))
+    assert qaeval(db, "baseline", "--data", str(suite), "--out", str(baseline)).exit_code == 0
+    return db, baseline, config
+
+
+def test_the_gate_on_ppi_refuses_a_run_with_too_few_labels_for_an_interval(tmp_path: Path, big_suite: Path) -> None:
+    # Five labelled cases where the humans give the top score: the estimate leaps up, with no
+    # interval to say how far it could be off. It is no number to gate: exit 2, never a pass.
+    _, baseline, config = ppi_baseline(tmp_path, big_suite)
+    few = tmp_path / "few.db"
+    label_first(few, run_json(few, big_suite), 5)
+    refused = gate(few, big_suite, baseline, config)
+    assert refused.exit_code == 2, refused.output
+    assert refused.stdout == ""
+    assert (
+        "faithfulness_rate: this run's PPI estimate 1.000 has no interval (5 labelled cases; an interval needs at "
+        "least 40" in refused.stderr
+    )
+
+
+def test_the_gate_on_ppi_refuses_a_baseline_estimate_without_an_interval(tmp_path: Path, big_suite: Path) -> None:
+    db, baseline, config = tmp_path / "q.db", tmp_path / "baseline.json", tmp_path / "qaeval.toml"
+    config.write_text(PPI_CONFIG)
+    label_first(db, run_json(db, big_suite), 5)
+    assert qaeval(db, "baseline", "--data", str(big_suite), "--out", str(baseline)).exit_code == 0
+    recorded = json.loads(baseline.read_text())["ppi"]["metrics"]["faithfulness_rate"]
+    assert (recorded["value"], recorded["n_labelled"], recorded["ci"]) == (1.0, 5, None)  # what the gate reads
+    label_cases(db, run_json(db, big_suite), revision=2)  # now enough labels: the baseline is what lacks them
+    with Store.open(db) as store:
+        runs = len(store.list_runs())
+    refused = gate(db, big_suite, baseline, config)
+    assert refused.exit_code == 2, refused.output
+    assert re.search(
+        rf"{re.escape(str(baseline))}:\d+: ppi\.metrics\.faithfulness_rate\.n_labelled: 5 labelled case\(s\): "
+        r"too few for an interval \(at least 40\)",
+        refused.stderr,
+    ), refused.stderr
+    with Store.open(db) as store:
+        assert len(store.list_runs()) == runs  # refused before the suite ran
+
+
+def test_a_baseline_estimate_without_its_precision_is_refused_with_its_line(tmp_path: Path, big_suite: Path) -> None:
+    # A baseline written before n_labelled and ci were read back (or hand-edited): the gate cannot
+    # know how precise the value is, so it will not gate on it.
+    db, baseline, config = ppi_baseline(tmp_path, big_suite)
+    document = json.loads(baseline.read_text())
+    for entry in document["ppi"]["metrics"].values():
+        del entry["n_labelled"], entry["ci"]
+    text = json.dumps(document, indent=2)
+    baseline.write_text(text)
+    lines = text.splitlines()
+    line = lines.index('      "faithfulness_rate": {', lines.index('  "ppi": {')) + 1
+    refused = gate(db, big_suite, baseline, config)
+    assert refused.exit_code == 2, refused.output
+    assert (
+        f"{baseline}:{line}: ppi.metrics.faithfulness_rate.n_labelled: not recorded, so the precision of the "
+        "baseline's PPI estimate is unknown" in refused.stderr
+    ), refused.stderr
+    assert gate(db, big_suite, baseline, None).exit_code == 0  # gated on the judge mean, the file is fine
+
+
+def test_a_bad_n_labelled_or_interval_in_the_baseline_is_named_with_its_line(tmp_path: Path, big_suite: Path) -> None:
+    db, baseline, _ = ppi_baseline(tmp_path, big_suite)
+    document = json.loads(baseline.read_text())
+    document["ppi"]["metrics"]["faithfulness_rate"]["n_labelled"] = "42"
+    document["ppi"]["metrics"]["answer_correctness"]["ci"] = [0.9, 0.6]
+    baseline.write_text(json.dumps(document, indent=2))
+    result = gate(db, big_suite, baseline, None)
+    assert result.exit_code == 2
+    where = re.escape(str(baseline))
+    assert re.search(
+        rf"{where}:\d+: ppi\.metrics\.faithfulness_rate\.n_labelled: must be a whole number", result.stderr
+    )
+    assert re.search(rf"{where}:\d+: ppi\.metrics\.answer_correctness\.ci: low must not exceed high", result.stderr)

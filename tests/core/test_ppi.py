@@ -153,3 +153,17 @@ def test_a_lenient_judge_alone_misses_the_truth_that_ppi_covers() -> None:
 def test_with_a_good_judge_ppi_is_narrower_than_the_labelled_cases_alone(world: str) -> None:
     _, width, labelled_width = _coverage_and_widths(world, 60, reps=300)
     assert width < 0.8 * labelled_width, f"PPI {width:.3f} vs labelled only {labelled_width:.3f}"
+
+
+@pytest.mark.parametrize("level", [1.0, 0.0, 0.5])
+def test_no_variation_gets_the_exact_interval_of_no_case_differing(level: float) -> None:
+    # All 40 labelled human values equal and the judge constant: the normal interval would have zero
+    # width. The share of cases differing from the level, 0 seen in 40, has the Clopper-Pearson 95%
+    # upper bound 1 - 0.025^(1/40) = 0.0881 (Clopper and Pearson, Biometrika 26:404-413, 1934; the
+    # tabulated 0/40 interval is [0, 0.0881]); the mean lies within that share of the way to 0 and 1.
+    judge = [level] * 100
+    human: list[float | None] = [level] * 40 + [None] * 60
+    estimate = ppi_mean(judge, human)
+    assert estimate.value == pytest.approx(level)
+    assert estimate.ci == pytest.approx((level - 0.0881 * level, level + 0.0881 * (1 - level)), abs=1e-4)
+    assert estimate.labelled_ci == estimate.ci and estimate.reason is None

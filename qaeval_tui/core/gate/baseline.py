@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from qaeval_tui.core.batch import collector_paused
 from qaeval_tui.core.errors import InputError, Problem, UsageError
-from qaeval_tui.core.gate.ppi_values import ppi_problems, ppi_values
+from qaeval_tui.core.gate.ppi_values import RecordedPPI, ppi_problems, ppi_values
 from qaeval_tui.core.jsonl import RefusedJSON, loads
 from qaeval_tui.core.running.metrics import (
     METRIC_NAMES,
@@ -106,7 +106,7 @@ class Baseline:
     created_at: str
     metrics: dict[str, MetricValue]
     cases: dict[str, BaselineCase]
-    ppi: dict[str, float | None] | None = None
+    ppi: dict[str, RecordedPPI] | None = None
     """Judge metric -> the PPI estimate recorded with the baseline, when it was written with labels."""
 
 
@@ -200,7 +200,9 @@ def load_baseline(path: str | Path) -> Baseline:
         created_at=parsed.run.finished_at,
         metrics=metrics,
         cases=cases,
-        ppi=ppi_values(parsed.ppi) if parsed.ppi is not None else None,
+        ppi=ppi_values(parsed.ppi, str(location), lambda where: line_of(text, where))
+        if parsed.ppi is not None
+        else None,
     )
 
 

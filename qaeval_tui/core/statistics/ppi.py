@@ -21,7 +21,10 @@ It holds when the labelled cases are a random subset of the cases: a queue that 
 hard cases first biases the correction. The point estimate and the interval are clipped to [0, 1]
 (every metric is a rate). No interval below `MIN_LABELLED_FOR_CI` labelled cases: with binary values
 the normal interval covered 0.89 at 20 and 0.92 at 30 labelled cases in one of our simulated
-settings (a lenient judge on a 0.8 rate); tests/core/test_ppi.py checks >= 0.93 from 40 on.
+settings (a lenient judge on a 0.8 rate); tests/core/test_ppi.py checks >= 0.93 from 40 on. When
+every labelled human value is the same and the judge is constant (or every case is labelled), the
+normal interval would have zero width: the interval is then the exact binomial one for "no labelled
+case differs" (`_no_variation_interval`), so a perfect metric still has an interval to gate on.
 """
 
 from __future__ import annotations
@@ -152,20 +155,31 @@ def ppi_mean(
     if n < min_labelled:
         what = "one labelled case: the spread of human - judge is unknown" if n == 1 else f"{n} labelled cases"
         return _with(result, reason=f"{what}; an interval needs at least {min_labelled} (too few to cover 95%)")
+    if float(np.ptp(y)) == 0.0 and (unlabelled == 0 or float(np.ptp(f)) == 0.0):
+        exact = _no_variation_interval(float(y[0]), n, confidence)  # value == y[0]: the judge adds nothing
+        return _with(result, ci=exact, labelled_ci=exact)
     z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
     variance = float(np.var(y - lam * f_lab, ddof=1)) / n
     if unlabelled:
         variance += lam * lam * float(np.var(f, ddof=1)) / unlabelled
     labelled_half = z * math.sqrt(float(np.var(y, ddof=1)) / n)
     labelled_ci = _clip(labelled_mean - labelled_half, labelled_mean + labelled_half)
-    if variance <= 0.0:
-        return _with(
-            result,
-            labelled_ci=labelled_ci,
-            reason="no variation in the judge's values or in human - judge: a normal interval would have zero width",
-        )
+    if variance <= 0.0:  # unreachable after the no-variation case above, kept against rounding
+        return _with(result, labelled_ci=labelled_ci, reason="no variation: a normal interval would have zero width")
     half = z * math.sqrt(variance)
     return _with(result, ci=_clip(value - half, value + half), labelled_ci=labelled_ci)
+
+
+def _no_variation_interval(level: float, n: int, confidence: float) -> tuple[float, float]:
+    """The interval when all n labelled cases have the human value `level` and the judge says nothing more.
+
+    The normal interval has zero width there. The share of cases whose human value differs from
+    `level` was seen 0 times in n: its exact (Clopper-Pearson) upper bound is 1 - (alpha/2)^(1/n)
+    (0.088 at n = 40). Values lie in [0, 1], so the mean lies within that share of the way to 0 and
+    to 1: at a level of 1 (or 0) this is the Clopper-Pearson interval of n successes in n.
+    """
+    share = 1.0 - ((1.0 - confidence) / 2.0) ** (1.0 / n)
+    return _clip(level - share * level, level + share * (1.0 - level))
 
 
 def _with(estimate: PPIEstimate, **changes: Any) -> PPIEstimate:
