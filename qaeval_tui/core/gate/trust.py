@@ -5,8 +5,10 @@ A judge-scored metric is only evidence when its axis's calibration against human
 `calibration_file.py`) named by `[gate] calibration` or `--calibration`, never from a local store:
 the same commit then prints the same trust on every machine, a fresh CI store included. No
 artifact, or one made for another judge config or rubric version, leaves every judge axis
-UNCALIBRATED, and every output says so. With `require_trusted`, a gated judge metric whose axis is
-not TRUSTED (uncalibrated included) fails Tier 2.
+UNCALIBRATED, and every output says so; so does one made under `calibration.rule = "point"` (the
+note calibrate prints, `verdict.report_notes`, in the summary every output shows). With
+`require_trusted`, a gated judge metric whose axis is not TRUSTED (uncalibrated included) fails
+Tier 2.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from qaeval_tui.core.config import Config
 from qaeval_tui.core.gate.calibration_file import LoadedCalibration, read_calibration
 from qaeval_tui.core.gate.delta import MetricDelta
 from qaeval_tui.core.running.metrics import METRIC_SPECS
+from qaeval_tui.core.statistics.verdict import report_notes
 
 TRUSTED = "TRUSTED"
 UNCALIBRATED = "UNCALIBRATED"
@@ -60,6 +63,8 @@ class GateTrust:
             "judge_config_hash": artifact.judge_config_hash if artifact is not None else None,
             "rubric_version": artifact.rubric_version if artifact is not None else None,
             "labels_hash": artifact.labels_hash if artifact is not None else None,
+            "rule": artifact.bar.get("rule") if artifact is not None else None,
+            "rule_note": "; ".join(report_notes(artifact.to_json())) or None if artifact is not None else None,
             "axes": {axis: {"verdict": t.verdict, "reason": t.reason} for axis, t in sorted(self.axes.items())},
         }
 
@@ -107,6 +112,7 @@ def gate_trust(calibration: LoadedCalibration | None, judge_config_hash: str, ru
         f"{shown} (judge config {artifact.judge_config_hash[:12]}, rubric {artifact.rubric_version}, "
         f"labels {artifact.labels_hash.removeprefix('sha256:')[:12]})"
     )
+    summary += "".join(f"; warning: {note}" for note in report_notes(artifact.to_json()))
     return GateTrust(axes, calibrated=True, summary=summary, calibration=calibration)
 
 
