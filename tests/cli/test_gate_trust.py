@@ -376,3 +376,18 @@ def test_a_point_rule_artifact_says_so_in_every_output_and_never_trusts_a_consta
     _, interval, _, _ = gate(tmp_path, tmp_path / "q.db", "--calibration", str(COMMITTED))
     assert interval["calibration"]["rule"] == "interval" and interval["calibration"]["rule_note"] is None
     assert "point estimates" not in interval["calibration"]["summary"]
+
+
+def test_an_artifact_held_to_a_weaker_bar_than_the_repo_asks_is_warned_about(tmp_path: Path) -> None:
+    # The committed artifact was made with min_exact 0.70 and 2 reviewers; this repo asks 0.80 and 3.
+    (tmp_path / "qaeval.toml").write_text("[calibration]\nmin_exact = 0.8\nmin_reviewers = 3\n")
+    console, document, markdown, junit = gate(tmp_path, tmp_path / "q.db", "--calibration", str(COMMITTED))
+    warning = "its bar is weaker than this repo's [calibration] (min_exact 0.7 < 0.8, min_reviewers 2 < 3)"
+    assert warning in document["calibration"]["summary"]
+    assert warning in " ".join(console.stdout.split()) and "its bar is weaker than this repo's" in markdown
+    properties = {p.get("name"): p.get("value") for p in ET.fromstring(junit).iter("property")}
+    assert warning in (properties.get("qaeval.calibration") or "")
+    # The repo's own bar: no warning.
+    (tmp_path / "qaeval.toml").write_text("")
+    _, same, _, _ = gate(tmp_path, tmp_path / "q.db", "--calibration", str(COMMITTED))
+    assert "weaker" not in same["calibration"]["summary"]
