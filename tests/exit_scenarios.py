@@ -407,6 +407,14 @@ def calibrate_demo_labels_against_a_lower_bar_on_point_estimates(root: Path) -> 
 fixed("calibrate", 1, "demo citation_correctness", ["calibrate", "--labels", str(DEMO_LABELS)], "some axis RETUNE")
 
 
+@scenario("calibrate", 1, "differs")
+def calibrate_check_of_an_artifact_with_another_bar(root: Path) -> list[str]:
+    artifact = json.loads((REPO / "baselines" / "calibration.json").read_text(encoding="utf-8"))
+    artifact["bar"]["min_n"] = 10  # still agrees with itself (no axis is decided by min_n), not with a recalibration
+    (root / "other.json").write_text(json.dumps(artifact), encoding="utf-8")
+    return ["calibrate", "--labels", str(DEMO_LABELS), "--check", str(root / "other.json")]
+
+
 @scenario("calibrate", 3, "INSUFFICIENT")
 def calibrate_demo_labels_with_a_high_min_n(root: Path) -> list[str]:
     return [*config(root, "[calibration]\nmin_n = 1000\n"), "calibrate", "--labels", str(DEMO_LABELS)]

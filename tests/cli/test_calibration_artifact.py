@@ -152,3 +152,33 @@ def test_the_console_bar_names_the_sizes_that_decide_trust(labels_here: Path) ->
     point = runner.invoke(app, ["--config", "qaeval.toml", "calibrate", "--labels", "labels"])
     bar = next(line for line in point.stdout.splitlines() if "bar: " in line)
     assert "bar: exact >= 0.70 with n >= 20 on every axis (point rule)" in bar
+
+
+def test_calibrate_check_matches_the_committed_artifact_and_names_each_field_a_forgery_rewrote(
+    labels_here: Path,
+) -> None:
+    # Review of issue 12, item 4: a forgery that rewrites the figures with the verdicts agrees with itself,
+    # so the gate cannot catch it; recalibrating from the labels does.
+    from tests.cli.test_gate_trust import trusting_artifact
+
+    shutil.copy(REPO / "qaeval.toml", labels_here / "qaeval.toml")
+    check = ["--config", "qaeval.toml", "calibrate", "--labels", "labels", "--check"]
+    same = runner.invoke(app, [*check, str(COMMITTED)])
+    assert same.exit_code == 0, same.output
+    assert f"{COMMITTED}: matches a calibration of these labels" in same.stdout
+    text = json.dumps(trusting_artifact(json.loads(COMMITTED.read_text())), indent=2)
+    (labels_here / "forged.json").write_text(text)
+    forged = runner.invoke(app, [*check, "forged.json"])
+    assert forged.exit_code == 1, forged.output
+    verdict_line = text[: text.index('"faithfulness": {')].count("\n") + 2
+    assert (
+        f'forged.json:{verdict_line}: axes.faithfulness.verdict: is "TRUSTED"; a calibration of these labels '
+        'gives "RETUNE"' in forged.stdout
+    )
+    assert 'forged.json:9: verdict: is "TRUSTED"' in forged.stdout
+    assert "forged.json differs from a calibration of these labels" in forged.stdout
+    # A check is no writer and no report: --out or --json with it is a usage error; a missing artifact exit 2.
+    assert runner.invoke(app, [*check, str(COMMITTED), "--out", "x.json"]).exit_code == 2
+    assert not (labels_here / "x.json").exists()
+    missing = runner.invoke(app, [*check, "none.json"])
+    assert missing.exit_code == 2 and "none.json (--check): calibration artifact not found" in missing.stderr

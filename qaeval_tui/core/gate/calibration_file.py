@@ -293,3 +293,36 @@ def _field(where: tuple[str | int, ...]) -> str:
     for part in where:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
     return text or "(file)"
+
+
+MAX_DIFFERENCES = 20
+
+
+def _shown(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def artifact_differences(path: Path, committed: CalibrationArtifact, fresh: CalibrationArtifact) -> list[Problem]:
+    """Where a committed artifact differs from a calibration made again (`calibrate --check`): each field, located
+    in the committed file, with both values; a forgery that rewrote the figures shows here. At most
+    MAX_DIFFERENCES, the deepest differing member of each branch (a list is compared whole)."""
+    text = path.read_text(encoding="utf-8")
+    found: list[tuple[tuple[str | int, ...], str]] = []
+
+    def walk(old: object, new: object, where: tuple[str | int, ...]) -> None:
+        if isinstance(old, dict) and isinstance(new, dict):
+            for key in [*old, *(key for key in new if key not in old)]:
+                if key not in new:
+                    found.append(((*where, key), "is not in a calibration of these labels"))
+                elif key not in old:
+                    found.append(((*where, key), f"is missing; a calibration of these labels gives {_shown(new[key])}"))
+                else:
+                    walk(old[key], new[key], (*where, key))
+        elif old != new:
+            found.append((where, f"is {_shown(old)}; a calibration of these labels gives {_shown(new)}"))
+
+    walk(committed.to_json(), fresh.to_json(), ())
+    return [
+        Problem(str(path), line_of(text, where), _field(where), message) for where, message in found[:MAX_DIFFERENCES]
+    ]
