@@ -36,11 +36,13 @@ bench: $(STAMP)
 screenshots: $(STAMP)
 	$(BIN)/python -m scripts.screenshots screenshots
 
-# The demo's committed calibration artifact, from the committed labels/ alone: calibrated in an
-# empty folder, so no local store (and none of its adjudications) slips in. Exit 1 (RETUNE) and
-# 3 (INSUFFICIENT) are verdicts, not failures; 2 is. tests/cli/test_calibration_artifact.py fails
-# when the committed file is stale.
+# The demo's committed calibration artifact, from the committed labels/ under the repo's config
+# (its [calibration] bar and [rubric]): calibrated in an empty folder holding copies of both, so no
+# local store (and none of its adjudications) slips in. Exit 1 (RETUNE) and 3 (INSUFFICIENT) are
+# verdicts, not failures; 2 is. tests/cli/test_calibration_artifact.py fails when the committed
+# file is stale.
 calibration: $(STAMP)
-	@work="$$(mktemp -d)" && cp -R labels "$$work/labels" && cd "$$work" && \
-	  "$(CURDIR)/$(BIN)/qaeval" calibrate --labels labels --out "$(CURDIR)/baselines/calibration.json" >/dev/null; \
+	@work="$$(mktemp -d)" && cp -R labels "$$work/labels" && cp qaeval.toml "$$work/qaeval.toml" && cd "$$work" && \
+	  "$(CURDIR)/$(BIN)/qaeval" --config qaeval.toml calibrate --labels labels \
+	  --out "$(CURDIR)/baselines/calibration.json" >/dev/null; \
 	  status=$$?; rm -rf "$$work"; [ $$status -ne 2 ]

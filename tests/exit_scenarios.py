@@ -375,14 +375,44 @@ def agreement_on_an_off_scale_score(root: Path) -> list[str]:
     return ["agreement", "--labels", str(off_scale_labels(root)), "--replicates", "100"]
 
 
+def judge_that_scores_like_the_reviewers(root: Path) -> Path:
+    """The demo labels, with judge verdicts changed to the reviewers' most common score on each item and axis."""
+    folder = labels_copy(root)
+    given: dict[tuple[str, str], list[int]] = {}
+    for path in folder.glob("*.jsonl"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            if "reviewer" in row:
+                for axis, score in row["scores"].items():
+                    given.setdefault((row["item_id"], axis), []).append(score)
+    verdicts = folder / "judge-verdicts.jsonl"
+    rows = [json.loads(line) for line in verdicts.read_text(encoding="utf-8").splitlines()]
+    for row in rows:
+        for axis in row["scores"]:
+            scores = given.get((row["item_id"], axis))
+            if scores:
+                row["scores"][axis] = max(scores, key=scores.count)
+    verdicts.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return folder
+
+
 @scenario("calibrate", 0, "all TRUSTED")
 def calibrate_demo_labels_against_a_lower_bar_on_point_estimates(root: Path) -> list[str]:
-    # The demo judge is constant on two axes: on the interval rule nothing makes it TRUSTED.
+    # The demo judge is constant on two axes, never TRUSTED under either rule; a judge that scores like the
+    # reviewers is, on point estimates (the interval rule would need 50 items per axis).
     toml = '[calibration]\nmin_exact = 0.5\nrule = "point"\n'
-    return [*config(root, toml), "calibrate", "--labels", str(DEMO_LABELS)]
+    return [*config(root, toml), "calibrate", "--labels", str(judge_that_scores_like_the_reviewers(root))]
 
 
 fixed("calibrate", 1, "demo citation_correctness", ["calibrate", "--labels", str(DEMO_LABELS)], "some axis RETUNE")
+
+
+@scenario("calibrate", 1, "differs")
+def calibrate_check_of_an_artifact_with_another_bar(root: Path) -> list[str]:
+    artifact = json.loads((REPO / "baselines" / "calibration.json").read_text(encoding="utf-8"))
+    artifact["bar"]["min_n"] = 10  # still agrees with itself (no axis is decided by min_n), not with a recalibration
+    (root / "other.json").write_text(json.dumps(artifact), encoding="utf-8")
+    return ["calibrate", "--labels", str(DEMO_LABELS), "--check", str(root / "other.json")]
 
 
 @scenario("calibrate", 3, "INSUFFICIENT")

@@ -28,6 +28,7 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.limits import MAX_SEED
 
 if TYPE_CHECKING:
+    from qaeval_tui.core.gate.calibration_file import CalibrationArtifact
     from qaeval_tui.core.review.labels_io import Format
 
 # The statistics (numpy, krippendorff) and report modules are imported inside the commands
@@ -239,6 +240,11 @@ def calibrate(
         "--out",
         help="Also write the calibration artifact the gate reads (commit it beside the baseline; '-' for stdout).",
     ),
+    check: Path | None = typer.Option(
+        None,
+        "--check",
+        help="Calibrate again and compare with this artifact: exit 0 it matches, 1 it differs (each field named).",
+    ),
 ) -> None:
     """Judge versus human per axis, with a TRUSTED / RETUNE / INSUFFICIENT verdict bound to the judge config.
 
@@ -250,10 +256,17 @@ def calibrate(
     from qaeval_tui.core.usecases.statistics import calibration_report
 
     config = config_from(ctx)
+    if check is not None and (out is not None or as_json):
+        raise UsageError("--check prints its own result: give it without --out and --json")
     console = _check_outputs(as_json, markdown, html, out)
+    committed = None
+    if check is not None:
+        from qaeval_tui.core.gate.calibration_file import read_calibration
+
+        committed = read_calibration(check, "--check").artifact  # a bad file is exit 2 before any work
     artifact = None
     with optional_store(ctx, db) as store:
-        if out is None:
+        if out is None and check is None:
             report = calibration_report(
                 config,
                 store,
@@ -275,6 +288,10 @@ def calibrate(
                 include_post_reveal=include_post_reveal,
                 say=_note,
             )
+    if check is not None and committed is not None and artifact is not None:
+        _emit(calibration_markdown(report), markdown, "Markdown report")
+        _emit(calibration_html(report), html, "HTML report")
+        raise typer.Exit(_compare_artifact(check, committed, artifact))
     if as_json:
         print_json(report.to_json())
     elif console:
@@ -286,6 +303,26 @@ def calibrate(
 
         _emit(artifact_text(artifact, str(out)), out, "calibration artifact")
     raise typer.Exit(report.exit_code)
+
+
+def _compare_artifact(path: Path, committed: CalibrationArtifact, fresh: CalibrationArtifact) -> int:
+    """`calibrate --check`: 0 when the artifact is what these labels give, else 1 with each differing field."""
+    from qaeval_tui.core.gate.calibration_file import MAX_DIFFERENCES, artifact_differences
+    from qaeval_tui.core.text import one_line
+
+    differences = artifact_differences(path, committed, fresh)
+    if not differences:
+        stdout.print(one_line(f"{path}: matches a calibration of these labels"), soft_wrap=True)
+        return 0
+    for problem in differences:
+        stdout.print(one_line(str(problem)), soft_wrap=True, markup=False)
+    more = f" (the first {MAX_DIFFERENCES})" if len(differences) == MAX_DIFFERENCES else ""
+    stdout.print(
+        one_line(f"{path} differs from a calibration of these labels{more}: remake it with `qaeval calibrate --out` "
+                 "from the labels it names and review the diff"),
+        soft_wrap=True,
+    )  # fmt: skip
+    return 1
 
 
 # -- console rendering ------------------------------------------------------------------------------------

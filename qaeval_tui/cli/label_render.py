@@ -80,6 +80,19 @@ def print_agreement(report: AgreementReport) -> None:
         )
 
 
+def bar_line(bar: dict[str, Any]) -> str:
+    """The bar in words, with the sizes that really decide: under the interval rule, TRUSTED needs alpha's
+    interval, so no axis is TRUSTED below MIN_ITEMS_ALPHA_INTERVAL judged items whatever `min_n` says."""
+    consensus = f"consensus of >= {bar['min_reviewers']} reviewers"
+    if bar["rule"] == "point":
+        return f"bar: exact >= {bar['min_exact']:.2f} with n >= {bar['min_n']} on every axis (point rule), {consensus}"
+    return (
+        f"bar: on every axis the lower bounds of exact agreement >= {bar['min_exact']:.2f} and of alpha above "
+        f"{bar['chance_floor']:.2f} (interval rule; n >= {bar['min_n']}, and alpha's interval needs "
+        f"n >= {MIN_ITEMS_ALPHA_INTERVAL}), {consensus}"
+    )
+
+
 def print_calibration(report: CalibrationReport) -> None:
     data: dict[str, Any] = report.to_json()
     bar = data["bar"]
@@ -89,8 +102,7 @@ def print_calibration(report: CalibrationReport) -> None:
     stdout.print(
         f"judge {one_line(report.judge_name or '-')} · config {one_line(report.judge_config_hash[:16])} · "
         f"rubric {one_line(report.rubric_version)} · "
-        f"bar: exact >= {bar['min_exact']:.2f} with n >= {bar['min_n']} on every axis ({bar['rule']} rule), "
-        f"alpha above {bar['chance_floor']:.2f}, consensus of >= {bar['min_reviewers']} reviewers",
+        f"{bar_line(bar)}",
         soft_wrap=True,
     )
     verdicts = _table("axis", "verdict", "n", "exact", "95% CI", "alpha", "95% CI")

@@ -109,10 +109,13 @@ def test_an_existing_artifact_is_replaced_whole_keeping_its_permissions(labels_h
 
 
 def test_the_committed_calibration_is_what_make_calibration_makes_of_the_committed_labels(labels_here: Path) -> None:
-    # The same command the Makefile runs (`make calibration`), in a folder with the labels alone.
+    # The same command the Makefile runs (`make calibration`), in a folder with the labels and the repo's
+    # config alone: a repo [calibration] or [rubric] must reach the committed artifact.
     makefile = (REPO / "Makefile").read_text()
-    assert "calibrate --labels labels --out" in makefile and "baselines/calibration.json" in makefile
-    calibrate("--labels", "labels", "--out", "calibration.json")
+    assert "--config qaeval.toml calibrate --labels labels" in makefile and "baselines/calibration.json" in makefile
+    assert "cp qaeval.toml" in makefile
+    shutil.copy(REPO / "qaeval.toml", labels_here / "qaeval.toml")
+    runner.invoke(app, ["--config", "qaeval.toml", "calibrate", "--labels", "labels", "--out", "calibration.json"])
     fresh = (labels_here / "calibration.json").read_text()
     assert fresh == COMMITTED.read_text(), (
         "baselines/calibration.json is stale for the committed labels, judge and calibration rules: "
@@ -135,3 +138,47 @@ def test_the_demo_config_gates_with_the_committed_calibration(tmp_path: Path, mo
     assert document["calibration"]["path"] == "baselines/calibration.json"
     assert document["axis_trust"] == {name: row["verdict"] for name, row in committed["axes"].items()}
     assert "baselines/calibration.json" in (REPO / ".ci" / "run").read_text()
+
+
+def test_the_console_bar_names_the_sizes_that_decide_trust(labels_here: Path) -> None:
+    # Review of issue 12, item 7: "bar: exact >= 0.70 with n >= 20" suggested 20 items could make an axis
+    # TRUSTED; under the interval rule alpha's interval needs 50, and the bar says so.
+    console = calibrate("--labels", "labels")
+    bar = next(line for line in console.stdout.splitlines() if "bar: " in line)
+    assert "with n >= 20 on every axis" not in bar
+    assert "lower bounds of exact agreement >= 0.70 and of alpha above 0.00" in bar
+    assert "alpha's interval needs n >= 50" in bar and "interval rule" in bar
+    (labels_here / "qaeval.toml").write_text('[calibration]\nrule = "point"\n')
+    point = runner.invoke(app, ["--config", "qaeval.toml", "calibrate", "--labels", "labels"])
+    bar = next(line for line in point.stdout.splitlines() if "bar: " in line)
+    assert "bar: exact >= 0.70 with n >= 20 on every axis (point rule)" in bar
+
+
+def test_calibrate_check_matches_the_committed_artifact_and_names_each_field_a_forgery_rewrote(
+    labels_here: Path,
+) -> None:
+    # Review of issue 12, item 4: a forgery that rewrites the figures with the verdicts agrees with itself,
+    # so the gate cannot catch it; recalibrating from the labels does.
+    from tests.cli.test_gate_trust import trusting_artifact
+
+    shutil.copy(REPO / "qaeval.toml", labels_here / "qaeval.toml")
+    check = ["--config", "qaeval.toml", "calibrate", "--labels", "labels", "--check"]
+    same = runner.invoke(app, [*check, str(COMMITTED)])
+    assert same.exit_code == 0, same.output
+    assert f"{COMMITTED}: matches a calibration of these labels" in same.stdout
+    text = json.dumps(trusting_artifact(json.loads(COMMITTED.read_text())), indent=2)
+    (labels_here / "forged.json").write_text(text)
+    forged = runner.invoke(app, [*check, "forged.json"])
+    assert forged.exit_code == 1, forged.output
+    verdict_line = text[: text.index('"faithfulness": {')].count("\n") + 2
+    assert (
+        f'forged.json:{verdict_line}: axes.faithfulness.verdict: is "TRUSTED"; a calibration of these labels '
+        'gives "RETUNE"' in forged.stdout
+    )
+    assert 'forged.json:9: verdict: is "TRUSTED"' in forged.stdout
+    assert "forged.json differs from a calibration of these labels" in forged.stdout
+    # A check is no writer and no report: --out or --json with it is a usage error; a missing artifact exit 2.
+    assert runner.invoke(app, [*check, str(COMMITTED), "--out", "x.json"]).exit_code == 2
+    assert not (labels_here / "x.json").exists()
+    missing = runner.invoke(app, [*check, "none.json"])
+    assert missing.exit_code == 2 and "none.json (--check): calibration artifact not found" in missing.stderr

@@ -14,6 +14,8 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from qaeval_tui.cli.main import app
+from qaeval_tui.core.statistics.intervals import wilson_cc_interval
+from qaeval_tui.core.statistics.verdict import RULE_POINT_NOTE
 from tests.conftest import DEMO_GOLDEN, REPO
 
 runner = CliRunner()
@@ -63,6 +65,20 @@ def calibrated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, di
     assert made.exit_code == 1, made.output  # RETUNE: the demo labels show one axis the judge has not earned
     report = json.loads(qaeval(folder, "calibrate", "--db", str(db), "--json").stdout)
     return folder, db, report
+
+
+def trusting_artifact(artifact: dict[str, Any]) -> dict[str, Any]:
+    """`artifact` with every axis TRUSTED, and figures rewritten to match (60 items, a perfect judge): a forgery
+    the gate cannot tell from a calibration, as the README says (only recalibrating from the labels can)."""
+    forged = json.loads(json.dumps(artifact))
+    for row in forged["axes"].values():
+        row["verdict"], row["n"] = "TRUSTED", 60
+        figures = row["figures"]
+        figures.update(n=60, exact=1.0, exact_ci=list(wilson_cc_interval(60, 60)), alpha=1.0, alpha_ci=[0.9, 1.0])
+        figures["reasons"]["alpha_ci"] = None
+        figures["confusion"]["counts"] = [[20 if h == j else 0 for j in range(3)] for h in range(3)]
+    forged["verdict"] = "TRUSTED"
+    return forged
 
 
 def trust_of(document: dict[str, Any]) -> dict[str, Any]:
@@ -180,9 +196,7 @@ def test_require_trusted_fails_tier_2_naming_the_metric_its_axis_and_the_reason(
     # The config key does the same; an artifact that trusts every axis passes.
     (tmp_path / "qaeval.toml").write_text("[gate]\nrequire_trusted = true\n")
     assert qaeval(tmp_path, "gate", "--data", str(DEMO_GOLDEN), "--baseline", BASELINE).exit_code == 1
-    trusting = json.loads((folder / "calibration.json").read_text())
-    for row in trusting["axes"].values():
-        row["verdict"] = "TRUSTED"
+    trusting = trusting_artifact(json.loads((folder / "calibration.json").read_text()))
     (tmp_path / "trusting.json").write_text(json.dumps(trusting))
     _, passed, _, _ = gate(tmp_path, tmp_path / "q.db", "--calibration", str(tmp_path / "trusting.json"))
     assert passed["verdict"] == "PASS" and passed["calibration"]["require_trusted"] is True
@@ -293,3 +307,87 @@ def test_text_from_the_artifact_is_printed_literally(
         document["calibration"]["axes"]["citation_correctness"]["reason"]
         == hostile["axes"]["citation_correctness"]["reason"]
     )
+
+
+COMMITTED = REPO / "baselines" / "calibration.json"
+
+
+def line_with(text: str, needle: str) -> int:
+    return text[: text.index(needle)].count("\n") + 1
+
+
+def test_an_artifact_whose_verdicts_contradict_its_own_figures_is_exit_2_naming_the_field(tmp_path: Path) -> None:
+    # Review of issue 12, item 4: every axis verdict edited to TRUSTED, figures and reasons left as they were
+    # (faithfulness: a constant judge). The gate decides each axis again from the artifact's bar and figures.
+    text = COMMITTED.read_text()
+    document = json.loads(text)
+    assert document["axes"]["faithfulness"]["figures"]["decided_by"] == "constant_judge"
+    forged_text = text.replace('"verdict": "RETUNE"', '"verdict": "TRUSTED"').replace(
+        '"verdict": "INSUFFICIENT"', '"verdict": "TRUSTED"'
+    )
+    forged = tmp_path / "forged.json"
+    forged.write_text(forged_text)
+    db = tmp_path / "q.db"
+    args = ["gate", "--data", str(DEMO_GOLDEN), "--baseline", BASELINE, "--db", str(db), "--require-trusted"]
+    result = qaeval(tmp_path, *args, "--calibration", str(forged))
+    assert result.exit_code == 2, result.output
+    for axis in ("faithfulness", "citation_correctness", "answer_correctness"):
+        line = line_with(forged_text, f'"{axis}": {{') + 1
+        expected = document["axes"][axis]["verdict"]
+        message = f"{forged}:{line}: axes.{axis}.verdict: is TRUSTED, but the artifact's own bar and figures give "
+        assert f"{message}{expected} (" in result.stderr, result.stderr
+    assert "Traceback" not in result.output and not db.exists()  # refused before the suite ran
+    # The axes left alone, only the top-level verdict edited: it must be the aggregate of the axes.
+    top = tmp_path / "top.json"
+    top.write_text(text.replace('"verdict": "RETUNE"', '"verdict": "TRUSTED"', 1))
+    result = qaeval(tmp_path, *args, "--calibration", str(top))
+    assert result.exit_code == 2, result.output
+    assert f"{top}:9: verdict: is TRUSTED, but its axes give RETUNE" in result.stderr, result.stderr
+    # The committed artifact agrees with itself.
+    assert qaeval(tmp_path, *args[:-1], "--calibration", str(COMMITTED)).exit_code == 0
+
+
+def test_a_point_rule_artifact_says_so_in_every_output_and_never_trusts_a_constant_judge(tmp_path: Path) -> None:
+    # Review of issue 12, item 5: calibrated under rule = "point", the demo's constant faithfulness judge
+    # (all 26 items a 2, exact 0.77 >= 0.70) was TRUSTED in the gate, and no gate output named the rule.
+    maker = tmp_path / "maker"
+    maker.mkdir()
+    shutil.copytree(REPO / "labels", maker / "labels")
+    (maker / "qaeval.toml").write_text('[calibration]\nrule = "point"\n')
+    made = runner.invoke(
+        app, ["--config", str(maker / "qaeval.toml"), "calibrate", "--labels", str(maker / "labels"),
+              "--out", str(tmp_path / "point.json")],
+    )  # fmt: skip
+    assert made.exit_code == 1, made.output
+    point = str(tmp_path / "point.json")
+    console, document, markdown, junit = gate(
+        tmp_path, tmp_path / "q.db", "--calibration", point, "--require-trusted", code=1
+    )
+    assert document["axis_trust"]["faithfulness"] == "RETUNE"
+    assert any("faithfulness_rate is scored on judge axis faithfulness, which is RETUNE" in f["message"]
+               for f in document["failures"])  # fmt: skip
+    assert document["calibration"]["rule"] == "point" and document["calibration"]["rule_note"] == RULE_POINT_NOTE
+    assert RULE_POINT_NOTE in document["calibration"]["summary"]
+    assert RULE_POINT_NOTE in " ".join(console.stdout.split())
+    assert "a TRUSTED here may not hold" in markdown and "point estimates" in markdown
+    properties = {p.get("name"): p.get("value") for p in ET.fromstring(junit).iter("property")}
+    assert RULE_POINT_NOTE in (properties.get("qaeval.calibration") or "")
+    # An interval-rule artifact carries no such note.
+    _, interval, _, _ = gate(tmp_path, tmp_path / "q.db", "--calibration", str(COMMITTED))
+    assert interval["calibration"]["rule"] == "interval" and interval["calibration"]["rule_note"] is None
+    assert "point estimates" not in interval["calibration"]["summary"]
+
+
+def test_an_artifact_held_to_a_weaker_bar_than_the_repo_asks_is_warned_about(tmp_path: Path) -> None:
+    # The committed artifact was made with min_exact 0.70 and 2 reviewers; this repo asks 0.80 and 3.
+    (tmp_path / "qaeval.toml").write_text("[calibration]\nmin_exact = 0.8\nmin_reviewers = 3\n")
+    console, document, markdown, junit = gate(tmp_path, tmp_path / "q.db", "--calibration", str(COMMITTED))
+    warning = "its bar is weaker than this repo's [calibration] (min_exact 0.7 < 0.8, min_reviewers 2 < 3)"
+    assert warning in document["calibration"]["summary"]
+    assert warning in " ".join(console.stdout.split()) and "its bar is weaker than this repo's" in markdown
+    properties = {p.get("name"): p.get("value") for p in ET.fromstring(junit).iter("property")}
+    assert warning in (properties.get("qaeval.calibration") or "")
+    # The repo's own bar: no warning.
+    (tmp_path / "qaeval.toml").write_text("")
+    _, same, _, _ = gate(tmp_path, tmp_path / "q.db", "--calibration", str(COMMITTED))
+    assert "weaker" not in same["calibration"]["summary"]

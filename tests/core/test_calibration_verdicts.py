@@ -16,6 +16,7 @@ from qaeval_tui.core.errors import ConfigError
 from qaeval_tui.core.rubric import Axis, Rubric
 from qaeval_tui.core.statistics import stats
 from qaeval_tui.core.statistics.agreement import agreement_report
+from qaeval_tui.core.statistics.alpha_interval import MIN_ITEMS_ALPHA_INTERVAL
 from qaeval_tui.core.statistics.calibration import CalibrationReport, calibrate
 from qaeval_tui.core.statistics.label_table import LabelTable
 from qaeval_tui.core.statistics.verdict import RULE_POINT_NOTE, verdict_line
@@ -141,11 +142,41 @@ def test_the_point_rule_is_kept_on_request_and_says_so() -> None:
 def test_the_verdict_line_carries_verdict_reason_and_warnings() -> None:
     human = [2 if k % 10 else 1 for k in range(20)]
     axis = calibrated(human, [2] * 20, rule="point").axes["f"].to_json()
-    line = verdict_line("f", axis)
-    assert line.startswith("f TRUSTED: point estimate: exact agreement 0.900")
-    assert line.endswith(
-        " · warning: the judge gave all 20 items a 2: its agreement only mirrors how often humans gave 2"
-    )
+    constant = "the judge gave all 20 items a 2: its agreement only mirrors how often humans gave 2"
+    assert verdict_line("f", axis) == f"f RETUNE: {constant}; it tells no item apart"
+    assert verdict_line("f", {**axis, "warnings": ["one", "two"]}).endswith(" · warning: one · warning: two")
+
+
+@pytest.mark.parametrize("rule", ["interval", "point"])
+def test_a_constant_judge_is_never_trusted_under_either_rule(rule: str) -> None:
+    # Review of issue 12, item 5: 18 of 20 humans say 2 and the judge always says 2. Exact agreement
+    # 0.90 clears the point rule's bar, but the judge tells no item apart: RETUNE under both rules.
+    human = [2 if k % 10 else 1 for k in range(20)]
+    axis = calibrated(human, [2] * 20, rule=rule, min_n=10).axes["f"]
+    assert (axis.verdict, axis.decided_by) == ("RETUNE", "constant_judge")
+    assert axis.verdict_reason.startswith("the judge gave all 20 items a 2")
+    # Too few items is still INSUFFICIENT under the point rule, not a verdict on a constant judge.
+    assert calibrated([2] * 5, [2] * 5, rule="point", min_n=10).axes["f"].verdict == "INSUFFICIENT"
+
+
+@pytest.mark.parametrize(("n", "more"), [(5, 45), (12, 38), (20, 30), (49, 1)])
+def test_a_perfect_judge_below_the_alpha_floor_counts_the_items_up_to_it(n: int, more: int) -> None:
+    # Review of issue 12, item 7: TRUSTED needs alpha's interval, which needs 50 items, so a perfect judge
+    # at n = 5 needs 45 more (not the 5 up to the exact interval's floor of 10), at n = 12 38 more (not 8).
+    human = [k % 3 for k in range(n)]
+    axis = calibrated(human, list(human)).axes["f"]
+    assert axis.verdict == "INSUFFICIENT"
+    assert axis.more_items_to_decide == more == MIN_ITEMS_ALPHA_INTERVAL - n
+    # Those items do decide it: the same judge at the floor is TRUSTED.
+    at_floor = [k % 3 for k in range(n + more)]
+    assert calibrated(at_floor, list(at_floor)).axes["f"].verdict == "TRUSTED"
+
+
+def test_an_exact_agreement_above_the_bar_counts_up_to_the_alpha_floor_too() -> None:
+    # 21 of 24: the exact interval alone would clear 0.70 within a few items, but TRUSTED needs 50.
+    axis = calibrated(*varied(24, 21)).axes["f"]
+    assert (axis.verdict, axis.decided_by, axis.more_items_to_decide) == ("INSUFFICIENT", "exact_lower", 26)
+    assert "about 26 more judged items would decide it" in axis.verdict_reason
 
 
 @pytest.mark.parametrize(

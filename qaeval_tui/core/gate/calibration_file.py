@@ -10,7 +10,9 @@ Nothing in it depends on where it was made (no path, no clock, no qaeval version
 the same labels again gives the same bytes: a committed artifact that is stale shows as a diff.
 It is read strictly, like the baseline: a missing or unreadable file is a UsageError naming it, and
 a field missing, of the wrong type or unknown, a repeated key or a number that is not finite is a
-`file:line: field: message` problem (exit 2). Never a silent "trusted".
+`file:line: field: message` problem (exit 2). So is an artifact that contradicts itself: each axis
+verdict is decided again from the artifact's own bar and figures (`self_contradictions`), and the
+top-level verdict must be the aggregate of the axes'. Never a silent "trusted".
 """
 
 from __future__ import annotations
@@ -25,11 +27,13 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from qaeval_tui.core.atomic_file import strict_json
+from qaeval_tui.core.config import CalibrationConfig
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.gate.baseline import line_of
 from qaeval_tui.core.jsonl import RefusedJSON, loads
 from qaeval_tui.core.statistics.calibration import CalibrationReport, Verdict
 from qaeval_tui.core.statistics.label_table import LabelRevision
+from qaeval_tui.core.statistics.verdict import Evidence, constant_judge_warning, decide, overall_verdict
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
 from qaeval_tui.core.store.rows import ItemAxis
 
@@ -185,10 +189,95 @@ def _validated(path: Path, text: str, raw: object) -> CalibrationArtifact:
     if found:
         raise _located(path, text, found)
     try:
-        return CalibrationArtifact.model_validate(raw)
+        artifact = CalibrationArtifact.model_validate(raw)
     except ValidationError as exc:
-        errors = exc.errors(include_url=False)
-        raise _located(path, text, [(tuple(error["loc"]), error["msg"]) for error in errors]) from None
+        raise _located(path, text, _errors(exc)) from None
+    contradictions = self_contradictions(artifact)
+    if contradictions:
+        raise _located(path, text, contradictions)
+    return artifact
+
+
+def _errors(exc: ValidationError, *prefix: str | int) -> list[tuple[tuple[str | int, ...], str]]:
+    return [((*prefix, *error["loc"]), error["msg"]) for error in exc.errors(include_url=False)]
+
+
+class _Confusion(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=True, frozen=True)
+    labels: list[int]
+    counts: list[list[Annotated[int, Field(ge=0)]]]
+
+
+_Interval = Annotated[list[float], Field(min_length=2, max_length=2)]
+
+
+def _pair(interval: list[float] | None) -> tuple[float, float] | None:
+    return None if interval is None else (interval[0], interval[1])
+
+
+class _Figures(BaseModel):
+    """What an axis's verdict is decided on, as `calibrate --json` writes it (other figures are not read here)."""
+
+    model_config = ConfigDict(extra="ignore", strict=True, frozen=True, allow_inf_nan=False)
+    exact: float | None
+    exact_ci: _Interval | None
+    alpha: float | None
+    alpha_ci: _Interval | None
+    reasons: dict[str, str | None]
+    confusion: _Confusion
+
+
+def _judge_scores(confusion: _Confusion) -> list[int]:
+    """The judge's scores of the paired items, from the confusion matrix's columns (rows are human)."""
+    scores: list[int] = []
+    for column, label in enumerate(confusion.labels):
+        scores += [label] * sum(row[column] for row in confusion.counts if column < len(row))
+    return scores
+
+
+def self_contradictions(artifact: CalibrationArtifact) -> list[tuple[tuple[str | int, ...], str]]:
+    """Where an artifact contradicts itself: an axis verdict its own bar and figures do not give (decided again
+    by `verdict.decide`, the rule calibrate used), or a top-level verdict that is not the aggregate of its axes.
+
+    A hand-edited verdict is caught; a forgery that rewrites the figures too is not (README: the artifact
+    is trusted as committed and reviewed; recalibrating from the labels its labels_hash names checks it).
+    """
+    found: list[tuple[tuple[str | int, ...], str]] = []
+    try:
+        bar = CalibrationConfig.model_validate(artifact.bar)
+    except ValidationError as exc:
+        return _errors(exc, "bar")
+    for name, axis in artifact.axes.items():
+        try:
+            figures = _Figures.model_validate(axis.figures)
+        except ValidationError as exc:
+            found += _errors(exc, "axes", name, "figures")
+            continue
+        evidence = Evidence(
+            n=axis.n,
+            exact=figures.exact,
+            exact_ci=_pair(figures.exact_ci),
+            alpha=figures.alpha,
+            alpha_ci=_pair(figures.alpha_ci),
+            alpha_ci_reason=figures.reasons.get("alpha_ci"),
+            alpha_items=axis.n,
+            constant_judge=constant_judge_warning(_judge_scores(figures.confusion), axis.n),
+        )
+        decision = decide(evidence, bar)
+        if decision.verdict != axis.verdict:
+            found.append(
+                (
+                    ("axes", name, "verdict"),
+                    f"is {axis.verdict}, but the artifact's own bar and figures give {decision.verdict} "
+                    f"({decision.reason}): it contradicts itself; {MAKE_ONE} instead of editing one",
+                )
+            )
+    overall = overall_verdict(axis.verdict for axis in artifact.axes.values())
+    if artifact.verdict != overall:
+        found.append(
+            (("verdict",), f"is {artifact.verdict}, but its axes give {overall}: it contradicts itself; {MAKE_ONE}")
+        )
+    return found
 
 
 def _located(path: Path, text: str, found: Sequence[tuple[tuple[str | int, ...], str]]) -> CalibrationFileError:
@@ -204,3 +293,36 @@ def _field(where: tuple[str | int, ...]) -> str:
     for part in where:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
     return text or "(file)"
+
+
+MAX_DIFFERENCES = 20
+
+
+def _shown(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def artifact_differences(path: Path, committed: CalibrationArtifact, fresh: CalibrationArtifact) -> list[Problem]:
+    """Where a committed artifact differs from a calibration made again (`calibrate --check`): each field, located
+    in the committed file, with both values; a forgery that rewrote the figures shows here. At most
+    MAX_DIFFERENCES, the deepest differing member of each branch (a list is compared whole)."""
+    text = path.read_text(encoding="utf-8")
+    found: list[tuple[tuple[str | int, ...], str]] = []
+
+    def walk(old: object, new: object, where: tuple[str | int, ...]) -> None:
+        if isinstance(old, dict) and isinstance(new, dict):
+            for key in [*old, *(key for key in new if key not in old)]:
+                if key not in new:
+                    found.append(((*where, key), "is not in a calibration of these labels"))
+                elif key not in old:
+                    found.append(((*where, key), f"is missing; a calibration of these labels gives {_shown(new[key])}"))
+                else:
+                    walk(old[key], new[key], (*where, key))
+        elif old != new:
+            found.append((where, f"is {_shown(old)}; a calibration of these labels gives {_shown(new)}"))
+
+    walk(committed.to_json(), fresh.to_json(), ())
+    return [
+        Problem(str(path), line_of(text, where), _field(where), message) for where, message in found[:MAX_DIFFERENCES]
+    ]

@@ -5,8 +5,10 @@ A judge-scored metric is only evidence when its axis's calibration against human
 `calibration_file.py`) named by `[gate] calibration` or `--calibration`, never from a local store:
 the same commit then prints the same trust on every machine, a fresh CI store included. No
 artifact, or one made for another judge config or rubric version, leaves every judge axis
-UNCALIBRATED, and every output says so. With `require_trusted`, a gated judge metric whose axis is
-not TRUSTED (uncalibrated included) fails Tier 2.
+UNCALIBRATED, and every output says so; so does one made under `calibration.rule = "point"` (the
+note calibrate prints, `verdict.report_notes`, in the summary every output shows). With
+`require_trusted`, a gated judge metric whose axis is not TRUSTED (uncalibrated included) fails
+Tier 2.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from qaeval_tui.core.config import Config
+from qaeval_tui.core.config import CalibrationConfig, Config
 from qaeval_tui.core.gate.calibration_file import LoadedCalibration, read_calibration
 from qaeval_tui.core.gate.delta import MetricDelta
 from qaeval_tui.core.running.metrics import METRIC_SPECS
+from qaeval_tui.core.statistics.verdict import report_notes
 
 TRUSTED = "TRUSTED"
 UNCALIBRATED = "UNCALIBRATED"
@@ -60,6 +63,8 @@ class GateTrust:
             "judge_config_hash": artifact.judge_config_hash if artifact is not None else None,
             "rubric_version": artifact.rubric_version if artifact is not None else None,
             "labels_hash": artifact.labels_hash if artifact is not None else None,
+            "rule": artifact.bar.get("rule") if artifact is not None else None,
+            "rule_note": "; ".join(report_notes(artifact.to_json())) or None if artifact is not None else None,
             "axes": {axis: {"verdict": t.verdict, "reason": t.reason} for axis, t in sorted(self.axes.items())},
         }
 
@@ -85,8 +90,26 @@ def _uncalibrated(reason: str, summary: str, calibration: LoadedCalibration | No
     return GateTrust(axes, calibrated=False, summary=summary, calibration=calibration)
 
 
-def gate_trust(calibration: LoadedCalibration | None, judge_config_hash: str, rubric_version: str) -> GateTrust:
-    """Every judge axis's trust for a run of this judge config under this rubric version."""
+def weaker_bar(artifact_bar: Mapping[str, Any], repo: CalibrationConfig) -> list[str]:
+    """Where the artifact's bar is below the repo's `[calibration]`: its TRUSTED cleared less than this repo asks."""
+    weaker = []
+    for key in ("min_exact", "chance_floor", "min_reviewers", "min_n"):
+        value, asked = artifact_bar.get(key), getattr(repo, key)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value < asked:
+            weaker.append(f"{key} {value} < {asked}")
+    if not weaker:
+        return []
+    return [f"its bar is weaker than this repo's [calibration] ({', '.join(weaker)}): recalibrate under this config"]
+
+
+def gate_trust(
+    calibration: LoadedCalibration | None,
+    judge_config_hash: str,
+    rubric_version: str,
+    repo_bar: CalibrationConfig | None = None,
+) -> GateTrust:
+    """Every judge axis's trust for a run of this judge config under this rubric version; with `repo_bar`
+    (the repo's `[calibration]`), a warning in the summary when the artifact was held to less."""
     if calibration is None:
         reason = f"no calibration artifact: {HOW_TO_CALIBRATE}"
         return _uncalibrated(reason, f"none; every judge metric is uncalibrated ({HOW_TO_CALIBRATE})", None)
@@ -107,6 +130,8 @@ def gate_trust(calibration: LoadedCalibration | None, judge_config_hash: str, ru
         f"{shown} (judge config {artifact.judge_config_hash[:12]}, rubric {artifact.rubric_version}, "
         f"labels {artifact.labels_hash.removeprefix('sha256:')[:12]})"
     )
+    notes = report_notes(artifact.to_json()) + (weaker_bar(artifact.bar, repo_bar) if repo_bar is not None else [])
+    summary += "".join(f"; warning: {note}" for note in notes)
     return GateTrust(axes, calibrated=True, summary=summary, calibration=calibration)
 
 

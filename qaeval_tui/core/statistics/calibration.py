@@ -42,6 +42,7 @@ from qaeval_tui.core.statistics.verdict import (
     Verdict,
     constant_judge_warning,
     decide,
+    overall_verdict,
 )
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
 from qaeval_tui.core.store.rows import ItemAxis
@@ -229,8 +230,6 @@ def axis_calibration(
     evidence = Evidence(n, exact, exact_ci, alpha.value if alpha else None, alpha_ci, alpha_ci_reason, n, constant)
     decision = decide(evidence, bar)
     reason = decision.reason
-    if bar.rule == "point" and constant is not None and decision.verdict != "INSUFFICIENT":
-        reason = f"{reason}; but {constant}"
     items = np.asarray(table.items, dtype=object)
     one_reviewer = tuple(items[consensus.source == ONE_REVIEWER].tolist())
     qualifies = decision.verdict != "INSUFFICIENT" and decision.decided_by != "constant_judge"
@@ -294,8 +293,7 @@ def calibrate(
     """Judge-versus-human figures and a verdict for every rubric axis, bound to `verdicts.config_hash`."""
     aligned = verdicts.align(table.items)
     axes = {axis.name: axis_calibration(table, verdicts, axis, bar, adjudicated, aligned) for axis in rubric.axes}
-    states = {axis.verdict for axis in axes.values()}
-    overall: Verdict = "RETUNE" if "RETUNE" in states else "INSUFFICIENT" if "INSUFFICIENT" in states else "TRUSTED"
+    overall = overall_verdict(axis.verdict for axis in axes.values())
     return CalibrationReport(
         judge_config_hash=verdicts.config_hash,
         judge_name=verdicts.judge_name,

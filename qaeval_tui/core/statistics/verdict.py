@@ -2,7 +2,8 @@
 
 Per axis, with n judged items that have a human consensus (`rule = "interval"`, the default):
 
-- fewer than max(`min_n`, MIN_ITEMS_EXACT_INTERVAL) items: INSUFFICIENT;
+- fewer than max(`min_n`, MIN_ITEMS_EXACT_INTERVAL) items: INSUFFICIENT (TRUSTED needs at least
+  MIN_ITEMS_ALPHA_INTERVAL, for alpha's interval: the items to decide count up to that floor);
 - the judge gave every item the same score: RETUNE (it tells no item apart, whatever its agreement);
 - the upper bound of exact agreement (Wilson with continuity correction) is below `min_exact`: RETUNE;
 - alpha with the judge as a coder is at or below zero with enough items for its interval, or its
@@ -15,14 +16,15 @@ Per axis, with n judged items that have a human consensus (`rule = "interval"`, 
   would be smaller than the estimate's distance to the floor; for too few items, the minimum.
 
 The reason names the bound that decided. `rule = "point"` keeps the seed's rule (exact agreement's
-point estimate against `min_exact`, n >= `min_n`) and every output says so (`RULE_POINT_NOTE`).
+point estimate against `min_exact`, n >= `min_n`; a constant judge is RETUNE there too) and every
+output says so (`RULE_POINT_NOTE`, `report_notes`), the gate's included.
 `verdict_line` is the one place the words of a verdict are put together; renderers only place it.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -79,6 +81,8 @@ def _point_rule(e: Evidence, bar: CalibrationConfig) -> Decision:
     if e.n < bar.min_n or e.exact is None:
         reason = f"n = {e.n} is below the minimum of {bar.min_n} judged items with a human consensus"
         return Decision("INSUFFICIENT", reason, "min_n", bar.min_n - e.n)
+    if e.constant_judge is not None:  # under either rule: its agreement is the humans' base rate, not skill
+        return Decision("RETUNE", f"{e.constant_judge}; it tells no item apart", "constant_judge", None)
     if e.exact >= bar.min_exact:
         return Decision(
             "TRUSTED",
@@ -108,6 +112,8 @@ def _undecided_exact(e: Evidence, bar: CalibrationConfig) -> Decision:
     if total is None:
         reason += f"; at the observed rate {e.exact:.3f} not even {MAX_ITEMS_TO_DECIDE} items would decide it"
         return Decision("INSUFFICIENT", reason, "exact_lower", None)
+    if e.exact > bar.min_exact:  # on its way to TRUSTED, which also needs alpha's interval
+        total = max(total, MIN_ITEMS_ALPHA_INTERVAL)
     more = max(1, total - e.n)
     return Decision("INSUFFICIENT", f"{reason}; about {more} more judged items would decide it", "exact_lower", more)
 
@@ -116,10 +122,12 @@ def _interval_rule(e: Evidence, bar: CalibrationConfig) -> Decision:
     floor = bar.chance_floor
     need = max(bar.min_n, MIN_ITEMS_EXACT_INTERVAL)
     if e.n < need or e.exact is None or e.exact_ci is None:
+        # TRUSTED also needs alpha's interval, so nothing short of its floor decides a judge that is doing well.
+        to_floor = max(need, MIN_ITEMS_ALPHA_INTERVAL) - e.n
         if e.n < MIN_ITEMS_EXACT_INTERVAL:
-            return Decision("INSUFFICIENT", too_few_items(e.n, MIN_ITEMS_EXACT_INTERVAL), "too_few_items", need - e.n)
+            return Decision("INSUFFICIENT", too_few_items(e.n, MIN_ITEMS_EXACT_INTERVAL), "too_few_items", to_floor)
         reason = f"n = {e.n} is below the minimum of {bar.min_n} judged items with a human consensus"
-        return Decision("INSUFFICIENT", reason, "min_n", need - e.n)
+        return Decision("INSUFFICIENT", reason, "min_n", to_floor)
     low, high = e.exact_ci
     if e.constant_judge is not None:
         return Decision("RETUNE", f"{e.constant_judge}; it tells no item apart", "constant_judge", None)
@@ -162,6 +170,12 @@ def decide(evidence: Evidence, bar: CalibrationConfig) -> Decision:
     if evidence.n == 0:
         return Decision("INSUFFICIENT", REASON_NO_PAIRS, "no_pairs", None)
     return _point_rule(evidence, bar) if bar.rule == "point" else _interval_rule(evidence, bar)
+
+
+def overall_verdict(verdicts: Iterable[str]) -> Verdict:
+    """A calibration's verdict from its axes': RETUNE if any axis is, else INSUFFICIENT if any is, else TRUSTED."""
+    states = set(verdicts)
+    return "RETUNE" if "RETUNE" in states else "INSUFFICIENT" if "INSUFFICIENT" in states else "TRUSTED"
 
 
 def verdict_line(axis_name: str, axis: Mapping[str, Any]) -> str:

@@ -108,7 +108,7 @@ def decide(
 ) -> GateReport:
     """The gate's verdict on a finished run: the judge's trust from the calibration artifact (none:
     every judge axis uncalibrated), then Tier 1 and Tier 2. `store` holds the labels PPI reads."""
-    trust = gate_trust(calibration, result.judge_config.config_hash(), result.rubric_version)
+    trust = gate_trust(calibration, result.judge_config.config_hash(), result.rubric_version, config.calibration)
     return run_gate(
         result,
         reference,
