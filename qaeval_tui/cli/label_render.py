@@ -17,7 +17,7 @@ from qaeval_tui.core.statistics.agreement import AgreementReport
 from qaeval_tui.core.statistics.alpha_interval import MIN_ITEMS_ALPHA_INTERVAL
 from qaeval_tui.core.statistics.calibration import CalibrationReport
 from qaeval_tui.core.statistics.report_tables import calibration_notes, distribution_text, number, signed
-from qaeval_tui.core.statistics.verdict import report_notes, verdict_line
+from qaeval_tui.core.statistics.verdict import bar_line, report_notes, verdict_line
 from qaeval_tui.core.text import one_line
 
 
@@ -78,19 +78,6 @@ def print_agreement(report: AgreementReport) -> None:
         stdout.print(
             f"{selection['post_reveal_excluded']} post-reveal revision(s) left out (--include-post-reveal reads them)"
         )
-
-
-def bar_line(bar: dict[str, Any]) -> str:
-    """The bar in words, with the sizes that really decide: under the interval rule, TRUSTED needs alpha's
-    interval, so no axis is TRUSTED below MIN_ITEMS_ALPHA_INTERVAL judged items whatever `min_n` says."""
-    consensus = f"consensus of >= {bar['min_reviewers']} reviewers"
-    if bar["rule"] == "point":
-        return f"bar: exact >= {bar['min_exact']:.2f} with n >= {bar['min_n']} on every axis (point rule), {consensus}"
-    return (
-        f"bar: on every axis the lower bounds of exact agreement >= {bar['min_exact']:.2f} and of alpha above "
-        f"{bar['chance_floor']:.2f} (interval rule; n >= {bar['min_n']}, and alpha's interval needs "
-        f"n >= {MIN_ITEMS_ALPHA_INTERVAL}), {consensus}"
-    )
 
 
 def print_calibration(report: CalibrationReport) -> None:

@@ -190,3 +190,16 @@ def verdict_line(axis_name: str, axis: Mapping[str, Any]) -> str:
 def report_notes(report: Mapping[str, Any]) -> list[str]:
     """Report-wide notes every output shows (from `CalibrationReport.to_json()`)."""
     return [RULE_POINT_NOTE] if report["bar"]["rule"] == "point" else []
+
+
+def bar_line(bar: Mapping[str, Any]) -> str:
+    """The bar in words, with the sizes that really decide: under the interval rule, TRUSTED needs alpha's
+    interval, so no axis is TRUSTED below MIN_ITEMS_ALPHA_INTERVAL judged items whatever `min_n` says."""
+    consensus = f"consensus of >= {bar['min_reviewers']} reviewers"
+    if bar["rule"] == "point":
+        return f"bar: exact >= {bar['min_exact']:.2f} with n >= {bar['min_n']} on every axis (point rule), {consensus}"
+    return (
+        f"bar: on every axis the lower bounds of exact agreement >= {bar['min_exact']:.2f} and of alpha above "
+        f"{bar['chance_floor']:.2f} (interval rule; n >= {bar['min_n']}, and alpha's interval needs "
+        f"n >= {MIN_ITEMS_ALPHA_INTERVAL}), {consensus}"
+    )

@@ -12,7 +12,7 @@ from textual.content import Content
 
 from qaeval_tui.core.statistics.alpha_interval import MIN_ITEMS_ALPHA_INTERVAL
 from qaeval_tui.core.statistics.dashboard import Dashboard
-from qaeval_tui.core.statistics.verdict import report_notes, verdict_line
+from qaeval_tui.core.statistics.verdict import bar_line, report_notes, verdict_line
 from qaeval_tui.tui.literal import line, plain
 from qaeval_tui.tui.widgets.figure_table import Cell, Column, figure, figure_table, interval
 from qaeval_tui.tui.widgets.status_line import clock_text
@@ -86,11 +86,10 @@ def calibration_section(dashboard: Dashboard) -> Section:
     report = dashboard.calibration
     if report is None:
         return _section(_title("Judge vs human"), notes=[_problem(dashboard.calibration_problem or "")])
-    bar = report.bar
     data = report.to_json()
     note = (
         f"judge {report.judge_name} {report.judge_config_hash[:8]} · rubric {report.rubric_version} · "
-        f"bar: exact ≥ {bar.min_exact:.2f}, n ≥ {bar.min_n}, {bar.rule} rule"
+        f"{bar_line(data['bar'])}"
     )
     columns = [
         Column("axis", 20), Column("n", 4, ">"), Column("exact", 5, ">"), Column("95% CI", 9, ">"),
