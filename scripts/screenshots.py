@@ -55,8 +55,9 @@ def _shoot_all(out: Path) -> None:
         workdir = Path(tmp)
         demo = workdir / "demo.db"
         build_demo_store(demo, golden, config)
-        labeled = build_labeled_store(workdir / "labeled.db", golden, config.path(config.paths.labels))
-        templates = Templates(demo, labeled, golden, config)
+        labels = config.path(config.paths.labels)
+        labeled = build_labeled_store(workdir / "labeled.db", golden, labels)
+        templates = Templates(demo, labeled, golden, labels, config)
         for shot in SHOTS:
             print(asyncio.run(_shoot(shot, templates, workdir, out)))
 

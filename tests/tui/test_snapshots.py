@@ -11,7 +11,7 @@ import pytest
 
 from qaeval_tui.core.config import Config
 from tests.conftest import DEMO_GOLDEN, REPO
-from tests.tui.oversight_host import oversight_template
+from tests.tui.oversight_host import DEMO_LABELS, oversight_template
 from tests.tui.scenes.registry import SHOTS, Shot, Templates, app_for, settle
 from tests.tui.scenes.review import AnyPilot
 
@@ -27,7 +27,7 @@ def test_screen(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    templates = Templates(demo_template, oversight_template, DEMO_GOLDEN, Config())
+    templates = Templates(demo_template, oversight_template, DEMO_GOLDEN, DEMO_LABELS, Config())
     app, folder = app_for(shot, templates, tmp_path)
     if folder is not None:
         monkeypatch.chdir(folder)  # paths on screen are relative to the scene's folder

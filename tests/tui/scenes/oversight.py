@@ -28,6 +28,8 @@ from tests.tui.scenes.review import AnyPilot, wait_until
 BEDROOM = "tr-20261002-3f9a61"  # promoted
 RESTOCKING = "tr-20261003-b27c04"  # rejected: the answer was right
 GATEWAY = "tr-20261004-5d1e88"  # near-duplicate of gateway-price-current-01
+# A case ana and ben both labelled; scenes that leave ben's label out show it labelled by one reviewer.
+ONE_REVIEWER = ("ben", "accessories-total-01")
 
 Steps = Callable[[AnyPilot], Awaitable[None]]
 
@@ -80,6 +82,21 @@ async def play_adjudication(pilot: AnyPilot) -> None:
     await wait_until(pilot, ready)
 
 
+async def play_short_of_labels(pilot: AnyPilot) -> None:
+    await play_adjudication(pilot)
+    await pilot.press("o")
+    app = pilot.app
+
+    def ready() -> bool:
+        screen = app.screen
+        if not isinstance(screen, AdjudicationScreen) or not screen.show_short:
+            return False
+        entry = screen.selected()
+        return entry is not None and screen.dossier is not None and screen.dossier.item_id == entry.item_id
+
+    await wait_until(pilot, ready)
+
+
 async def play_consensus(pilot: AnyPilot) -> None:
     await play_adjudication(pilot)
     await pilot.press("1", *"0 and 2 both misread the anchor; 1 fits")
@@ -121,6 +138,8 @@ class OversightScene:
     steps: Steps
     inbox: bool = False
     rejected: tuple[str, ...] = ()
+    leave_out: tuple[tuple[str, str], ...] = ()
+    """(reviewer, case id) demo labels the scene's store never received (`build_labeled_store`)."""
 
 
 def scene_app(scene: OversightScene, root: Path, template: Path, golden: Path) -> ReviewApp:

@@ -21,9 +21,11 @@ from qaeval_tui.tui.screens.dashboard import DashboardScreen
 from qaeval_tui.tui.screens.inbox import InboxScreen
 from qaeval_tui.tui.screens.promote import PromoteScreen
 from tests.tui.scenes import oversight
+from tests.tui.scenes.host import build_labeled_store
 from tests.tui.scenes.oversight import (
     BEDROOM,
     GATEWAY,
+    ONE_REVIEWER,
     RESTOCKING,
     OversightScene,
     play_adjudication,
@@ -39,6 +41,7 @@ from tests.tui.scenes.oversight import (
     play_promote_refused,
     play_promote_typed,
     play_reject,
+    play_short_of_labels,
 )
 from tests.tui.scenes.review import (
     AnyPilot,
@@ -120,6 +123,14 @@ OVERSIGHT_SCENES: tuple[OversightScene, ...] = (
     OversightScene("12-browse", "Golden browser", (100, 32), BrowseScreen, play_browse),
     OversightScene("13-browse-living", "Golden browser: living split", (100, 32), BrowseScreen, play_browse_living),
     OversightScene("14-case", "Golden case, frozen: read-only", (100, 32), BrowseScreen, play_case),
+    OversightScene(
+        "15-short-of-labels",
+        "Adjudication: items short of blind labels",
+        (100, 32),
+        AdjudicationScreen,
+        play_short_of_labels,
+        leave_out=(ONE_REVIEWER,),
+    ),
 )
 
 
@@ -144,11 +155,13 @@ SHOTS: tuple[Shot, ...] = (
 
 @dataclass(frozen=True)
 class Templates:
-    """The stores scenes copy: `demo` (run stored, queues built) and `labeled` (plus the demo labels)."""
+    """The stores scenes copy: `demo` (run stored, queues built) and `labeled` (plus the demo labels
+    of `labels`, the folder a scene's own store is built from when it leaves some out)."""
 
     demo: Path
     labeled: Path
     golden: Path
+    labels: Path
     config: Config
 
 
@@ -162,7 +175,12 @@ def app_for(shot: Shot, templates: Templates, workdir: Path) -> tuple[ReviewApp,
         return scene_app(scene, templates.demo, workdir, templates.golden, templates.config), None
     root = workdir / shot.file
     root.mkdir(parents=True)
-    return oversight.scene_app(scene, root, templates.labeled, templates.golden), root
+    template = templates.labeled
+    if scene.leave_out:
+        template = build_labeled_store(
+            workdir / f"{shot.file}.db", templates.golden, templates.labels, leave_out=scene.leave_out
+        )
+    return oversight.scene_app(scene, root, template, templates.golden), root
 
 
 async def settle(shot: Shot, pilot: AnyPilot) -> None:
