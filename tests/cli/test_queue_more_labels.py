@@ -115,3 +115,21 @@ def test_more_labels_refuses_the_options_of_a_queue_build(tmp_path: Path, flag: 
     assert result.exit_code == 2 and "--more-labels assigns existing items" in result.stderr
     with Store.open(tmp_path / "q.db") as store:
         assert store.assignments() == []
+
+
+def test_a_reviewer_with_an_exposed_label_is_not_offered_the_item(tmp_path: Path) -> None:
+    """An exposed label (made after a reveal) is not blind, yet its author has seen the item: never again."""
+    db = tmp_path / "q.db"
+    store, items = store_with_run(db, n_items=1)
+    store.close()
+    runner.invoke(app, ["queue", "--db", "q.db", "--reviewers", "ana", "--overlap", "1"])
+    label(db, "ana", items)
+    with Store.open(db) as store:
+        blind = store.labels(reviewer="ana")[0].label
+        exposed = blind.model_copy(update={"reviewer": "ben", "revealed": True})
+        store.insert_labels([exposed], origin="import")
+    result = runner.invoke(app, ["queue", "--db", "q.db", "--more-labels", "--reviewers", "ana,ben", "--json"])
+    data = json.loads(result.stdout)
+    assert (data["short_items"], data["newly_assigned_items"], data["no_reviewer_left"]) == (1, 0, items)
+    with Store.open(db) as store:
+        assert store.queue_item_ids("ben") == []
