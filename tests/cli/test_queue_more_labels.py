@@ -39,7 +39,7 @@ def one_reviewer(db: Path) -> int:
     assert result.exit_code in (0, 1, 3), result.output
     counts = {axis["consensus"]["one_reviewer"] for axis in json.loads(result.stdout)["axes"].values()}
     assert len(counts) == 1
-    return counts.pop()
+    return int(counts.pop())
 
 
 def test_the_second_reviewer_gets_exactly_the_single_reviewer_items_and_labelling_them_resolves_them(
