@@ -38,8 +38,8 @@ async def test_the_curator_sees_the_one_reviewer_item_with_the_reason_and_rules_
         before = calibration_from_store(store, workspace.config)
     app = oversight_app(workspace, AdjudicationScreen)
     async with app.run_test(size=(100, 32)) as pilot:
-        screen = app.screen
-        assert isinstance(screen, AdjudicationScreen)
+        assert isinstance(app.screen, AdjudicationScreen)
+        screen: AdjudicationScreen = app.screen
         await _ready(pilot, screen)
         assert "short of labels (o)" in flat(host_text(app))
         assert all(entry.case_id != case_id for entry in screen.shown)  # not a disagreement
