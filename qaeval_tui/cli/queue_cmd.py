@@ -1,4 +1,5 @@
-"""`qaeval queue`: review items from a run, assigned to reviewers (balanced, k per item, seeded order).
+"""`qaeval queue`: review items from a run, assigned to reviewers (balanced, k per item, seeded order);
+`--more-labels` offers the items short of blind reviewers to others who have not labelled them.
 
 Exit 0, or 2 on a usage or input error (an invalid golden set included).
 """
@@ -9,6 +10,7 @@ import typer
 
 from qaeval_tui.cli.common import config_from, guarded_input_as_usage, open_store, print_json, stdout
 from qaeval_tui.cli.options import AsJson, Data, Db
+from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.limits import MAX_SEED
 
 
@@ -33,13 +35,20 @@ def queue(
     replace: bool = typer.Option(
         False, "--replace", help="Rebuild every queue from scratch (labels are kept) instead of adding new items only."
     ),
+    more_labels: bool = typer.Option(
+        False,
+        "--more-labels",
+        help="Assign only the items with fewer than calibration.min_reviewers blind reviewers, each to "
+        "reviewers who have not labelled it (takes --reviewers and --seed only).",
+    ),
     db: Db = None,
     as_json: AsJson = False,
 ) -> None:
     """Create review items from a run and assign them to reviewers: balanced, k per item, seeded order.
 
     Exit 0, or 2 on a usage or input error (no run, bad reviewer names, overlap larger than the team,
-    invalid --data). --data is read only for cases whose content the store lacks.
+    invalid --data). --data is read only for cases whose content the store lacks. --more-labels
+    offers the items short of blind reviewers to others who have not labelled them.
     """
     from rich.table import Table
 
@@ -47,6 +56,16 @@ def queue(
 
     config = config_from(ctx)
     names = [n.strip() for n in reviewers.split(",")] if reviewers else None
+    if more_labels:
+        extra = [flag for flag, given in (("--overlap", overlap), ("--run", run_id), ("--data", data)) if given]
+        if replace:
+            extra.append("--replace")
+        if extra:
+            raise UsageError(
+                f"--more-labels assigns existing items and takes --reviewers and --seed only, not {', '.join(extra)}"
+            )
+        _more_labels(ctx, db, names, seed, as_json)
+        return
     with open_store(ctx, db, must_exist=True) as store:
         outcome = queue_from_run(
             config,
@@ -73,6 +92,28 @@ def queue(
     stdout.print(table)
     if report.pair_overlap:
         stdout.print("shared items per pair: " + ", ".join(f"{a}+{b} {n}" for (a, b), n in report.pair_overlap.items()))
+
+
+def _more_labels(ctx: typer.Context, db: Db, names: list[str] | None, seed: int | None, as_json: bool) -> None:
+    from qaeval_tui.core.usecases.queue import queue_more_labels
+
+    with open_store(ctx, db, must_exist=True) as store:
+        report = queue_more_labels(config_from(ctx), store, reviewers=names, seed=seed)
+    if as_json:
+        print_json(report.to_json())
+        return
+    added = sum(len(items) for items in report.assigned.values())
+    stdout.print(
+        f"{report.short_items} item(s) with fewer than {report.min_reviewers} blind reviewers; "
+        f"{added} assignment(s) added, {report.already_offered} item(s) already in another reviewer's queue"
+    )
+    for name, items in sorted(report.assigned.items()):
+        stdout.print(f"  {name}: +{len(items)}")
+    if report.no_reviewer_left:
+        stdout.print(
+            f"{len(report.no_reviewer_left)} item(s) still short: every other reviewer has labelled them "
+            "(add a reviewer with --reviewers, or rule on them in the adjudication screen)"
+        )
 
 
 def register(app: typer.Typer) -> None:

@@ -218,6 +218,13 @@ COMMANDS: tuple[Command, ...] = (
     Command("back", "escape", "back", "Go back to the inbox; an edited draft asks first.", "promote"),
     Command("rule", "enter", "rule", "Record the consensus on the selected disagreement, with a reason.", "adjudicate"),
     Command("toggle_settled", "a", "show settled", "Show or hide disagreements already adjudicated.", "adjudicate"),
+    Command(
+        "toggle_short",
+        "o",
+        "short of labels",
+        "Switch to the items short of blind labels (one reviewer only) and back.",
+        "adjudicate",
+    ),
     *_item_scroll("adjudicate"),
     Command("back", "escape", "back", "Go back to the previous screen.", "adjudicate"),
     Command(

@@ -1,9 +1,9 @@
-"""A snapshot of every screen state: the same scenes `make screenshots` writes to screenshots/."""
+"""A snapshot of every screen state: the one registry of scenes (`scenes.registry.SHOTS`), which
+`make screenshots` also draws into screenshots/."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,35 +11,44 @@ import pytest
 
 from qaeval_tui.core.config import Config
 from tests.conftest import DEMO_GOLDEN, REPO
-from tests.tui.scenes.review import SCENES, AnyPilot, Scene, scene_app
+from tests.tui.oversight_host import DEMO_LABELS, oversight_template
+from tests.tui.scenes.registry import SHOTS, Shot, Templates, app_for, settle
+from tests.tui.scenes.review import AnyPilot
+
+__all__ = ["oversight_template"]  # fixture
 
 
-def _settled(scene: Scene) -> Callable[[AnyPilot], Any]:
+@pytest.mark.parametrize("shot", SHOTS, ids=[shot.file for shot in SHOTS])
+def test_screen(
+    shot: Shot,
+    snap_compare: Any,
+    demo_template: Path,
+    oversight_template: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    templates = Templates(demo_template, oversight_template, DEMO_GOLDEN, DEMO_LABELS, Config())
+    app, folder = app_for(shot, templates, tmp_path)
+    if folder is not None:
+        monkeypatch.chdir(folder)  # paths on screen are relative to the scene's folder
+
     async def run_before(pilot: AnyPilot) -> None:
-        await scene.steps(pilot)
-        await pilot.pause()
-        pilot.app.clear_notifications()  # toasts time out; the picture must not depend on timing
-        await pilot.pause()
+        await settle(shot, pilot)
 
-    return run_before
-
-
-@pytest.mark.parametrize("scene", SCENES, ids=[scene.name for scene in SCENES])
-def test_screen(scene: Scene, snap_compare: Any, demo_template: Path, tmp_path: Path) -> None:
-    app = scene_app(scene, demo_template, tmp_path, DEMO_GOLDEN, Config())
-    assert snap_compare(app, terminal_size=scene.size, run_before=_settled(scene))
+    assert snap_compare(app, terminal_size=shot.size, run_before=run_before)
 
 
 def _picture(svg: str) -> str:
-    """The SVG without its random id and window title: what the screen showed."""
+    """What the screen showed: the SVG without its random ids and its window title."""
     svg = re.sub(r"terminal-\d+-", "terminal-", svg)
     return re.sub(r'(<text class="terminal-title"[^>]*>)[^<]*(</text>)', r"\1\2", svg)
 
 
-@pytest.mark.parametrize("scene", SCENES, ids=[scene.name for scene in SCENES])
-def test_committed_screenshot_is_current(scene: Scene) -> None:
+@pytest.mark.parametrize("shot", SHOTS, ids=[shot.file for shot in SHOTS])
+def test_committed_screenshot_is_the_tested_picture(shot: Shot) -> None:
     """screenshots/ (shown in the README) must be the tested pictures: rerun `make screenshots` if not."""
-    committed = REPO / "screenshots" / f"{scene.name}.svg"
-    snapshot = Path(__file__).parent / "__snapshots__" / "test_snapshots" / f"test_screen[{scene.name}].svg"
+    committed = REPO / "screenshots" / f"{shot.file}.svg"
+    snapshot = Path(__file__).parent / "__snapshots__" / "test_snapshots" / f"test_screen[{shot.file}].svg"
     assert committed.is_file(), f"{committed} is missing: run make screenshots"
+    assert snapshot.is_file(), f"{snapshot} is missing"
     assert _picture(committed.read_text(encoding="utf-8")) == _picture(snapshot.read_text(encoding="utf-8"))

@@ -161,3 +161,96 @@ def assign(
         load={name: load[name] for name in sorted(load)},
         pair_overlap={pair: n for pair, n in sorted(pair_count.items()) if n},
     )
+
+
+@dataclass(frozen=True)
+class MoreLabelsReport:
+    """What `assign_more_labels` did: who got which under-reviewed items, and what is still short."""
+
+    reviewers: tuple[str, ...]
+    min_reviewers: int
+    seed: int
+    short_items: int
+    """Items with fewer than `min_reviewers` blind reviewers and no ruling, before this call."""
+    already_offered: int
+    """Of those, items whose missing labels are already in someone's queue (nothing added)."""
+    assigned: dict[str, tuple[str, ...]]
+    """Per reviewer, the item ids appended to their queue."""
+    no_reviewer_left: tuple[str, ...]
+    """Items still short: every other team member has labelled or is already assigned to them."""
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "more_labels": True,
+            "reviewers": list(self.reviewers),
+            "min_reviewers": self.min_reviewers,
+            "seed": self.seed,
+            "short_items": self.short_items,
+            "already_offered": self.already_offered,
+            "newly_assigned_items": sum(len(items) for items in self.assigned.values()),
+            "load": {name: len(items) for name, items in sorted(self.assigned.items())},
+            "no_reviewer_left": list(self.no_reviewer_left),
+        }
+
+
+def assign_more_labels(
+    store: Store,
+    reviewers: Sequence[str],
+    short: dict[str, frozenset[str]],
+    min_reviewers: int,
+    seed: int,
+) -> MoreLabelsReport:
+    """Offer each under-reviewed item to other reviewers until `min_reviewers` could label it blind.
+
+    `short` maps an item with fewer than `min_reviewers` blind reviewers (and no ruling) to those
+    reviewers. An item is never offered to anyone who has any label revision on it (blind or
+    exposed: they cannot label it blind again) nor to anyone whose queue already holds it; a queued
+    but unlabelled reviewer counts as an offer already made. Least loaded first, seeded tie-break;
+    new items go to the end of each queue in a per-reviewer seeded order, so nothing reshuffles.
+    """
+    names = _check_reviewers(reviewers, 1)
+    queued = store.queued_items()
+    touched: dict[str, set[str]] = {}
+    for row in store.labels():
+        touched.setdefault(row.label.item_id, set()).add(row.label.reviewer)
+    load: Counter[str] = Counter({name: len(queued.get(name, frozenset())) for name in names})
+    positions: Counter[str] = Counter()
+    for reviewer, _, position in store.assignments():
+        positions[reviewer] = max(positions[reviewer], position)
+    rng = random.Random(seed)
+    chosen_for: dict[str, list[str]] = {name: [] for name in names}
+    already, stuck = 0, []
+    for item_id in sorted(short):
+        done = short[item_id] | touched.get(item_id, set())
+        pending = {name for name, items in queued.items() if item_id in items} - done
+        need = min_reviewers - len(short[item_id]) - len(pending)
+        if need <= 0:
+            already += 1
+            continue
+        tie_break = {name: rng.random() for name in names}
+        eligible = sorted(
+            (name for name in names if name not in done and name not in pending),
+            key=lambda name: (load[name], tie_break[name]),
+        )
+        for name in eligible[:need]:
+            chosen_for[name].append(item_id)
+            load[name] += 1
+        if len(eligible) < need:
+            stuck.append(item_id)
+    entries: list[QueueEntry] = []
+    for name in names:
+        queue = sorted(chosen_for[name])
+        random.Random(f"{seed}:{name}:more").shuffle(queue)
+        entries.extend(
+            QueueEntry(name, item_id, positions[name] + offset, seed) for offset, item_id in enumerate(queue, start=1)
+        )
+    store.write_assignments(entries, replace=False)
+    return MoreLabelsReport(
+        reviewers=names,
+        min_reviewers=min_reviewers,
+        seed=seed,
+        short_items=len(short),
+        already_offered=already,
+        assigned={name: tuple(chosen_for[name]) for name in names if chosen_for[name]},
+        no_reviewer_left=tuple(stuck),
+    )

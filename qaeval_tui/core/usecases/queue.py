@@ -1,4 +1,8 @@
-"""Queue a run for review (`qaeval queue`): its outputs become review items, assigned to reviewers."""
+"""Queue a run for review (`qaeval queue`): its outputs become review items, assigned to reviewers.
+
+`queue_more_labels` (`qaeval queue --more-labels`) offers the items labelled by fewer than
+`calibration.min_reviewers` blind reviewers to team members who have not labelled them.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from qaeval_tui.core.config import Config
+from qaeval_tui.core.curation.adjudication import adjudication_queue
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
-from qaeval_tui.core.review.queue import AssignmentReport, assign, build_review_items
+from qaeval_tui.core.review.queue import (
+    AssignmentReport,
+    MoreLabelsReport,
+    assign,
+    assign_more_labels,
+    build_review_items,
+)
 from qaeval_tui.core.store.sqlite import Store
 
 
@@ -54,3 +65,26 @@ def queue_from_run(
         replace=replace,
     )
     return QueueOutcome(run.run_id, created, report)
+
+
+def queue_more_labels(
+    config: Config, store: Store, *, reviewers: Sequence[str] | None = None, seed: int | None = None
+) -> MoreLabelsReport:
+    """Assign every item with too few blind reviewers (and no ruling) to others who have not labelled it.
+
+    The items are the adjudication queue's `too_few_reviewers` with fewer blind reviewers than a
+    consensus needs: exactly what calibration counts as "unresolved: one reviewer" by default.
+    """
+    minimum = config.calibration.min_reviewers
+    short: dict[str, frozenset[str]] = {}
+    for entry in adjudication_queue(store, config).too_few_reviewers:
+        blind = frozenset(score.reviewer for score in entry.scores)
+        if len(blind) < minimum:
+            short[entry.item_id] = blind
+    return assign_more_labels(
+        store,
+        list(config.review.reviewers) if reviewers is None else reviewers,
+        short,
+        minimum,
+        config.review.seed if seed is None else seed,
+    )

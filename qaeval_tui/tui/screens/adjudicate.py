@@ -1,9 +1,13 @@
 """Adjudication: where blind reviewers disagree, per axis, worst first; record a consensus with a reason.
 
 The list is the core's `adjudication_queue`; the item below it shows every blind label and note
-side by side with the question, the gold and the answer. The judge verdict is not shown here: a
-consensus settled with the judge in view would flatter the judge in calibration. A ruling is
-appended to the store (never overwriting) and calibration reads it as the human consensus.
+side by side with the question, the gold and the answer. `o` switches to the items short of blind
+labels (`too_few_reviewers`: one reviewer only, or one value beside a "can't judge"), which
+calibration leaves unresolved; a line under the list says why the selected entry is listed and
+what resolves it: a ruling, or another blind label (`qaeval queue --more-labels` offers it).
+The judge verdict is not shown here: a consensus settled with the judge in view would flatter
+the judge in calibration. A ruling is appended to the store (never overwriting) and calibration
+reads it as the human consensus.
 """
 
 from __future__ import annotations
@@ -42,8 +46,38 @@ def labels_text(entry: Disagreement) -> str:
     return " · ".join(f"{s.reviewer} {'cj' if s.value is None else s.value}" for s in entry.scores)
 
 
-def standing_text(entry: Disagreement) -> tuple[str, str]:
+def is_short(entry: Disagreement, min_reviewers: int) -> bool:
+    """Fewer blind values than a consensus needs and no ruling: what `too_few_reviewers` lists."""
+    values = [score.value for score in entry.scores if score.value is not None]
+    return not entry.adjudicated and len(values) < min_reviewers and len(set(values)) < 2
+
+
+def why_text(entry: Disagreement, min_reviewers: int) -> str:
+    """Why the entry is listed and what resolves it, in one line."""
+    if not is_short(entry, min_reviewers):
+        if entry.adjudicated:
+            return "Listed: blind reviewers disagreed; a curator ruled. A new ruling supersedes it (enter)."
+        return (
+            f"Listed: blind reviewers disagree by {entry.spread} step(s). "
+            "Fix: rule on it (enter, or a digit), with a reason."
+        )
+    reviewers = [score.reviewer for score in entry.scores]
+    if len(reviewers) < min_reviewers:
+        return (
+            f"Listed: only {' and '.join(reviewers)} labelled it blind; calibration needs {min_reviewers}. "
+            "Fix: another blind label (qaeval queue --more-labels offers it) or rule on it (enter)."
+        )
+    unsure = [score.reviewer for score in entry.scores if score.value is None]
+    return (
+        f"Listed: {' and '.join(unsure)} said can't judge, one value is left; calibration needs {min_reviewers}. "
+        "Fix: another reviewer's blind label or rule on it (enter)."
+    )
+
+
+def standing_text(entry: Disagreement, min_reviewers: int = 2) -> tuple[str, str]:
     """What calibration uses now, and a Rich style for it."""
+    if is_short(entry, min_reviewers):
+        return ("one reviewer" if len(entry.scores) < min_reviewers else "one value"), "red"
     if entry.adjudicated:
         return f"ruled {'-' if entry.consensus is None else entry.consensus}", "green"
     if entry.consensus_source == "median":
@@ -60,6 +94,7 @@ class AdjudicationScreen(AppScreen[None]):
         self.queue: AdjudicationQueue | None = None
         self.shown: list[Disagreement] = []
         self.show_settled = False
+        self.show_short = False
         self.dossier: ItemDossier | None = None
         self.loaded = False
 
@@ -67,9 +102,14 @@ class AdjudicationScreen(AppScreen[None]):
     def axes(self) -> tuple[str, ...]:
         return self.context.services.config.rubric.axis_names
 
+    @property
+    def min_reviewers(self) -> int:
+        return self.context.services.config.calibration.min_reviewers
+
     def compose(self) -> ComposeResult:
         yield Static(Content.styled("Adjudication · loading…", "bold"), id="adj-title")
         yield PickTable(id="adj-list")
+        yield Static("", id="adj-why", markup=False)
         yield DossierView()
         yield KeyBar()
 
@@ -96,29 +136,40 @@ class AdjudicationScreen(AppScreen[None]):
         queue = self.queue
         if queue is None:
             return
-        self.shown = [e for e in queue.entries if e.open or self.show_settled]
+        if self.show_short:
+            self.shown = list(queue.too_few_reviewers)
+        else:
+            self.shown = [e for e in queue.entries if e.open or self.show_settled]
         table = self.query_one(PickTable)
         table.clear(columns=True)
         widths = (("axis", 20), ("case", max(16, self.size.width - 76)), ("blind labels", 22), ("spread", 6))
-        for title, width in (*widths, ("now used", 10)):
+        for title, width in (*widths, ("now used", 12)):
             table.add_column(title, width=width)
         for entry in self.shown:
-            standing, style = standing_text(entry)
+            standing, style = standing_text(entry, self.min_reviewers)
             table.add_row(
                 cell(entry.axis),
                 cell(entry.case_id),
                 cell(labels_text(entry)),
-                cell(str(entry.spread)),
+                cell("-" if self.show_short else str(entry.spread)),
                 cell(standing, style),
             )
-        settled = f"{queue.adjudicated_count} settled ({'shown' if self.show_settled else 'hidden'})"
-        self.query_one("#adj-title", Static).update(
-            Content.assemble(
+        short = len(queue.too_few_reviewers)
+        if self.show_short:
+            heading = Content.assemble(
+                ("Adjudication  ", "bold"),
+                (f"{short} short of blind labels", "bold $warning" if short else "bold $success"),  # (item, axis)
+                (f" · o: back to {queue.open_count} disagreement(s) · judge hidden", "$foreground-muted"),
+            )
+        else:
+            settled = f"{queue.adjudicated_count} settled ({'shown' if self.show_settled else 'hidden'})"
+            heading = Content.assemble(
                 ("Adjudication  ", "bold"),
                 (f"{queue.open_count} open disagreement(s)", "bold $warning" if queue.open_count else "bold $success"),
-                (f" · {settled} · worst first, judge hidden", "$foreground-muted"),
+                (f" · {short} short of labels (o)", "$warning" if short else "$foreground-muted"),
+                (f" · {settled} · judge hidden", "$foreground-muted"),
             )
-        )
+        self.query_one("#adj-title", Static).update(heading)
         if keep is not None:
             same = [i for i, e in enumerate(self.shown) if (e.item_id, e.axis) == (keep.item_id, keep.axis)]
             if same:
@@ -138,9 +189,16 @@ class AdjudicationScreen(AppScreen[None]):
 
     def _load_dossier(self) -> None:
         entry = self.selected()
+        why = self.query_one("#adj-why", Static)
+        why.update("" if entry is None else why_text(entry, self.min_reviewers))
         if entry is None:
             self.dossier = None
-            self.call_later(self.query_one(DossierView).clear, "Nothing to adjudicate: blind reviewers agree.")
+            empty = (
+                "Nothing short of blind labels: every item has enough blind reviewers or a ruling."
+                if self.show_short
+                else "Nothing to adjudicate: blind reviewers agree."
+            )
+            self.call_later(self.query_one(DossierView).clear, empty)
             return
         services, item_id = self.context.services, entry.item_id
 
@@ -199,6 +257,11 @@ class AdjudicationScreen(AppScreen[None]):
     def action_toggle_settled(self) -> None:
         self.show_settled = not self.show_settled
         self._fill(self.selected())
+
+    def action_toggle_short(self) -> None:
+        self.show_short = not self.show_short
+        self.query_one(PickTable).move_cursor(row=0, animate=False)
+        self._fill(None)
 
     def action_detail_down(self) -> None:
         self.query_one(DossierView).scroll_page_down(animate=False)

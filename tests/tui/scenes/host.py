@@ -8,6 +8,7 @@ shows one looks the same on every run.
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -52,12 +53,25 @@ class Workspace:
         return Store.open(self.db)
 
 
-def build_labeled_store(path: Path, golden: Path, labels: Path) -> Path:
-    """The demo store with the labels of LABELED_BY (`labels/<name>.jsonl`) imported; no inbox."""
+def build_labeled_store(path: Path, golden: Path, labels: Path, *, leave_out: tuple[tuple[str, str], ...] = ()) -> Path:
+    """The demo store with the labels of LABELED_BY (`labels/<name>.jsonl`) imported; no inbox.
+
+    `leave_out` names (reviewer, case id) labels never imported: an item another reviewer labelled
+    alone, as when a second blind label has not arrived yet.
+    """
     config = Config()
     build_demo_store(path, golden, config, reviewers=LABELED_BY)
+    files = [labels / f"{name}.jsonl" for name in LABELED_BY]
+    if leave_out:
+        kept = path.parent / f"{path.stem}-labels"
+        kept.mkdir()
+        for file in files:
+            lines = file.read_text(encoding="utf-8").splitlines(keepends=True)
+            keep = [line for line in lines if (file.stem, json.loads(line)["case_id"]) not in leave_out]
+            (kept / file.name).write_text("".join(keep), encoding="utf-8")
+        files = [kept / file.name for file in files]
     with Store.open(path) as store:
-        import_labels(store, [labels / f"{name}.jsonl" for name in LABELED_BY], config.rubric)
+        import_labels(store, files, config.rubric)
     return path
 
 

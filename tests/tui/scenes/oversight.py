@@ -28,6 +28,8 @@ from tests.tui.scenes.review import AnyPilot, wait_until
 BEDROOM = "tr-20261002-3f9a61"  # promoted
 RESTOCKING = "tr-20261003-b27c04"  # rejected: the answer was right
 GATEWAY = "tr-20261004-5d1e88"  # near-duplicate of gateway-price-current-01
+# A case ana and ben both labelled; scenes that leave ben's label out show it labelled by one reviewer.
+ONE_REVIEWER = ("ben", "accessories-total-01")
 
 Steps = Callable[[AnyPilot], Awaitable[None]]
 
@@ -40,37 +42,37 @@ async def _idle(pilot: AnyPilot) -> None:
         await pilot.pause(0.05)
 
 
-async def _inbox(pilot: AnyPilot) -> None:
+async def play_inbox(pilot: AnyPilot) -> None:
     app = pilot.app
     await wait_until(pilot, lambda: isinstance(app.screen, InboxScreen) and app.screen.loaded and not app.screen.busy)
 
 
-async def _import_dialog(pilot: AnyPilot) -> None:
-    await _inbox(pilot)
+async def play_import_dialog(pilot: AnyPilot) -> None:
+    await play_inbox(pilot)
     await pilot.press("i")
 
 
-async def _promote(pilot: AnyPilot) -> None:
+async def play_promote(pilot: AnyPilot) -> None:
     app = pilot.app
     await wait_until(pilot, lambda: isinstance(app.screen, PromoteScreen) and app.screen.form is not None)
 
 
-async def _promote_typed(pilot: AnyPilot) -> None:
-    await _promote(pilot)
+async def play_promote_typed(pilot: AnyPilot) -> None:
+    await play_promote(pilot)
     await pilot.press("tab", "tab", "tab", *"No. Not in a sleeping area.", "tab", "down", "space")
 
 
-async def _promote_refused(pilot: AnyPilot) -> None:
-    await _promote(pilot)
+async def play_promote_refused(pilot: AnyPilot) -> None:
+    await play_promote(pilot)
     await pilot.press("ctrl+u", *"gateway-price-current-01", "ctrl+s")
 
 
-async def _reject(pilot: AnyPilot) -> None:
-    await _promote(pilot)
+async def play_reject(pilot: AnyPilot) -> None:
+    await play_promote(pilot)
     await pilot.press("ctrl+r", *"The answer was right: the fee is in the terms.")
 
 
-async def _adjudication(pilot: AnyPilot) -> None:
+async def play_adjudication(pilot: AnyPilot) -> None:
     app = pilot.app
 
     def ready() -> bool:
@@ -80,35 +82,50 @@ async def _adjudication(pilot: AnyPilot) -> None:
     await wait_until(pilot, ready)
 
 
-async def _consensus(pilot: AnyPilot) -> None:
-    await _adjudication(pilot)
+async def play_short_of_labels(pilot: AnyPilot) -> None:
+    await play_adjudication(pilot)
+    await pilot.press("o")
+    app = pilot.app
+
+    def ready() -> bool:
+        screen = app.screen
+        if not isinstance(screen, AdjudicationScreen) or not screen.show_short:
+            return False
+        entry = screen.selected()
+        return entry is not None and screen.dossier is not None and screen.dossier.item_id == entry.item_id
+
+    await wait_until(pilot, ready)
+
+
+async def play_consensus(pilot: AnyPilot) -> None:
+    await play_adjudication(pilot)
     await pilot.press("1", *"0 and 2 both misread the anchor; 1 fits")
 
 
-async def _dashboard(pilot: AnyPilot) -> None:
+async def play_dashboard(pilot: AnyPilot) -> None:
     app = pilot.app
     await wait_until(pilot, lambda: isinstance(app.screen, DashboardScreen) and app.screen.dashboard is not None)
 
 
-async def _drilldown(pilot: AnyPilot) -> None:
-    await _dashboard(pilot)
+async def play_drilldown(pilot: AnyPilot) -> None:
+    await play_dashboard(pilot)
     app = pilot.app
     await pilot.press("tab", "enter")
     await wait_until(pilot, lambda: isinstance(app.screen, DrilldownScreen) and app.screen.dossier is not None)
 
 
-async def _browse(pilot: AnyPilot) -> None:
+async def play_browse(pilot: AnyPilot) -> None:
     app = pilot.app
     await wait_until(pilot, lambda: isinstance(app.screen, BrowseScreen) and app.screen.golden is not None)
 
 
-async def _browse_living(pilot: AnyPilot) -> None:
-    await _browse(pilot)
+async def play_browse_living(pilot: AnyPilot) -> None:
+    await play_browse(pilot)
     await pilot.press("s", "s")
 
 
-async def _case(pilot: AnyPilot) -> None:
-    await _browse(pilot)
+async def play_case(pilot: AnyPilot) -> None:
+    await play_browse(pilot)
     await pilot.press("slash", *"error-e204", "enter", "enter")
 
 
@@ -121,49 +138,8 @@ class OversightScene:
     steps: Steps
     inbox: bool = False
     rejected: tuple[str, ...] = ()
-
-
-SCENES: tuple[OversightScene, ...] = (
-    OversightScene("01-inbox", "Inbox: production misses", (100, 32), InboxScreen, _inbox, True, (RESTOCKING,)),
-    OversightScene("02-import", "Inbox: importing a miss file", (100, 32), InboxScreen, _import_dialog),
-    OversightScene(
-        "03-promote", "Promote: validation as you type", (100, 32), lambda c: PromoteScreen(c, BEDROOM), _promote, True
-    ),
-    OversightScene(
-        "04-promote-ready",
-        "Promote: a valid draft",
-        (100, 32),
-        lambda c: PromoteScreen(c, BEDROOM),
-        _promote_typed,
-        True,
-    ),
-    OversightScene(
-        "05-promote-refused",
-        "Promote: refused, nothing written",
-        (100, 32),
-        lambda c: PromoteScreen(c, BEDROOM),
-        _promote_refused,
-        True,
-    ),
-    OversightScene(
-        "06-near-duplicate",
-        "Promote: near-duplicate warning",
-        (100, 32),
-        lambda c: PromoteScreen(c, GATEWAY),
-        _promote,
-        True,
-    ),
-    OversightScene(
-        "07-reject", "Reject with a reason", (100, 32), lambda c: PromoteScreen(c, RESTOCKING), _reject, True
-    ),
-    OversightScene("08-adjudication", "Adjudication: worst first", (100, 32), AdjudicationScreen, _adjudication),
-    OversightScene("09-consensus", "Adjudication: recording a consensus", (100, 32), AdjudicationScreen, _consensus),
-    OversightScene("10-dashboard", "Calibration dashboard", (100, 42), DashboardScreen, _dashboard),
-    OversightScene("11-drilldown", "Dashboard: items behind a cell", (100, 32), DashboardScreen, _drilldown),
-    OversightScene("12-browse", "Golden browser", (100, 32), BrowseScreen, _browse),
-    OversightScene("13-browse-living", "Golden browser: living split", (100, 32), BrowseScreen, _browse_living),
-    OversightScene("14-case", "Golden case, frozen: read-only", (100, 32), BrowseScreen, _case),
-)
+    leave_out: tuple[tuple[str, str], ...] = ()
+    """(reviewer, case id) demo labels the scene's store never received (`build_labeled_store`)."""
 
 
 def scene_app(scene: OversightScene, root: Path, template: Path, golden: Path) -> ReviewApp:

@@ -111,14 +111,14 @@ class Scene:
     held: bool = False
 
 
-async def _reviewer_prompt(pilot: AnyPilot) -> None:
+async def play_reviewer_prompt(pilot: AnyPilot) -> None:
     from qaeval_tui.tui.screens.reviewer import ReviewerScreen
 
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, ReviewerScreen))
     await pilot.press(*"dana")
 
 
-async def _preparing(pilot: AnyPilot) -> None:
+async def play_preparing(pilot: AnyPilot) -> None:
     from qaeval_tui.tui.screens.preparing import PreparingScreen
 
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, PreparingScreen) and len(pilot.app.screen.steps) == 2)
@@ -132,7 +132,7 @@ async def _review(pilot: AnyPilot, *keys: str) -> None:
         await press_and_settle(pilot, *keys)
 
 
-async def _home(pilot: AnyPilot) -> None:
+async def play_home(pilot: AnyPilot) -> None:
     from qaeval_tui.tui.screens.home import HomeScreen
 
     await _review(pilot, "2", "1", "2", "enter", "1", "x", "0", "enter")
@@ -140,7 +140,7 @@ async def _home(pilot: AnyPilot) -> None:
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, HomeScreen) and pilot.app.screen.loaded)
 
 
-async def _literal(pilot: AnyPilot) -> None:
+async def play_literal(pilot: AnyPilot) -> None:
     from qaeval_tui.tui.screens.review import ReviewScreen
 
     app = pilot.app
@@ -154,7 +154,7 @@ async def _literal(pilot: AnyPilot) -> None:
     await press_and_settle(pilot, "n", *"checked: [bold red]x[/] is forum junk", "enter", "right_square_bracket")
 
 
-async def _summary(pilot: AnyPilot) -> None:
+async def play_summary(pilot: AnyPilot) -> None:
     from qaeval_tui.tui.screens.summary import SummaryScreen
 
     app = pilot.app
@@ -166,35 +166,18 @@ async def _summary(pilot: AnyPilot) -> None:
         await press_and_settle(pilot, "2", "2", "1", *(("f",) if flag else ()), "enter")
 
 
-async def _reveal(pilot: AnyPilot) -> None:
+async def play_reveal(pilot: AnyPilot) -> None:
     from qaeval_tui.tui.screens.reveal import RevealDialog
 
     await _review(pilot, "2", "1", "2", "enter", "r")
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, RevealDialog))
 
 
-def _keys(*keys: str) -> Steps:
+def play_keys(*keys: str) -> Steps:
     async def steps(pilot: AnyPilot) -> None:
         await _review(pilot, *keys)
 
     return steps
-
-
-SCENES: tuple[Scene, ...] = (
-    Scene("01-reviewer", "Who is reviewing?", (80, 24), None, _reviewer_prompt),
-    Scene("02-preparing", "Preparing a fresh store", (80, 24), "ana", _preparing, held=True),
-    Scene("03-home", "Home", (100, 32), "ana", _home),
-    Scene("04-review", "Review: a new item (80x24)", (80, 24), "ana", _keys()),
-    Scene("05-review-gold", "Review: blind axes scored, gold answer shown", (80, 24), "ana", _keys("2", "1")),
-    Scene(
-        "06-review-wide", "Review: a citation selected, wide layout", (140, 40), "ana", _keys("right_square_bracket")
-    ),
-    Scene("07-note", "Review: writing a note", (80, 24), "ana", _keys("f", "n", *"units look wrong")),
-    Scene("08-reveal", "Review: judge verdict revealed after submit", (100, 32), "ana", _reveal),
-    Scene("09-help", "Help: every key", (100, 32), "ana", _keys("question_mark")),
-    Scene("10-literal", "Literal rendering of markup and escape sequences", (100, 32), "ben", _literal),
-    Scene("11-summary", "End of the queue", (100, 32), "ana", _summary),
-)
 
 
 def scene_app(scene: Scene, template_db: Path, workdir: Path, golden: Path, config: Config) -> ReviewApp:
