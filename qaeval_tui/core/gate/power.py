@@ -119,14 +119,6 @@ def planning_sd(baseline_values: Sequence[float]) -> float:
     return math.sqrt(2.0 * variance)
 
 
-def sample_sd(values: Sequence[float]) -> float:
-    """Sample standard deviation (n - 1); 0 for fewer than two values."""
-    if len(values) < 2:
-        return 0.0
-    mean = sum(values) / len(values)
-    return math.sqrt(sum((value - mean) ** 2 for value in values) / (len(values) - 1))
-
-
 def short(value: float) -> str:
     """A tolerance or MDE as a reader writes it: 0.02, 0.11, 0.105 (at most three decimals)."""
     text = f"{value:.3f}".rstrip("0")

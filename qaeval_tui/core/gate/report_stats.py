@@ -51,7 +51,7 @@ def mode_line(report: GateReport) -> str:
 
 
 def flips_drawn(report: GateReport) -> int:
-    """The random sign flips a test that is not exact drew: bootstrap_replicates, raised to 20 m / alpha."""
+    """The most random sign flips a test that is not exact draws: bootstrap_replicates, raised to 20 m / alpha."""
     return power.flips(max(1, len(checked_metrics(report))), report.replicates)
 
 
