@@ -35,6 +35,7 @@ def plan(
     from qaeval_tui.core.gate.baseline import load_baseline
     from qaeval_tui.core.gate.decision import resolve_tolerances
     from qaeval_tui.core.gate.plan import plan_suite
+    from qaeval_tui.core.gate.report_stats import mde_text
 
     config = config_from(ctx)
     tolerances = resolve_tolerances(config.gate.tolerances)
@@ -44,7 +45,8 @@ def plan(
         return
     stdout.print(
         f"Baseline: {suite.n_cases} cases; MDE = {power.FORMULA}, alpha {power.ALPHA} "
-        f"Holm-corrected over m = {suite.family} metrics, power {power.POWER}",
+        f"Holm-corrected over m = {suite.family} metrics, power {power.POWER}; the sign-flip test reaches "
+        f"significance only with {power.floor_cases(suite.family)} or more cases",
         soft_wrap=True,
     )
     table = Table("metric", "n", "MDE now", "target", "cases needed", "suite size", box=None, pad_edge=False)
@@ -52,12 +54,15 @@ def plan(
         table.add_row(
             row.name,
             str(row.n),
-            "n/a" if row.mde is None else f"{row.mde:.3f}",
-            f"{row.target:.3f}",
+            "n/a" if row.n == 0 else mde_text(row.mde),
+            "not gated" if row.target is None else f"{row.target:.3f}",
             "n/a" if row.cases_needed is None else str(row.cases_needed),
-            row.reason or ("" if row.suite_size_needed is None else str(row.suite_size_needed)),
+            "n/a" if row.suite_size_needed is None else str(row.suite_size_needed),
         )
     stdout.print(table)
+    for row in suite.metrics:
+        if row.reason:
+            stdout.print(f"{row.name}: {row.reason}", soft_wrap=True, markup=False, highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -14,7 +14,7 @@ from qaeval_tui.cli.common import stdout
 from qaeval_tui.core.gate.decision import GateReport
 from qaeval_tui.core.gate.drift import DriftReport
 from qaeval_tui.core.gate.report import calibration_sentence, fired_checks, format_ci, judge_errors, metric_label
-from qaeval_tui.core.gate.report_stats import mde_warnings, mode_line, refusal_line
+from qaeval_tui.core.gate.report_stats import mde_text, mde_warnings, mode_line, refusal_line
 from qaeval_tui.core.running.metrics import METRIC_SPECS, Scoreboard
 from qaeval_tui.core.running.result import RunResult
 from qaeval_tui.core.statistics.ppi import MIN_LABELLED_FOR_CI
@@ -207,7 +207,7 @@ def print_statistics(report: GateReport) -> None:
                 _p(test.p_value),
                 _p(test.p_holm),
                 "yes" if test.significant else "no",
-                f"{test.mde:.3f}",
+                mde_text(test.mde),
                 f"{delta.tolerance:.3f}",
                 "yes" if test.resolvable else "NO",
             )

@@ -6,6 +6,7 @@ decisions and warns; `qaeval plan` prints the suite size a target MDE needs."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,15 +31,32 @@ def write_config(root: Path, mode: str, tolerances: dict[str, float] | None = No
     return path
 
 
-def gate(root: Path, config: Path, baseline: Path = BASELINE, *extra: str) -> Result:
-    args = ["--config", str(config), "gate", "--baseline", str(baseline), "--data", str(DEMO_GOLDEN)]
+def gate(root: Path, config: Path, baseline: Path = BASELINE, *extra: str, data: Path = DEMO_GOLDEN) -> Result:
+    args = ["--config", str(config), "gate", "--baseline", str(baseline), "--data", str(data)]
     return runner.invoke(app, [*args, "--db", str(root / "runs.db"), *extra])
 
 
-def planted_baseline(root: Path, cases: int) -> Path:
-    """The demo baseline, but `cases` of the cases the hub gets partly or wholly wrong (16 at 0.5, then
-    5 at 0) scored correct: a drop planted now."""
-    document = json.loads(BASELINE.read_text(encoding="utf-8"))
+def twice(root: Path) -> tuple[Path, Path]:
+    """The demo set with every case twice (its 8 must-abstain cases become 16: with 8 and m = 12 metrics no
+    abstention drop can reach significance, so statistical mode on the demo always refuses abstention_recall),
+    and its baseline."""
+    folder = root / "twice"
+    folder.mkdir()
+    for source in sorted(DEMO_GOLDEN.glob("*.jsonl")):
+        cases = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
+        twins = [{**case, "id": f"{case['id']}-twin"} for case in cases]
+        lines = [json.dumps(case, ensure_ascii=False) for case in cases + twins]
+        (folder / source.name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    baseline = root / "twice.json"
+    made = runner.invoke(app, ["baseline", "--data", str(folder), "--out", str(baseline), "--db", str(root / "b.db")])
+    assert made.exit_code == 0, made.output
+    return folder, baseline
+
+
+def planted_baseline(root: Path, cases: int, baseline: Path = BASELINE) -> Path:
+    """The baseline, but `cases` of the cases the hub gets partly or wholly wrong (on the demo: 16 at 0.5,
+    then 5 at 0) scored correct: a drop planted now."""
+    document = json.loads(baseline.read_text(encoding="utf-8"))
     wrong = [case for case in document["cases"] if case["values"]["answer_correctness"] < 1.0]
     wrong.sort(key=lambda case: -case["values"]["answer_correctness"])
     for case in wrong[:cases]:
@@ -72,6 +90,11 @@ def test_statistical_mode_refuses_a_tolerance_below_the_mde_with_exit_3_in_every
     document = json.loads(gate(tmp_path, config, BASELINE, "--json").stdout)
     assert document["verdict"] == "REFUSED" and document["exit_code"] == 3
     assert "faithfulness_rate" in document["statistics"]["refused_metrics"]
+    # Tier 2 did not pass: it reached no verdict, as the console and Markdown say.
+    tier2 = document["tiers"]["tier2"]
+    assert tier2["passed"] is False and tier2["failed_metrics"] == []
+    assert tier2["refused_metrics"] == document["statistics"]["refused_metrics"]
+    assert "Tier 2 REFUSED" in result.stdout and "### Tier 2: REFUSED" in markdown.read_text(encoding="utf-8")
     faithfulness = next(m for m in document["metrics"] if m["name"] == "faithfulness_rate")
     assert faithfulness["status"] == "refused" and faithfulness["statistics"]["tolerance_resolvable"] is False
     xml = junit.read_text(encoding="utf-8")
@@ -101,28 +124,49 @@ def test_code_ending_the_process_with_status_3_is_no_refusal_and_no_pass(tmp_pat
 
 
 def test_statistical_mode_blocks_a_planted_significant_drop_beyond_its_tolerance(tmp_path: Path) -> None:
-    config = write_config(tmp_path, "statistical", RESOLVABLE)
-    result = gate(tmp_path, config, planted_baseline(tmp_path, 21), "--json")
+    # Every wrong answer of the doubled demo planted as right in the baseline: a 0.33 drop, significant.
+    # The tolerance, 0.1, is above what the baseline resolves (0.066); the drop widens the spread of the
+    # differences, which once raised the MDE above 0.1 and refused it. A significant drop beyond its
+    # tolerance is a BLOCK.
+    data, baseline = twice(tmp_path)
+    config = write_config(tmp_path, "statistical", RESOLVABLE | {"answer_correctness": 0.1})
+    result = gate(tmp_path, config, planted_baseline(tmp_path, 42, baseline), "--json", data=data)
     assert result.exit_code == 1, result.stdout
     document = json.loads(result.stdout)
     correctness = next(m for m in document["metrics"] if m["name"] == "answer_correctness")
     assert correctness["status"] == "fail" and correctness["statistics"]["significant"] is True
-    assert correctness["delta"] < -0.3 and correctness["statistics"]["mde"] <= 0.3
-    assert document["statistics"]["refused_metrics"] == []
+    assert correctness["delta"] < -0.3 and correctness["statistics"]["mde"] <= 0.1
+    assert document["statistics"]["refused_metrics"] == [] and document["verdict"] == "BLOCK"
 
 
 def test_statistical_mode_passes_a_drop_that_is_not_significant(tmp_path: Path) -> None:
-    # Three of 39 cases half a point worse: within the tolerance and not significant. The same drop
+    # Six of 78 cases half a point worse: within the tolerance and not significant. The same drop
     # under the tolerance gate with a tolerance of 0.02 blocks.
-    planted = planted_baseline(tmp_path, 3)
-    # This baseline's spread is wider (0.5s beside the 1s): it resolves 0.4, not 0.3.
-    tolerances = RESOLVABLE | {"answer_correctness": 0.4}
-    statistical = gate(tmp_path, write_config(tmp_path, "statistical", tolerances), planted, "--json")
+    data, baseline = twice(tmp_path)
+    planted = planted_baseline(tmp_path, 6, baseline)
+    statistical = gate(tmp_path, write_config(tmp_path, "statistical", RESOLVABLE), planted, "--json", data=data)
     assert statistical.exit_code == 0, statistical.stdout
     correctness = next(m for m in json.loads(statistical.stdout)["metrics"] if m["name"] == "answer_correctness")
     assert correctness["statistics"]["significant"] is False and correctness["delta"] < 0
-    tolerant = gate(tmp_path, write_config(tmp_path, "tolerance", {"answer_correctness": 0.02}), planted)
+    tolerant = gate(tmp_path, write_config(tmp_path, "tolerance", {"answer_correctness": 0.02}), planted, data=data)
     assert tolerant.exit_code == 1
+
+
+def test_statistical_mode_on_a_metric_too_few_cases_can_test_refuses_and_never_passes(tmp_path: Path) -> None:
+    # The demo's 8 must-abstain cases with 12 metrics checked: the smallest p-value the sign-flip test can
+    # give is 2^(1-8), x 12 = 0.094 > 0.05, so no abstention drop, not even all 8 cases failing, could be
+    # significant. Every tolerance generous: before, this passed (exit 0) and would have passed a collapse.
+    tolerances = RESOLVABLE | {"answer_correctness": 0.35}  # the demo resolves 0.303
+    result = gate(tmp_path, write_config(tmp_path, "statistical", tolerances), BASELINE, "--json")
+    assert result.exit_code == 3, result.stdout
+    document = json.loads(result.stdout)
+    assert document["verdict"] == "REFUSED" and document["statistics"]["refused_metrics"] == ["abstention_recall"]
+    abstention = next(m for m in document["metrics"] if m["name"] == "abstention_recall")
+    assert abstention["statistics"]["mde"] is None and abstention["statistics"]["tolerance_resolvable"] is False
+    assert "with 8 cases no drop can be significant" in abstention["reason"]
+    planned = runner.invoke(app, ["plan", "--baseline", str(BASELINE), "--metric", "abstention_recall", "--json"])
+    row = json.loads(planned.stdout)["metrics"][0]
+    assert row["mde"] is None and "no finite MDE" in row["reason"]
 
 
 def test_tier_1_still_blocks_with_exit_1_in_statistical_mode(tmp_path: Path) -> None:
@@ -156,7 +200,39 @@ def test_plan_prints_the_suite_size_a_target_mde_needs_and_agrees_with_the_gate(
 
 def test_a_block_wins_over_a_refusal_and_says_which_metrics_were_refused(tmp_path: Path) -> None:
     # The planted drop blocks; faithfulness at a tolerance of 0.02 cannot be resolved: exit 1, both named.
+    data, baseline = twice(tmp_path)
     tolerances = RESOLVABLE | {"faithfulness_rate": 0.02}
-    result = gate(tmp_path, write_config(tmp_path, "statistical", tolerances), planted_baseline(tmp_path, 21))
+    config = write_config(tmp_path, "statistical", tolerances)
+    planted = planted_baseline(tmp_path, 42, baseline)
+    result = gate(tmp_path, config, planted, data=data)
     assert result.exit_code == 1 and "GATE: BLOCK" in result.stdout
     assert "besides the block, 1 metric(s) refused (faithfulness_rate)" in result.stdout
+    tier2 = json.loads(gate(tmp_path, config, planted, "--json", data=data).stdout)["tiers"]["tier2"]
+    assert tier2["passed"] is False and tier2["refused_metrics"] == ["faithfulness_rate"]
+    assert tier2["failed_metrics"] == ["answer_correctness"]
+
+
+def test_plan_and_the_gate_print_the_same_mde_for_the_same_baseline(tmp_path: Path) -> None:
+    # The MDE is the suite's, planned from the baseline: a change (here 21 answers worse) does not move it.
+    planted = planted_baseline(tmp_path, 21)
+    config = write_config(tmp_path, "statistical", RESOLVABLE)
+    gated = json.loads(gate(tmp_path, config, planted, "--json").stdout)
+    planned = runner.invoke(app, ["--config", str(config), "plan", "--baseline", str(planted), "--json"])
+    plan_mde = {row["name"]: row["mde"] for row in json.loads(planned.stdout)["metrics"]}
+    gate_mde = {m["name"]: m["statistics"]["mde"] for m in gated["metrics"] if m["statistics"] is not None}
+    assert gate_mde == plan_mde and len(gate_mde) == 12
+    assert round(gate_mde["answer_correctness"], 3) == 0.131  # the planted baseline scored every answer 1.0
+    console = runner.invoke(app, ["--config", str(config), "plan", "--baseline", str(planted)]).stdout
+    assert re.search(r"answer_correctness +39 +0\.131 ", console)
+    assert re.search(r"answer_correctness +39 +\S+ +\S+ +\S+ +0\.131 ", gate(tmp_path, config, planted).stdout)
+
+
+def test_plan_says_a_metric_without_a_tolerance_is_not_gated_instead_of_inventing_a_target(tmp_path: Path) -> None:
+    args = ["plan", "--baseline", str(BASELINE), "--metric", "deterministic_pass_rate"]
+    console = runner.invoke(app, args)
+    assert console.exit_code == 0 and "not gated" in console.stdout
+    assert "0.000" not in console.stdout and "target 0" not in console.stdout
+    row = json.loads(runner.invoke(app, [*args, "--json"]).stdout)["metrics"][0]
+    assert row["target_mde"] is None and row["cases_needed"] is None and "not gated" in row["reason"]
+    aimed = json.loads(runner.invoke(app, [*args, "--mde", "0.1", "--json"]).stdout)["metrics"][0]
+    assert aimed["target_mde"] == 0.1 and aimed["cases_needed"] > 39 and aimed["reason"] is None

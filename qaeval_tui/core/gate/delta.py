@@ -36,9 +36,12 @@ class MetricTest:
     p_holm: float
     significant: bool  # after Holm, at ALPHA
     sd_paired: float  # the sd the MDE assumes (core/gate/power.py)
-    mde: float
+    mde: float | None  # None: no finite MDE (the test cannot reach significance with n cases)
     cases_needed: int | None  # for an MDE of the tolerance; None: no suite size (a tolerance of 0)
     warning: str | None  # set when the tolerance is below the MDE
+    method: str = "exact"  # "exact" or "monte carlo" (core/statistics/significance.py)
+    n_changed: int = 0  # paired cases whose value changed: the only ones a sign flip moves
+    smallest_p_holm: float = 0.0  # m x the smallest p-value this test could give on these differences
 
     @property
     def resolvable(self) -> bool:
@@ -55,6 +58,9 @@ class MetricTest:
             "tolerance_resolvable": self.resolvable,
             "cases_needed_for_tolerance": self.cases_needed,
             "warning": self.warning,
+            "method": self.method,
+            "n_changed": self.n_changed,
+            "smallest_p_holm": self.smallest_p_holm,
         }
 
 

@@ -1,8 +1,10 @@
 """`qaeval plan`: the suite size a target minimum detectable effect needs, per metric, from a baseline.
 
-The same figures the gate computes (core/gate/power.py) before any change exists: the planning sd
-from the baseline's per-case values, the family size m of the metrics the gate would check. A
-metric applies to n of the baseline's N cases, so k cases of it need about k x N / n cases in all.
+The same figures the gate computes (core/gate/power.py `planned`) before any change exists: the
+planning sd from the baseline's per-case values, the family size m of the metrics the gate would
+check, and the floor of the sign-flip test (a metric on too few cases has no finite MDE). A metric
+applies to n of the baseline's N cases, so k cases of it need about k x N / n cases in all. A metric
+with no tolerance is not gated: it has no target unless --mde gives one.
 """
 
 from __future__ import annotations
@@ -25,8 +27,8 @@ class MetricPlan:
     name: str
     n: int  # baseline cases the metric applies to
     sd_paired: float | None
-    mde: float | None  # what the suite resolves now
-    target: float
+    mde: float | None  # what the suite resolves now; None: no finite MDE (or no value)
+    target: float | None  # None: not gated and no --mde
     cases_needed: int | None  # cases the metric applies to, for an MDE of `target`
     suite_size_needed: int | None  # cases in all, at the baseline's share of applicable cases
     reason: str | None = None
@@ -60,6 +62,8 @@ class SuitePlan:
             "alpha": power.ALPHA,
             "power": power.POWER,
             "metrics_checked": self.family,
+            # Below this many cases a metric has no finite MDE: m x 2^(1 - n) > alpha.
+            "fewest_cases_for_significance": power.floor_cases(self.family),
             "mde_formula": power.FORMULA,
             "metrics": [metric.to_json() for metric in self.metrics],
         }
@@ -82,18 +86,30 @@ def plan_suite(
     total = len(baseline.cases)
     plans = []
     for name in chosen:
-        goal = target if target is not None else tolerances.get(name, 0.0)
+        goal = target if target is not None else tolerances.get(name)
         values = per_metric[name]
         if not values:
             plans.append(MetricPlan(name, 0, None, None, goal, None, None, "no value in the baseline"))
             continue
-        sd = power.planning_sd(values)
-        needed = power.cases_needed(sd, goal, family)
-        suite = None if needed is None else math.ceil(needed * total / len(values))
-        reason = None if needed is not None else "never (target 0)"
-        mde = power.minimum_detectable_effect(sd, len(values), family)
-        plans.append(MetricPlan(name, len(values), sd, mde, goal, needed, suite, reason))
+        suite = power.planned(values, family)
+        needed = None if goal is None else power.cases_needed(suite.sd, goal, family)
+        size = None if needed is None else math.ceil(needed * total / len(values))
+        plans.append(MetricPlan(name, len(values), suite.sd, suite.mde, goal, needed, size, _note(suite, goal)))
     return SuitePlan(baseline.path, total, family, tuple(plans))
+
+
+def _note(suite: power.SuiteMDE, goal: float | None) -> str | None:
+    notes = []
+    if goal is None:
+        notes.append("not gated (no tolerance): --mde X plans a target")
+    elif goal <= 0.0:
+        notes.append("never (target 0)")
+    if suite.mde is None:
+        notes.append(
+            f"no finite MDE: with {suite.n} cases the smallest Holm p-value the test can reach is "
+            f"{suite.smallest_p_holm:.3g} > {power.ALPHA}"
+        )
+    return "; ".join(notes) or None
 
 
 def _values(baseline: Baseline, name: str) -> list[float]:

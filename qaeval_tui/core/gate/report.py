@@ -68,8 +68,10 @@ def gate_json(report: GateReport) -> dict[str, Any]:
         "tiers": {
             "tier1": {"passed": not report.tier1, "fired_checks": fired_checks(report)},
             "tier2": {
-                "passed": not report.tier2,
+                # A refused metric is no verdict: Tier 2 did not pass (exit 3, or 1 beside a block).
+                "passed": not report.tier2 and not report.refused_metrics,
                 "failed_metrics": failed_metrics,
+                "refused_metrics": report.refused_metrics,
                 "regressions": _ids(report.tier2, "regression"),
                 "failing_new_cases": _ids(report.tier2, "new_case"),
             },

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from qaeval_tui.core.gate import power
 from qaeval_tui.core.gate.statistical import TEST_NAME
+from qaeval_tui.core.statistics.significance import EXACT_MAX_PATTERNS
 
 if TYPE_CHECKING:
     from qaeval_tui.core.gate.decision import GateReport
@@ -25,7 +26,12 @@ def stat_cells(delta: MetricDelta) -> tuple[str, str]:
     if test is None:
         return ("", "")
     shown = "<0.001" if test.p_holm < 0.001 else f"{test.p_holm:.3f}"
-    return (shown + (" *" if test.significant else ""), f"{test.mde:.3f}")
+    return (shown + (" *" if test.significant else ""), mde_text(test.mde))
+
+
+def mde_text(mde: float | None) -> str:
+    """An MDE as a cell: "none" when the suite has no finite MDE (its test cannot reach significance)."""
+    return "none" if mde is None else f"{mde:.3f}"
 
 
 def checked_metrics(report: GateReport) -> list[str]:
@@ -38,10 +44,15 @@ def mode_line(report: GateReport) -> str:
     if not checked:
         return f"mode {report.mode}: no gated metric has a case both runs scored, so none was tested"
     return (
-        f"mode {report.mode}: p-values by {TEST_NAME} ({report.replicates} flips, seed {report.seed}), "
-        f"Holm-corrected across {checked} metric(s), significant at Holm p <= {power.ALPHA}; "
-        f"MDE = {power.FORMULA} at power {power.POWER}"
+        f"mode {report.mode}: p-values by {TEST_NAME} (exact where small, else {flips_drawn(report)} flips, "
+        f"seed {report.seed}), Holm-corrected across {checked} metric(s), significant at Holm p <= {power.ALPHA}; "
+        f"MDE = {power.FORMULA} at power {power.POWER}, sd planned from the baseline"
     )
+
+
+def flips_drawn(report: GateReport) -> int:
+    """The most random sign flips a test that is not exact draws: bootstrap_replicates, raised to 20 m / alpha."""
+    return power.flips(max(1, len(checked_metrics(report))), report.replicates)
 
 
 def mde_warnings(report: GateReport) -> list[str]:
@@ -65,7 +76,9 @@ def statistics_json(report: GateReport) -> dict[str, Any]:
     return {
         "mode": report.mode,
         "test": TEST_NAME,
-        "replicates": report.replicates,
+        "replicates": flips_drawn(report),
+        "replicates_rule": power.FLIPS_RULE,
+        "exact_up_to_patterns": EXACT_MAX_PATTERNS,
         "seed": report.seed,
         "correction": "Holm (1979) across the metrics checked",
         "alpha": power.ALPHA,
