@@ -311,6 +311,17 @@ def labels_export_of_imported_demo_labels(root: Path) -> list[str]:
     return ["labels", "export", "--db", "s.db", "--out", "exported"]
 
 
+@scenario("labels export", 1, "conflict")
+def labels_export_over_a_file_whose_revision_differs(root: Path) -> list[str]:
+    cli("labels", "import", str(DEMO_LABELS), "--db", "s.db")
+    (root / "exported").mkdir()
+    first = (DEMO_LABELS / "ana.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    changed = first.replace('"note": ""', '"note": "edited elsewhere"', 1)
+    assert changed != first
+    (root / "exported" / "ana.jsonl").write_text(changed + "\n", encoding="utf-8")
+    return ["labels", "export", "--db", "s.db", "--out", "exported"]
+
+
 fixed("labels export", 2, "no store", ["labels", "export", "--db", "none.db"], "no store", bad_input=True)
 
 

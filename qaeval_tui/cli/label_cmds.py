@@ -83,10 +83,13 @@ def labels_export(
     db: Db = None,
     as_json: AsJson = False,
 ) -> None:
-    """Write every label revision (history included) to one JSONL file per reviewer (DESIGN §8.2).
+    """Merge every label revision (history included) into one JSONL file per reviewer (DESIGN §8.2).
 
+    A file's lines are kept and the revisions it lacks appended (by item, reviewer, revision); the
+    same revision with other content is a conflict, refused with file:line and nothing written.
     Never into the golden folder; a reviewer whose file name is unsafe or clashes with a golden
-    split or the verdict export is refused before anything is written. Exit 0, or 2 on a usage error.
+    split or the verdict export is refused before anything is written. Exit 0, 1 on a conflict or
+    a line that is not a label, 2 on a usage error.
     """
     from qaeval_tui.core.review.label_export import VERDICTS_FILENAME
     from qaeval_tui.core.usecases.export import export_labels
@@ -103,10 +106,10 @@ def labels_export(
         stderr.print(f"removed {leftover}, left by an export that was cut short")
     written, verdict_count = report.labels, report.verdicts
     if as_json:
-        print_json({"folder": str(folder), "labels": written, "verdicts": verdict_count})
+        print_json({"folder": str(folder), "labels": written, "added": report.added, "verdicts": verdict_count})
         return
     for name, count in written.items():
-        stdout.print(f"{folder / (name + '.jsonl')}: {count} revision(s)")
+        stdout.print(f"{folder / (name + '.jsonl')}: {count} revision(s), {report.added.get(name, 0)} added")
     if verdict_count is not None:
         stdout.print(f"{folder / VERDICTS_FILENAME}: {verdict_count} verdict(s)")
     if not written:

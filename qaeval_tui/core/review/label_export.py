@@ -12,11 +12,14 @@ killed midway are removed by the next one.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
 
 from qaeval_tui.core.atomic_file import (
     golden_split_problem,
@@ -25,10 +28,11 @@ from qaeval_tui.core.atomic_file import (
     strict_json,
     write_output,
 )
-from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.golden.loader import LIVING_SPLIT, split_of
 from qaeval_tui.core.golden.models import CASE_ID_PATTERN
 from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.text import one_line
 
 if TYPE_CHECKING:  # the name rules below are read when a config is loaded: no store for that
     from qaeval_tui.core.store.sqlite import Store
@@ -87,6 +91,7 @@ class ExportReport:
     labels: dict[str, int]
     verdicts: int | None
     removed: tuple[Path, ...] = ()
+    added: dict[str, int] = field(default_factory=dict)
 
 
 def export_folder(
@@ -127,9 +132,17 @@ def export_folder(
     _check_no_golden_split(folder)
     with held_lock(folder / EXPORT_LOCK):
         removed = remove_leftover_temps(folder, lambda name: name.endswith(".jsonl"))
-        written = {name: _write_labels(store, folder / f"{name}.jsonl", name) for name in names}
+        # Every file is merged in memory and checked before the first one is written: a conflict in
+        # the third reviewer's file leaves the first two as they were.
+        merges = {name: merge_labels(folder / f"{name}.jsonl", [row.label for row in store.labels(reviewer=name)])
+                  for name in names}  # fmt: skip
+        for name, merge in merges.items():
+            if merge.added or not (folder / f"{name}.jsonl").exists():
+                write_output(folder / f"{name}.jsonl", merge.text)
         count = export_verdicts(store, folder / VERDICTS_FILENAME, config_hash=config_hash) if verdicts else None
-    return ExportReport(folder, written, count, tuple(removed))
+    written = {name: merge.total for name, merge in merges.items()}
+    added = {name: merge.added for name, merge in merges.items()}
+    return ExportReport(folder, written, count, tuple(removed), added)
 
 
 def export_labels(
@@ -149,13 +162,68 @@ def export_verdicts(store: Store, path: Path, *, run_id: str | None = None, conf
     return len(verdicts)
 
 
-def _write_labels(store: Store, path: Path, reviewer: str) -> int:
-    rows = store.labels(reviewer=reviewer)
-    lines = [
-        strict_json(label_record(row.label), f"{path}:{n}", ensure_ascii=False) + "\n" for n, row in enumerate(rows, 1)
-    ]
-    write_output(path, "".join(lines))
-    return len(rows)
+@dataclass(frozen=True)
+class LabelMerge:
+    """A label file's new text: the lines it held, verbatim and in order, then the revisions it lacked."""
+
+    text: str
+    total: int
+    added: int
+
+
+def merge_labels(path: Path, labels: Sequence[Label]) -> LabelMerge:
+    """Merge `labels` into what `path` holds, keyed by (item, reviewer, revision); nothing is lost.
+
+    A teammate's file pulled through git keeps every line; a revision the file lacks is appended.
+    The same item, reviewer and revision with other content is a conflict: InputError (exit 1)
+    naming file:line, and nothing is written. So is a line that is not a label.
+    """
+    held: dict[tuple[str, str, int], tuple[int, dict[str, Any]]] = {}
+    kept: list[str] = []
+    problems: list[Problem] = []
+    if path.is_file():
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                [Problem(str(path), 1, "(file)", f"not UTF-8 (byte {exc.start})")], "label export"
+            ) from None
+        for number, raw in enumerate(text.splitlines(), start=1):
+            if not raw.strip():
+                continue
+            try:
+                record = label_record(Label.model_validate(json.loads(raw)))
+            except (ValueError, ValidationError) as exc:
+                message = one_line(str(exc).splitlines()[0]) if str(exc) else "invalid"
+                problems.append(
+                    Problem(str(path), number, "(line)", f"not a label line ({message}); fix or move the file")
+                )
+                continue
+            held.setdefault(_label_key(record), (number, record))
+            kept.append(raw + "\n")
+    added: list[str] = []
+    for label in labels:
+        record = label_record(label)
+        place = held.get(_label_key(record))
+        if place is None:
+            added.append(strict_json(record, f"{path}:{len(kept) + len(added) + 1}", ensure_ascii=False) + "\n")
+            held[_label_key(record)] = (0, record)
+        elif place[0] and place[1] != record:
+            differs = ", ".join(key for key in LABEL_FIELDS if place[1].get(key) != record.get(key))
+            problems.append(
+                Problem(
+                    str(path), place[0], "revision",
+                    f"conflict: item {record['item_id']!r} revision {record['revision']} of {record['reviewer']!r} "
+                    f"differs from the store ({differs}); the file was left as it is",
+                )
+            )  # fmt: skip
+    if problems:
+        raise InputError(problems, "the label export")
+    return LabelMerge("".join(kept) + "".join(added), len(kept) + len(added), len(added))
+
+
+def _label_key(record: dict[str, Any]) -> tuple[str, str, int]:
+    return (str(record["item_id"]), str(record["reviewer"]).casefold(), int(record["revision"]))
 
 
 def _check_folder(folder: Path, protected: Sequence[Path]) -> None:
