@@ -1,5 +1,6 @@
 # Two commands do all the set-up on a fresh machine with Python 3.11+, make and git:
-#   make run    install into .venv and open the review TUI on the bundled demo set
+#   make run    install into .venv, import the demo reviewers' labels/ (again: nothing new) and open
+#               the review TUI on the bundled demo set
 #   make test   install into .venv (with dev tools) and run the whole test suite
 PYTHON ?= python3
 VENV := .venv
@@ -19,6 +20,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 install: $(STAMP)
 
 run: $(STAMP)
+	$(BIN)/qaeval labels import labels
 	$(BIN)/qaeval review
 
 test: $(STAMP)

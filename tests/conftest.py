@@ -61,3 +61,11 @@ def golden_dir(tmp_path: Path) -> Path:
     )
     write_jsonl(folder / "living.jsonl", [make_case("c3", provenance=provenance())])
     return folder
+
+
+@pytest.fixture(autouse=True)
+def private_state_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The remembered last reviewer goes to a folder of the test's own, never the user's config folder."""
+    folder = tmp_path_factory.mktemp("state")
+    monkeypatch.setenv("QAEVAL_STATE_DIR", str(folder))
+    return folder

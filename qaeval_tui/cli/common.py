@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -38,6 +39,26 @@ def config_from(ctx: typer.Context) -> Config:
         root.obj["config"] = load_config(root.params.get("config"))
     config: Config = root.obj["config"]
     return config
+
+
+REVIEWER_ENV = "QAEVAL_REVIEWER"
+
+
+def choose_reviewer(config: Config, option: str | None) -> str | None:
+    """--reviewer, else $QAEVAL_REVIEWER, else review.reviewer, in the roster's spelling; None: asked on screen.
+
+    A name the team does not have is a UsageError showing the roster (core.review.roster). The name
+    chosen is remembered as this machine's last reviewer, the picker's default next time.
+    """
+    from qaeval_tui.core.review.roster import choose_reviewer as on_the_team
+    from qaeval_tui.core.review.roster import remember_reviewer
+
+    name = option or os.environ.get(REVIEWER_ENV) or config.review.reviewer
+    if name is None:
+        return None
+    chosen = on_the_team(config, name)
+    remember_reviewer(chosen)
+    return chosen
 
 
 def store_path(ctx: typer.Context, db: Path | None) -> Path:

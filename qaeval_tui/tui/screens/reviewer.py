@@ -1,4 +1,4 @@
-"""First screen when no reviewer name is known: who is labeling?"""
+"""First screen when no reviewer name is known: who is labeling? Chosen from the team (`[review] roster`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,13 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Input, Static
 
-from qaeval_tui.core.review.prepare import reviewer_name_problem
+from qaeval_tui.core.review.roster import (
+    choose_reviewer,
+    last_reviewer,
+    remember_reviewer,
+    roster_of,
+    roster_problem,
+)
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import line, styled
 from qaeval_tui.tui.screens.base import AppScreen
@@ -15,11 +21,14 @@ from qaeval_tui.tui.widgets.key_bar import KeyBar
 
 
 class ReviewerScreen(AppScreen[str]):
-    """Returns the reviewer name. Labels are stored under it, so it is checked before use."""
+    """Returns the reviewer name in the roster's spelling; a name not on the team is refused with it shown."""
 
     def __init__(self, context: AppContext) -> None:
         super().__init__(context)
-        self.known = context.services.config.review.reviewers
+        self.config = context.services.config
+        self.known = tuple(m.name for m in roster_of(self.config) if "reviewer" in m.roles)
+        last = last_reviewer()
+        self.last = last if last is not None and roster_problem(self.config, last) is None else None
         self.blink = not context.deterministic
 
     def compose(self) -> ComposeResult:
@@ -31,9 +40,10 @@ class ReviewerScreen(AppScreen[str]):
                 markup=False,
             )
             if self.known:
+                label = "Team (review.roster): " if self.config.review.roster else "Configured reviewers: "
                 known = line(", ".join(self.known))  # from the config: shown literally
-                yield Static(Content.assemble(("Configured reviewers: ", "$foreground-muted"), known))
-            yield Input(placeholder="your name (letters, digits, . _ -)", id="reviewer")
+                yield Static(Content.assemble((label, "$foreground-muted"), known))
+            yield Input(value=self.last or "", placeholder="your name (letters, digits, . _ -)", id="reviewer")
             yield Static("", id="problem", markup=False)
         yield KeyBar()
 
@@ -44,9 +54,10 @@ class ReviewerScreen(AppScreen[str]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        name = event.value.strip()
-        problem = reviewer_name_problem(name)
+        problem = roster_problem(self.config, event.value)
         if problem:
             self.query_one("#problem", Static).update(styled(problem, "$error"))  # quotes what was typed
             return
+        name = choose_reviewer(self.config, event.value)
+        remember_reviewer(name)
         self.dismiss(name)
