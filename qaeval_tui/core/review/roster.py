@@ -26,7 +26,8 @@ def roster_of(config: Config) -> tuple[RosterMember, ...]:
     """The configured roster, else `review.reviewers` as reviewers."""
     if config.review.roster:
         return config.review.roster
-    return tuple(RosterMember(name=name, roles=("reviewer",)) for name in config.review.reviewers)
+    # Names the config already checked (or a Config built in code, checked where they are used): not again.
+    return tuple(RosterMember.model_construct(name=name, roles=("reviewer",)) for name in config.review.reviewers)
 
 
 def member(config: Config, name: str) -> RosterMember | None:
