@@ -183,6 +183,11 @@ class Services:
             )
         )
 
+    def record_case_view(self, case_id: str, viewer: str) -> int:
+        from qaeval_tui.core.curation.dossier import record_case_view
+
+        return self._thread.call(lambda store: record_case_view(store, viewer, case_id))
+
     def record_consensus(self, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str) -> None:
         from qaeval_tui.core.curation.adjudication import record_consensus
 

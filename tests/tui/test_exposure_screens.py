@@ -1,5 +1,6 @@
-"""Issue 13 on the oversight screens: a person with pending items who drills into one of them is
-recorded as exposed, and the adjudication screen shows a disagreement its curator labelled locked."""
+"""Issue 13 on the oversight screens: a person with pending items who drills into one of them (or
+opens its golden case) is recorded as exposed, and the adjudication screen shows a disagreement
+its curator labelled locked."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from qaeval_tui.core.config import Config
 from qaeval_tui.core.review.session import ReviewSession
 from qaeval_tui.core.store.rows import QueueEntry
 from qaeval_tui.tui.screens.adjudicate import AdjudicationScreen
+from qaeval_tui.tui.screens.browse import BrowseScreen
+from qaeval_tui.tui.screens.case_detail import CaseDetailScreen
 from qaeval_tui.tui.screens.consensus_dialog import ConsensusDialog
 from qaeval_tui.tui.screens.dashboard import DashboardScreen
 from qaeval_tui.tui.screens.drilldown import DrilldownScreen
@@ -65,3 +68,20 @@ async def test_a_disagreement_the_curator_labelled_is_shown_locked_and_cannot_be
     with workspace.store() as store:
         assert store.adjudications() == {}
         assert {e.view for e in store.exposures(person="ben")} >= {"adjudication list", "adjudication"}
+
+
+async def test_opening_a_golden_case_whose_item_one_labels_records_the_exposure(workspace: Workspace) -> None:
+    with workspace.store() as store:
+        items = [item for item, case in store.case_ids_by_item().items() if case == "error-e204-meaning-01"]
+        assert items
+        store.write_assignments((QueueEntry("dora", item, i, 1) for i, item in enumerate(items)), replace=False)
+    app = oversight_app(workspace, BrowseScreen, curator="dora")
+    async with app.run_test(size=(100, 32)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BrowseScreen) and app.screen.golden is not None)
+        await pilot.press("slash", *"error-E204", "enter", "enter")
+        assert isinstance(app.screen, CaseDetailScreen)
+        await wait_until(pilot, lambda: not app.workers)  # the exposure is written by a worker
+    with workspace.store() as store:
+        events = store.exposures(person="dora")
+    assert {e.item_id for e in events} == set(items) and {e.view for e in events} == {"golden browser"}
+    assert "the gold answer" in events[0].seen

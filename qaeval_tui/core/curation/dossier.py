@@ -187,3 +187,13 @@ def _dossier(
         judge=_judge_view(_verdict_for(store, item_id, judge_config_hash)) if with_judge else None,
         post_reveal_revisions=sum(1 for row in rows if row.label.revealed and not row.label.skipped),
     )
+
+
+def record_case_view(store: Store, viewer: str, case_id: str) -> int:
+    """Record that `viewer` opened golden case `case_id` whole (the golden browser's case view): its
+    id, gold answer and gold sources, hidden from them on their own items of that case (DESIGN §4).
+
+    The case view is built from the golden file, not the store, so its screen calls this; returns
+    how many exposures were new."""
+    items = [item_id for item_id, case in store.case_ids_by_item().items() if case == case_id]
+    return store.record_exposure(viewer, items, "golden browser", "the case id, the gold answer and gold sources")
