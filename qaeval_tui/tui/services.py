@@ -154,19 +154,39 @@ class Services:
 
     # -- adjudication, dashboard ------------------------------------------------------------------
 
-    def adjudication_queue(self) -> AdjudicationQueue:
+    def adjudication_queue(self, viewer: str = "") -> AdjudicationQueue:
+        """`viewer`: who looks (their exposure to their own items is recorded in the core)."""
         from qaeval_tui.core.curation.adjudication import adjudication_queue
 
-        return self._thread.call(lambda store: adjudication_queue(store, self.config))
+        return self._thread.call(lambda store: adjudication_queue(store, self.config, viewer=viewer))
 
-    def dossier(self, item_id: str, *, with_judge: bool, judge_config_hash: str | None = None) -> ItemDossier:
+    def dossier(
+        self,
+        item_id: str,
+        *,
+        with_judge: bool,
+        judge_config_hash: str | None = None,
+        viewer: str = "",
+        view: str = "item dossier",
+    ) -> ItemDossier:
         from qaeval_tui.core.curation.dossier import item_dossier
 
         return self._thread.call(
             lambda store: item_dossier(
-                store, self.config, item_id, with_judge=with_judge, judge_config_hash=judge_config_hash
+                store,
+                self.config,
+                item_id,
+                with_judge=with_judge,
+                judge_config_hash=judge_config_hash,
+                viewer=viewer,
+                view=view,
             )
         )
+
+    def record_case_view(self, case_id: str, viewer: str) -> int:
+        from qaeval_tui.core.curation.dossier import record_case_view
+
+        return self._thread.call(lambda store: record_case_view(store, viewer, case_id))
 
     def record_consensus(self, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str) -> None:
         from qaeval_tui.core.curation.adjudication import record_consensus

@@ -22,10 +22,12 @@ from dataclasses import dataclass
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.curation.dossier import CONSENSUS_SOURCES, latest_blind_labels
+from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.rubric import Axis
 from qaeval_tui.core.statistics.calibration import adjudicate, human_consensus
 from qaeval_tui.core.statistics.label_table import LabelTable
+from qaeval_tui.core.store.rows import LabelRevision
 from qaeval_tui.core.store.sqlite import Store
 
 __all__ = ["AdjudicationQueue", "BlindScore", "Disagreement", "adjudication_queue", "record_consensus"]
@@ -56,10 +58,25 @@ class Disagreement:
     consensus_source: str
     """As calibration sees it now: median, unresolved, or adjudicated."""
     adjudicated: bool
+    labelled_by: frozenset[str] = frozenset()
+    """Everyone with a (non-skip) label on the item, blind or not, casefolded: none of them may rule on it."""
 
     @property
     def open(self) -> bool:
         return not self.adjudicated
+
+    def ruling_refused(self, curator: str) -> str | None:
+        """Why `curator` may not rule on this disagreement (they labelled the item), or None."""
+        if curator.strip().casefold() not in self.labelled_by:
+            return None
+        return _self_ruling(curator, self.case_id)
+
+
+def _self_ruling(curator: str, case_id: str) -> str:
+    return (
+        f"{curator.strip()} labelled {case_id}, so cannot rule on it: a curator never adjudicates "
+        "a disagreement they labelled; another curator rules"
+    )
 
 
 @dataclass(frozen=True)
@@ -96,12 +113,33 @@ def _by_item(labels: tuple[Label, ...]) -> dict[str, list[Label]]:
     return grouped
 
 
-def adjudication_queue(store: Store, config: Config) -> AdjudicationQueue:
-    """Every (item, axis) where blind reviewers disagree, worst first."""
+def _labellers(rows: list[LabelRevision]) -> dict[str, frozenset[str]]:
+    found: dict[str, set[str]] = {}
+    for row in rows:
+        if not row.label.skipped:
+            found.setdefault(row.label.item_id, set()).add(row.label.reviewer.casefold())
+    return {item_id: frozenset(names) for item_id, names in found.items()}
+
+
+def adjudication_queue(store: Store, config: Config, *, viewer: str | None = None) -> AdjudicationQueue:
+    """Every (item, axis) where blind reviewers disagree, worst first.
+
+    Built for a named `viewer`, it records an exposure for each listed item that is theirs (in their
+    queue or labelled by them): the list shows the other reviewers' labels (DESIGN §4)."""
+    queue = _queue(store, config)
+    if viewer:
+        items = {entry.item_id for entry in (*queue.entries, *queue.too_few_reviewers)}
+        store.record_exposure(viewer, items, "adjudication list", "the case id, other reviewers' labels, the consensus")
+    return queue
+
+
+def _queue(store: Store, config: Config) -> AdjudicationQueue:
     rubric = config.rubric
-    blind = latest_blind_labels(store.labels(), rubric.version)
+    rows = store.labels()
+    blind = latest_blind_labels(rows, rubric.version)
     if not blind:
         return AdjudicationQueue(())
+    labellers = _labellers(rows)
     adjudicated = store.adjudications()
     table = LabelTable.from_labels(blind, rubric)
     position = {item: i for i, item in enumerate(table.items)}
@@ -127,6 +165,7 @@ def adjudication_queue(store: Store, config: Config) -> AdjudicationQueue:
                 consensus=None if math.isnan(value) else int(value),
                 consensus_source=CONSENSUS_SOURCES[int(consensus.source[i])],
                 adjudicated=(item_id, axis.name) in adjudicated,
+                labelled_by=labellers.get(item_id, frozenset()),
             )
             if len(set(values)) >= 2:
                 entries.append(entry)
@@ -151,5 +190,10 @@ def adjudication_queue(store: Store, config: Config) -> AdjudicationQueue:
 def record_consensus(
     store: Store, config: Config, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str
 ) -> None:
-    """Record a curator's consensus label (append-only; the latest ruling counts). Raises UsageError."""
+    """Record a curator's consensus label (append-only; the latest ruling counts). Raises UsageError,
+    also when the curator labelled the item: a curator never rules on a disagreement they labelled."""
+    labelled = _labellers(store.labels(item_id=item_id)).get(item_id, frozenset())
+    if adjudicator.strip().casefold() in labelled:
+        case_id = store.case_ids_by_item().get(item_id, item_id)
+        raise UsageError(_self_ruling(adjudicator, case_id))
     adjudicate(store, config.rubric, item_id, axis, score, reason.strip(), adjudicator.strip())

@@ -2,8 +2,9 @@
 
 Unlike the review screen's `BlindItemView`, a dossier shows who said what. It is read-only and
 built for people who are not labeling the item: the adjudication screen and the dashboard's
-drill-down. The judge verdict is included only when asked for: adjudication leaves it out, so a
-consensus is settled without the judge's score in view (calibration compares the judge with that
+drill-down; built for someone who is (the item is in their queue), it records their exposure.
+The judge verdict is included only when asked for: adjudication leaves it out, so a consensus
+is settled without the judge's score in view (calibration compares the judge with that
 consensus, and a consensus nudged toward the judge would flatter it).
 """
 
@@ -104,13 +105,43 @@ def _verdict_for(store: Store, item_id: str, config_hash: str | None) -> JudgeVe
     return mine[-1] if mine else None
 
 
+def hidden_shown(dossier: ItemDossier, viewer: str) -> str:
+    """What of the item's hidden information a dossier shows `viewer`, in words (DESIGN §4)."""
+    shown = ["the case id", "the gold answer"] if dossier.gold_answer else ["the case id"]
+    if dossier.judge is not None:
+        shown.append("the judge verdict and evidence")
+    if any(label.reviewer.casefold() != viewer.casefold() for label in dossier.labels):
+        shown.append("other reviewers' labels")
+    if any(entry.value is not None for entry in dossier.consensus):
+        shown.append("the consensus")
+    return ", ".join(shown)
+
+
 def item_dossier(
-    store: Store, config: Config, item_id: str, *, with_judge: bool, judge_config_hash: str | None = None
+    store: Store,
+    config: Config,
+    item_id: str,
+    *,
+    with_judge: bool,
+    judge_config_hash: str | None = None,
+    viewer: str | None = None,
+    view: str = "item dossier",
 ) -> ItemDossier:
     """The dossier of one review item. Raises UsageError when the item or its content is not stored.
 
     `judge_config_hash` picks which judge's verdict to show (default: the latest verdict stored).
+    Built for a named `viewer`, it records an exposure when the item is theirs (in their queue or
+    labelled by them): their later labels on it are not blind (DESIGN §4). `view` names the screen.
     """
+    dossier = _dossier(store, config, item_id, with_judge=with_judge, judge_config_hash=judge_config_hash)
+    if viewer:
+        store.record_exposure(viewer, [item_id], view, hidden_shown(dossier, viewer))
+    return dossier
+
+
+def _dossier(
+    store: Store, config: Config, item_id: str, *, with_judge: bool, judge_config_hash: str | None
+) -> ItemDossier:
     item = store.review_item(item_id)
     if item is None:
         raise UsageError(f"no review item {item_id!r} in {store.path}")
@@ -156,3 +187,13 @@ def item_dossier(
         judge=_judge_view(_verdict_for(store, item_id, judge_config_hash)) if with_judge else None,
         post_reveal_revisions=sum(1 for row in rows if row.label.revealed and not row.label.skipped),
     )
+
+
+def record_case_view(store: Store, viewer: str, case_id: str) -> int:
+    """Record that `viewer` opened golden case `case_id` whole (the golden browser's case view): its
+    id, gold answer and gold sources, hidden from them on their own items of that case (DESIGN §4).
+
+    The case view is built from the golden file, not the store, so its screen calls this; returns
+    how many exposures were new."""
+    items = [item_id for item_id, case in store.case_ids_by_item().items() if case == case_id]
+    return store.record_exposure(viewer, items, "golden browser", "the case id, the gold answer and gold sources")

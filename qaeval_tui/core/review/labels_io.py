@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -169,6 +170,36 @@ def _fingerprint(label: Label | Mapping[str, Any], *, with_revision: bool = True
     return canonical_json({key: data[key] for key in [*keys, "revision"] if with_revision or key != "revision"})
 
 
+def _instant(text: str) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _blind_after_exposure(located: Iterable[_Located], unblinded: Mapping[tuple[str, str], str]) -> list[Problem]:
+    """A revision claiming to be blind though made after its reviewer saw the item's hidden
+    information (a reveal or an exposure recorded in the store): DESIGN §4 says it is not blind."""
+    problems: list[Problem] = []
+    for entry in located:
+        label = entry.label
+        since = None if label.revealed else unblinded.get((label.item_id, label.reviewer))
+        if since is None:
+            continue
+        made, seen = _instant(label.created_at), _instant(since)
+        if made is None or seen is None or made >= seen:
+            problems.append(
+                Problem(
+                    entry.path, entry.line, "revealed",
+                    f"false, but {label.reviewer} saw hidden information on {label.item_id} at {since} "
+                    f"(a reveal or a curator view) before this revision ({label.created_at}); "
+                    "a revision made after that is not blind: set revealed to true",
+                )
+            )  # fmt: skip
+    return problems
+
+
 @dataclass(frozen=True)
 class ImportReport:
     """What an import did (or, with dry_run, would do)."""
@@ -242,6 +273,7 @@ def import_labels(
             problems.append(
                 Problem(entry.path, entry.line, "case_id", f"item {entry.label.item_id} is case {known!r} in the store")
             )
+    problems.extend(_blind_after_exposure(located, store.unblinded_at()))
     if problems:
         raise InputError(problems, "label import")
 

@@ -189,6 +189,8 @@ class SQLiteConnection:
             )
         for version in range(current + 1, SCHEMA_VERSION + 1):
             with self._write() as conn:
+                if conn.execute("PRAGMA user_version").fetchone()[0] >= version:
+                    continue  # another process upgraded it while this one waited for the lock
                 for statement in MIGRATIONS[version - 1]:
                     conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {version}")

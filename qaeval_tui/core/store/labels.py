@@ -22,6 +22,7 @@ from typing import Any
 from qaeval_tui.core.limits import MAX_REVISION
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.store.connection import SQLiteConnection, utc_now
+from qaeval_tui.core.store.exposures import not_blind_reason
 from qaeval_tui.core.store.rows import (
     CorruptRowError,
     LabelDraft,
@@ -35,7 +36,7 @@ _COLUMNS = (
     "item_id, case_id, reviewer, scores_json, note, flagged, skipped, rubric_version, revealed, revision, "
     "created_at, seconds_spent, origin, id"
 )
-_INSERT = f"INSERT INTO labels ({_COLUMNS.removesuffix(', id')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_INSERT = f"INSERT INTO labels ({_COLUMNS.removesuffix(', id')}, not_blind_reason) VALUES ({', '.join('?' * 14)})"
 
 
 _TEXT = "text"
@@ -139,17 +140,17 @@ class LabelTables(SQLiteConnection):
 
         The revision number is taken inside the transaction, so two sessions labeling the same
         item at once get distinct revisions instead of a lost write. `revealed` is read from the
-        reveals when the draft leaves it None.
+        reveals and exposures when the draft leaves it None, the reason stored beside it.
         """
         with self._write() as conn:
             item_id, reviewer = draft.item_id, draft.reviewer
             (latest,) = conn.execute(
                 "SELECT coalesce(max(revision), 0) FROM labels WHERE item_id = ? AND reviewer = ?", (item_id, reviewer)
             ).fetchone()
-            revealed = draft.revealed
-            if revealed is None:
-                seen = "SELECT 1 FROM reveals WHERE item_id = ? AND reviewer = ?"
-                revealed = conn.execute(seen, (item_id, reviewer)).fetchone() is not None
+            revealed, reason = draft.revealed, None
+            if revealed is None:  # a reveal or an exposure makes it not blind, and says why
+                reason = not_blind_reason(conn, item_id, reviewer)
+                revealed = reason is not None
             cursor = conn.execute(
                 _INSERT,
                 (
@@ -166,6 +167,7 @@ class LabelTables(SQLiteConnection):
                     draft.created_at or utc_now(),
                     float(draft.seconds_spent),
                     origin,
+                    reason,
                 ),
             )
             row = conn.execute(f"SELECT {_COLUMNS} FROM labels WHERE id = ?", (cursor.lastrowid,)).fetchone()

@@ -190,6 +190,18 @@ class StoredVerdict(NamedTuple):
     scores: Mapping[str, int | None]
 
 
+class Exposure(NamedTuple):
+    """A person saw an item's hidden information in a curator view (DESIGN §4), the first time per view."""
+
+    item_id: str
+    person: str
+    view: str
+    """The view that showed it: "item dossier", "dashboard drill-down", "adjudication"."""
+    seen: str
+    """What it showed, in words: "judge verdict, other reviewers' labels, consensus"."""
+    seen_at: str
+
+
 class ItemAxis(NamedTuple):
     """One axis of one review item: what an adjudication rules on."""
 

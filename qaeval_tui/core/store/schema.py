@@ -69,5 +69,19 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """CREATE INDEX IF NOT EXISTS labels_by_reviewer_in_order
            ON labels(reviewer, id, item_id, skipped, flagged, seconds_spent)""",
     ),
+    # 3: exposure (DESIGN §4). A person who opened a curator view showing an item's hidden
+    # information (judge verdict, other reviewers' labels, consensus) is recorded, the first time
+    # per view; their later labels on it are not blind, and the label says why.
+    (
+        """CREATE TABLE IF NOT EXISTS exposures (
+            item_id TEXT NOT NULL, person TEXT NOT NULL, view TEXT NOT NULL, seen TEXT NOT NULL,
+            seen_at TEXT NOT NULL, PRIMARY KEY (item_id, person, view))""",
+        "ALTER TABLE labels ADD COLUMN not_blind_reason TEXT",
+        *(
+            f"""CREATE TRIGGER IF NOT EXISTS exposures_no_{verb.lower()} BEFORE {verb} ON exposures
+                BEGIN SELECT RAISE(ABORT, 'exposures are append-only'); END"""
+            for verb in ("UPDATE", "DELETE")
+        ),
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -116,7 +116,8 @@ class AdjudicationScreen(AppScreen[None]):
     def on_mount(self) -> None:
         self.query_one(PickTable).focus()
         services = self.context.services
-        self.call("loading…", lambda: QueueLoaded(services.adjudication_queue()), "Not loaded")
+        viewer = self.context.reviewer
+        self.call("loading…", lambda: QueueLoaded(services.adjudication_queue(viewer)), "Not loaded")
 
     def selected(self) -> Disagreement | None:
         row = self.query_one(PickTable).cursor_row
@@ -190,7 +191,8 @@ class AdjudicationScreen(AppScreen[None]):
     def _load_dossier(self) -> None:
         entry = self.selected()
         why = self.query_one("#adj-why", Static)
-        why.update("" if entry is None else why_text(entry, self.min_reviewers))
+        refused = None if entry is None else entry.ruling_refused(self.context.curator)
+        why.update("" if entry is None else f"Locked: {refused}." if refused else why_text(entry, self.min_reviewers))
         if entry is None:
             self.dossier = None
             empty = (
@@ -200,10 +202,12 @@ class AdjudicationScreen(AppScreen[None]):
             )
             self.call_later(self.query_one(DossierView).clear, empty)
             return
-        services, item_id = self.context.services, entry.item_id
+        services, item_id, viewer = self.context.services, entry.item_id, self.context.reviewer
 
         def work() -> None:
-            self.post_message(DossierArrived(services.dossier(item_id, with_judge=False)))
+            self.post_message(
+                DossierArrived(services.dossier(item_id, with_judge=False, viewer=viewer, view="adjudication"))
+            )
 
         self.run_core(work, group="dossier", title="Not loaded", exclusive=True)
 
@@ -217,16 +221,21 @@ class AdjudicationScreen(AppScreen[None]):
     # -- actions ----------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        entry = self.selected()
+        if action in ("rule", "rule_with") and entry is not None and entry.ruling_refused(self.context.curator):
+            return None if action == "rule" or self._on_some_scale(parameters[0]) else False  # locked: shown disabled
         if action == "rule_with":
             # Digits off every scale are hidden; those off this axis's scale are shown disabled.
-            if not any(parameters[0] in axis.scale for axis in self.context.services.config.rubric.axes):
+            if not self._on_some_scale(parameters[0]):
                 return False
-            entry = self.selected()
             scale = self.context.services.config.rubric.axis(entry.axis).scale if entry else ()
             return True if parameters[0] in scale else None
         if action == "rule":
             return True if self.selected() is not None else None
         return True
+
+    def _on_some_scale(self, value: object) -> bool:
+        return any(value in axis.scale for axis in self.context.services.config.rubric.axes)
 
     def action_rule(self) -> None:
         self._open_dialog(None)
@@ -237,6 +246,10 @@ class AdjudicationScreen(AppScreen[None]):
     def _open_dialog(self, value: int | None) -> None:
         entry = self.selected()
         if entry is None or self.busy:
+            return
+        refused = entry.ruling_refused(self.context.curator)
+        if refused:
+            self.notify(notice(refused), title="Locked", severity="warning", markup=False)
             return
         axis = self.context.services.config.rubric.axis(entry.axis)
         dialog = ConsensusDialog(entry, axis, value, self.context.curator, blink=not self.context.deterministic)

@@ -1,4 +1,4 @@
-"""One golden case with every field and its sources. Read-only: nothing here writes anywhere."""
+"""One golden case with every field and its sources. Read-only, but opening it records the viewer's exposure."""
 
 from __future__ import annotations
 
@@ -29,6 +29,9 @@ class CaseDetailScreen(AppScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#case-body", VerticalScroll).focus()
+        services, case_id, viewer = self.context.services, self.loaded.case.id, self.context.reviewer
+        if viewer:  # the gold of a case whose item the viewer still labels: their later label is not blind
+            self.run_core(lambda: services.record_case_view(case_id, viewer), group="exposure", title="Not recorded")
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -77,12 +77,15 @@ class DrilldownScreen(AppScreen[None]):
         if item is None:
             self.call_later(self.query_one(DossierView).clear, "No item in this cell.")
             return
-        services, item_id = self.context.services, item.item_id
+        services, item_id, viewer = self.context.services, item.item_id, self.context.reviewer
         report = self.dashboard.calibration
         judge_hash = report.judge_config_hash if report is not None else None
 
         def work() -> None:
-            self.post_message(CellDossier(services.dossier(item_id, with_judge=True, judge_config_hash=judge_hash)))
+            dossier = services.dossier(
+                item_id, with_judge=True, judge_config_hash=judge_hash, viewer=viewer, view="dashboard drill-down"
+            )
+            self.post_message(CellDossier(dossier))
 
         self.run_core(work, group="dossier", title="Not loaded", exclusive=True)
 
