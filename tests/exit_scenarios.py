@@ -281,6 +281,19 @@ def review_of_an_invalid_set_on_a_fresh_store(root: Path) -> list[str]:
 fixed("review", 2, "bad reviewer name", ["review", "--reviewer", "a/b"], "reviewer name", bad_input=True)
 
 
+@scenario("curate", 0, "quit", tui_seconds=1)
+def curate_prepares_the_demo_and_quits(root: Path) -> list[str]:
+    return ["curate", "--as", "ana", "--data", DEMO, "--db", "review.db"]
+
+
+@scenario("curate", 1, "invalid golden data", bad_input=True, tui_seconds=60)
+def curate_of_an_invalid_set_on_a_fresh_store(root: Path) -> list[str]:
+    return ["curate", "--as", "ana", "--data", invalid_golden(root), "--db", "review.db"]
+
+
+fixed("curate", 2, "not a curator", ["curate", "--as", "ben"], "review.curators", bad_input=True)
+
+
 @scenario("queue", 0, "assigned")
 def queue_a_stored_run(root: Path) -> list[str]:
     store_with_run(root / "q.db", n_items=9)[0].close()

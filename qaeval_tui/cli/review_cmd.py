@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from qaeval_tui.cli.common import config_from, guarded, store_path
 from qaeval_tui.cli.options import Data, Db
 from qaeval_tui.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from qaeval_tui.core.config import Config
+    from qaeval_tui.core.review.views import Role
 
 REVIEWER_ENV = "QAEVAL_REVIEWER"
 
@@ -42,14 +48,19 @@ def review(
     preparing a fresh store, 2 on a usage error.
     """
     config = config_from(ctx)
-    name = choose_reviewer(reviewer, config.review.reviewer)
+    open_app(config, "reviewer", choose_reviewer(reviewer, config.review.reviewer), store_path(ctx, db), data)
+
+
+def open_app(config: Config, role: Role, name: str | None, db_path: Path, data: list[Path] | None) -> None:
+    """Run the reviewer or the curator app until it quits; raise what stopped it (the CLI's exit code)."""
     from qaeval_tui.tui.app import create_app
 
     app = create_app(
         config,
-        db_path=store_path(ctx, db),
+        db_path=db_path,
         data_paths=data or [config.path(config.paths.golden)],
         reviewer=name,
+        role=role,
     )
     try:
         app.run()

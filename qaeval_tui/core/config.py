@@ -178,6 +178,9 @@ class ReviewConfig(Section):
     reviewers: tuple[ReviewerName, ...] = Field(
         default=("ana", "ben", "chloe"), description="Reviewers the default queue is built for."
     )
+    curators: tuple[ReviewerName, ...] = Field(
+        default=("ana",), description="Who may open `qaeval curate` (inbox, adjudication, calibration, golden browser)."
+    )
     overlap: int = Field(default=2, ge=1, description="How many reviewers label each item.")
     seed: Seed = Field(default=7, description="Seed of the assignment and per-reviewer order.")
     keys: dict[str, str] = Field(default_factory=dict, description="Action name -> key, overriding default bindings.")
