@@ -24,7 +24,8 @@ from qaeval_tui.core.config import Config
 from qaeval_tui.core.golden.loader import load_golden
 from qaeval_tui.core.review.views import CuratorOnly
 from qaeval_tui.core.store.sqlite import Store
-from qaeval_tui.tui.app import ReviewApp
+from qaeval_tui.tui.app import ReviewApp, hidden_commands
+from qaeval_tui.tui.commands import commands_for
 from qaeval_tui.tui.navigation import DESTINATIONS, destination
 from qaeval_tui.tui.screens.dashboard import DashboardScreen
 from qaeval_tui.tui.screens.home import HomeScreen
@@ -32,7 +33,7 @@ from qaeval_tui.tui.screens.reveal import RevealDialog
 from qaeval_tui.tui.screens.review import ReviewScreen
 from qaeval_tui.tui.screens.summary import SummaryScreen
 from tests.conftest import DEMO_GOLDEN
-from tests.tui.conftest import make_app, open_review, screen_text, settle
+from tests.tui.conftest import flat, make_app, open_review, screen_text, settle
 from tests.tui.scenes.review import AnyPilot, wait_until
 from tests.tui.test_blindness import EVIDENCE, JUDGE, OTHER_NOTE, SYSTEM, plant_sentinels
 
@@ -44,6 +45,8 @@ ALWAYS_HIDDEN = (SYSTEM, OTHER_NOTE, CONSENSUS, ADJUDICATOR, "zoe", "reference-h
 SIZES = [(80, 24), (160, 48)]
 CURATOR_WORDS = ("Calibration", "Adjudication", "Inbox", "golden browser", "Browse")
 """Titles of the curator app's screens: not one is offered in the reviewer app."""
+CURATOR_HELP = [command.help for command in commands_for("home") if command.name in hidden_commands("reviewer")]
+"""What help says of the keys that open them."""
 
 
 def plant(db: Path) -> list[str]:
@@ -82,6 +85,8 @@ async def check(pilot: AnyPilot, case_ids: list[str], where: str) -> None:
     assert leaks(app, palette_text(app), case_ids) == [], f"palette of {where}"
     offered = [command.title for command in app.get_system_commands(app.screen)]
     assert not [title for title in offered if any(word in title for word in CURATOR_WORDS)], where
+    shown = flat(screen_text(app))
+    assert not [text for text in CURATOR_HELP if text in shown], where  # not on home, in help or the key bar
 
 
 async def idle(pilot: AnyPilot) -> None:
