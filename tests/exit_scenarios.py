@@ -281,6 +281,22 @@ def review_of_an_invalid_set_on_a_fresh_store(root: Path) -> list[str]:
 fixed("review", 2, "bad reviewer name", ["review", "--reviewer", "a/b"], "reviewer name", bad_input=True)
 
 
+@scenario("curate", 0, "quit", tui_seconds=1)
+def curate_prepares_the_demo_and_quits(root: Path) -> list[str]:
+    return ["curate", "--as", "ana", "--data", DEMO, "--db", "review.db"]
+
+
+@scenario("curate", 1, "invalid golden data", bad_input=True, tui_seconds=60)
+def curate_of_an_invalid_set_on_a_fresh_store(root: Path) -> list[str]:
+    return ["curate", "--as", "ana", "--data", invalid_golden(root), "--db", "review.db"]
+
+
+@scenario("curate", 2, "review.roster", bad_input=True)
+def curate_by_a_reviewer_the_roster_does_not_make_a_curator(root: Path) -> list[str]:
+    team = '[review]\nroster = [{name = "ana", roles = ["reviewer", "curator"]}, {name = "ben"}]\n'
+    return [*config(root, team), "curate", "--as", "ben"]
+
+
 @scenario("queue", 0, "assigned")
 def queue_a_stored_run(root: Path) -> list[str]:
     store_with_run(root / "q.db", n_items=9)[0].close()

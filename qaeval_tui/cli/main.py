@@ -60,6 +60,9 @@ def _register(target: typer.Typer) -> None:
     from qaeval_tui.cli import review_cmd
 
     review_cmd.register(target)
+    from qaeval_tui.cli import curate_cmd
+
+    curate_cmd.register(target)
     from qaeval_tui.cli import label_cmds
 
     label_cmds.register(target)

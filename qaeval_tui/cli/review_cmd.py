@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from qaeval_tui.cli.common import config_from, guarded, store_path
+from qaeval_tui.cli.common import REVIEWER_ENV, choose_reviewer, config_from, guarded, store_path
 from qaeval_tui.cli.options import Data, Db
 from qaeval_tui.core.errors import UsageError
 
-REVIEWER_ENV = "QAEVAL_REVIEWER"
+if TYPE_CHECKING:
+    from qaeval_tui.core.config import Config
+    from qaeval_tui.core.review.views import Role
 
 
-def choose_reviewer(option: str | None, configured: str | None) -> str | None:
-    """--reviewer, else $QAEVAL_REVIEWER, else review.reviewer from the config, else None (asked on screen)."""
+def name_given(option: str | None, configured: str | None) -> str | None:
+    """The curator app's name: --as, else $QAEVAL_REVIEWER, else review.reviewer, else None (asked on
+    screen). Only its form is checked here; whether the roster makes it a curator, by the app's seat."""
     from qaeval_tui.core.review.prepare import reviewer_name_problem
 
     name = option or os.environ.get(REVIEWER_ENV) or configured
@@ -42,14 +47,19 @@ def review(
     preparing a fresh store, 2 on a usage error.
     """
     config = config_from(ctx)
-    name = choose_reviewer(reviewer, config.review.reviewer)
+    open_app(config, "reviewer", choose_reviewer(config, reviewer), store_path(ctx, db), data)
+
+
+def open_app(config: Config, role: Role, name: str | None, db_path: Path, data: list[Path] | None) -> None:
+    """Run the reviewer or the curator app until it quits; raise what stopped it (the CLI's exit code)."""
     from qaeval_tui.tui.app import create_app
 
     app = create_app(
         config,
-        db_path=store_path(ctx, db),
+        db_path=db_path,
         data_paths=data or [config.path(config.paths.golden)],
         reviewer=name,
+        role=role,
     )
     try:
         app.run()

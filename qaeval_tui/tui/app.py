@@ -18,10 +18,11 @@ from textual.screen import Screen
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.review.session import BlindItemView, SessionSummary
+from qaeval_tui.core.review.views import Role, seat_for
 from qaeval_tui.tui.commands import RULE_HELP, Scope, bindings, commands_for, keymap, resolve_keys, scale_digits
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import palette
-from qaeval_tui.tui.navigation import ENTRIES, Destination, Navigate, destination
+from qaeval_tui.tui.navigation import DESTINATIONS, Destination, Navigate, destination, entries_for
 from qaeval_tui.tui.screens.help import open_help
 from qaeval_tui.tui.screens.home import HomeScreen
 from qaeval_tui.tui.screens.preparing import PrepareOutcome, PreparingScreen
@@ -40,8 +41,18 @@ DIGIT_COMMANDS: dict[Scope, tuple[str, str, str]] = {
 """Palette entries per scale digit: (title, action, help); a digit off the selected axis's scale does nothing."""
 
 
+TITLES: dict[Role, str] = {"reviewer": "qaeval review", "curator": "qaeval curate"}
+
+
+def hidden_commands(role: Role) -> frozenset[str]:
+    """The commands that open another role's screens: neither bound, listed, nor in the palette."""
+    return frozenset(entry.name for entry in DESTINATIONS if entry.role != role)
+
+
 class ReviewApp(QaevalApp[int]):
-    """Blind labeling from the keyboard: reviewer prompt, preparing, home, review, summary."""
+    """Blind labeling from the keyboard (reviewer prompt, preparing, home, review, summary), or,
+    as the curator app, home and the curation and oversight screens. The role is fixed at start:
+    the reviewer app offers no screen that shows verdicts, other labels, consensus or case ids."""
 
     CSS_PATH = "app.tcss"
     TITLE = "qaeval review"
@@ -50,6 +61,7 @@ class ReviewApp(QaevalApp[int]):
     def __init__(self, context: AppContext, start: ScreenFactory | None = None) -> None:
         super().__init__()
         self.context = context
+        self.title = TITLES[context.role]
         self.start = start
         """The screen to open instead of the reviewer prompt and preparation (scenes and tests)."""
         self.failure: Exception | None = None
@@ -76,6 +88,13 @@ class ReviewApp(QaevalApp[int]):
 
     def _reviewer_chosen(self, name: str | None) -> None:
         if name:
+            if self.context.role == "curator":
+                try:
+                    seat_for(name, "curator", self.config)
+                except Exception as exc:  # a UsageError: reported by the CLI after exit, exit 2
+                    self.failure = exc
+                    self.exit(return_code=2)
+                    return
             self.context.reviewer = name
             self._prepare()
 
@@ -87,7 +106,7 @@ class ReviewApp(QaevalApp[int]):
             self.failure = outcome.error if outcome else None
             self.exit(return_code=int(getattr(self.failure, "exit_code", 1)))
             return
-        self.push_screen(HomeScreen(self.context, autostart=True))
+        self.push_screen(HomeScreen(self.context, autostart=self.context.role == "reviewer"))
 
     # -- navigation: screens return results, the app decides what comes next ---------------------
 
@@ -95,6 +114,8 @@ class ReviewApp(QaevalApp[int]):
         self.open_destination(destination(message.name))
 
     def open_destination(self, entry: Destination) -> None:
+        if entry.role != self.context.role:
+            return  # another role's screen: this app does not offer it (navigation.py)
         if entry.scope == "review":
             self._review(None)
         else:
@@ -122,14 +143,17 @@ class ReviewApp(QaevalApp[int]):
         return join_keys([str(digit) for digit in digits])
 
     def action_help(self) -> None:
-        open_help(self.screen, dict(self.config.review.keys), self.scale_keys())
+        open_help(self.screen, dict(self.config.review.keys), self.scale_keys(), hidden_commands(self.context.role))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         scope: Scope | None = getattr(screen, "SCOPE", None)
         scope = None if scope == "app" else scope  # the app's own commands are added below
         keys = resolve_keys(self.config.review.keys)
+        hidden = hidden_commands(self.context.role)
         for command in commands_for(scope) if scope else ():
+            if command.name in hidden:
+                continue
             key = palette(self.get_key_display(Binding(keys[command.name], command.name)))  # keys come from config
             callback: Callable[[], object] = partial(screen.run_action, command.name)
             yield SystemCommand(f"{command.palette_title} ({key})", command.help, callback)
@@ -140,7 +164,7 @@ class ReviewApp(QaevalApp[int]):
         prepared = any(isinstance(below, HomeScreen) for below in self.screen_stack)
         if scope != "home" and prepared and not screen.is_modal:
             # Every other screen from anywhere once the store is prepared; home lists these with their keys.
-            for entry in (entry for entry in ENTRIES if entry.scope != scope):
+            for entry in (entry for entry in entries_for(self.context.role) if entry.scope != scope):
                 command = next(c for c in commands_for("home") if c.name == entry.name)
                 yield SystemCommand(command.palette_title, command.help, partial(self.open_destination, entry))
         help_key = palette(self.get_key_display(Binding(keys["help"], "help")))
@@ -157,13 +181,17 @@ def create_app(
     deterministic: bool = False,
     services: Services | None = None,
     start: ScreenFactory | None = None,
+    role: Role = "reviewer",
 ) -> ReviewApp:
-    """Build the review app. Raises UsageError for a bad `[review.keys]` remap before anything opens.
+    """Build the reviewer app, or with `role="curator"` the curator app. Raises UsageError for a bad
+    `[review.keys]` remap, or a named curator the roster does not make one, before anything opens.
 
     `clock` and `deterministic` exist for tests and screenshots (a fixed clock, no animation or
     blinking); `services` lets a screenshot hold the app on a transient screen, and `start` opens
     the app on one screen of an already prepared store (the scenes of the curation screens).
     """
     resolve_keys(config.review.keys)
+    if role == "curator" and reviewer:
+        seat_for(reviewer, role, config)
     door = services or Services(config, db_path, data_paths)
-    return ReviewApp(AppContext(door, clock, deterministic, reviewer or ""), start)
+    return ReviewApp(AppContext(door, clock, deterministic, reviewer or "", role), start)

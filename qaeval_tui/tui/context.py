@@ -6,12 +6,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from qaeval_tui.core.review.views import Role, Seat
 from qaeval_tui.tui.services import Services
 
 
 @dataclass
 class AppContext:
-    """Shared, read-mostly state of one `qaeval review` process, the same object on every screen."""
+    """Shared, read-mostly state of one `qaeval review` or `qaeval curate` process, the same object on every screen."""
 
     services: Services
     clock: Callable[[], float] = field(default=time.monotonic)
@@ -20,6 +21,13 @@ class AppContext:
     """No animations or blinking cursors (tests and screenshots)."""
     reviewer: str = ""
     """Who works: set once the reviewer is known (the prompt, or before the app starts)."""
+    role: Role = "reviewer"
+    """Which app this is: `qaeval review` (reviewer) or `qaeval curate` (curator); fixed at start."""
+
+    @property
+    def seat(self) -> Seat:
+        """Who works as what, which every curator-only screen checks before it is built."""
+        return Seat(self.reviewer, self.role)
 
     @property
     def curator(self) -> str:

@@ -1,5 +1,7 @@
 """Where the app can go: one table read by the home screen, the command palette and the app.
 
+Each destination belongs to one role's app (DESIGN §4): the reviewer's app never lists a curator
+screen, and a curator screen's factory refuses a reviewer seat, so none is built by accident.
 Screens never open each other's successors: home posts `Navigate`, and the app looks the name up
 here, pushes the screen and decides from its result what comes next (review -> summary -> review).
 Each factory imports its screen when called, so the review TUI's cold start does not pay for
@@ -15,6 +17,7 @@ from typing import Any
 from textual.message import Message
 from textual.screen import Screen
 
+from qaeval_tui.core.review.views import Role, require_curator
 from qaeval_tui.tui.commands import Scope
 from qaeval_tui.tui.context import AppContext
 
@@ -26,24 +29,28 @@ def review_screen(context: AppContext) -> Screen[Any]:
 
 
 def inbox_screen(context: AppContext) -> Screen[Any]:
+    require_curator(context.seat, "The inbox")
     from qaeval_tui.tui.screens.inbox import InboxScreen
 
     return InboxScreen(context)
 
 
 def adjudication_screen(context: AppContext) -> Screen[Any]:
+    require_curator(context.seat, "Adjudication")
     from qaeval_tui.tui.screens.adjudicate import AdjudicationScreen
 
     return AdjudicationScreen(context)
 
 
 def dashboard_screen(context: AppContext) -> Screen[Any]:
+    require_curator(context.seat, "The calibration dashboard")
     from qaeval_tui.tui.screens.dashboard import DashboardScreen
 
     return DashboardScreen(context)
 
 
 def browse_screen(context: AppContext) -> Screen[Any]:
+    require_curator(context.seat, "The golden browser")
     from qaeval_tui.tui.screens.browse import BrowseScreen
 
     return BrowseScreen(context)
@@ -60,6 +67,8 @@ class Destination:
     """The scope of the screen it opens."""
     from_anywhere: bool = True
     """Also offered by the command palette on every other screen once the store is prepared."""
+    role: Role = "curator"
+    """The app that offers it: the reviewer's (`qaeval review`) or the curator's (`qaeval curate`)."""
 
 
 DESTINATIONS: tuple[Destination, ...] = (
@@ -70,6 +79,7 @@ DESTINATIONS: tuple[Destination, ...] = (
         review_screen,
         "review",
         from_anywhere=False,  # the queue is entered from home, so its summary returns there
+        role="reviewer",
     ),
     Destination(
         "open_inbox", "Inbox", "production misses to promote into the living split, or reject", inbox_screen, "inbox"
@@ -94,7 +104,17 @@ DESTINATIONS: tuple[Destination, ...] = (
 opened from these screens (they need a selection), not from home."""
 
 ENTRIES: tuple[Destination, ...] = tuple(destination for destination in DESTINATIONS if destination.from_anywhere)
-"""The curation and oversight screens, offered from anywhere."""
+"""The curation and oversight screens, offered from anywhere (in the curator app)."""
+
+
+def destinations_for(role: Role) -> tuple[Destination, ...]:
+    """What `role`'s app offers, in home's order: the reviewer reviews; the curator curates and oversees."""
+    return tuple(entry for entry in DESTINATIONS if entry.role == role)
+
+
+def entries_for(role: Role) -> tuple[Destination, ...]:
+    """What `role`'s palette offers from every screen."""
+    return tuple(entry for entry in ENTRIES if entry.role == role)
 
 
 def destination(name: str) -> Destination:

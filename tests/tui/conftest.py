@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from qaeval_tui.core.config import Config
+from qaeval_tui.core.review.views import Role
 from qaeval_tui.tui.app import ReviewApp, create_app
 from qaeval_tui.tui.screens.review import ReviewScreen
 from tests.conftest import DEMO_GOLDEN
@@ -40,6 +41,7 @@ def make_app(
     config: Config | None = None,
     clock: FixedClock | None = None,
     data: Path = DEMO_GOLDEN,
+    role: Role = "reviewer",
 ) -> ReviewApp:
     return create_app(
         config or Config(),
@@ -48,6 +50,7 @@ def make_app(
         reviewer=reviewer,
         clock=clock or FixedClock(),
         deterministic=True,
+        role=role,
     )
 
 

@@ -1,8 +1,9 @@
-"""Every screen is reachable: from home by its key, from anywhere by the command palette, and back.
+"""Every screen of the curator app is reachable: from home by its key, from anywhere by the palette, and back.
 
 The app is the one the CLI builds, on a private workspace: a copy of the demo golden folder (inbox
 included) and a store holding the demo run, the queues and the synthetic labels of ana, ben and
-chloe. The reviewer is dana, so review starts on a fresh queue.
+chloe. The curator is dana (`qaeval curate`); the reviewer app offers none of these screens
+(test_blindness_app.py).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import pytest
 from textual.command import CommandPalette
 from textual.screen import Screen
 
-from qaeval_tui.core.config import Config, ReviewConfig
+from qaeval_tui.core.config import Config, ReviewConfig, RosterMember
 from qaeval_tui.core.curation.inbox import import_misses
 from qaeval_tui.tui.app import ReviewApp
 from qaeval_tui.tui.commands import SCOPE_TITLES, commands_for
@@ -28,7 +29,6 @@ from qaeval_tui.tui.screens.help import HelpScreen
 from qaeval_tui.tui.screens.home import HomeScreen
 from qaeval_tui.tui.screens.inbox import InboxScreen
 from qaeval_tui.tui.screens.promote import PromoteScreen
-from qaeval_tui.tui.screens.review import ReviewScreen
 from tests.tui.conftest import flat, make_app, screen_text
 from tests.tui.oversight_host import Workspace, oversight_template, workspace
 from tests.tui.scenes.review import AnyPilot, wait_until
@@ -44,7 +44,10 @@ HOME_KEYS: list[tuple[str, type[AppScreen[None]], str]] = [
 
 
 def app_on(workspace: Workspace, config: Config | None = None) -> ReviewApp:
-    return make_app(workspace.db, "dana", config=config or workspace.config, data=workspace.golden)
+    config = config or workspace.config
+    team = (RosterMember(name="dana", roles=("curator",)),)
+    config = config.model_copy(update={"review": config.review.model_copy(update={"roster": team})})
+    return make_app(workspace.db, "dana", config=config, data=workspace.golden, role="curator")
 
 
 def settled(app: ReviewApp, kind: type[Screen[Any]]) -> bool:
@@ -65,9 +68,7 @@ async def reach(pilot: AnyPilot, kind: type[Screen[Any]]) -> Any:
 
 
 async def go_home(pilot: AnyPilot) -> HomeScreen:
-    """From the review screen the app opens on, home (no scores typed, so one escape)."""
-    await reach(pilot, ReviewScreen)
-    await pilot.press("escape")
+    """Home, which the curator app opens on once the store is prepared."""
     home = await reach(pilot, HomeScreen)
     await wait_until(pilot, lambda: home.loaded)
     return home  # type: ignore[no-any-return]
@@ -93,7 +94,7 @@ async def test_home_lists_every_screen_with_the_key_that_opens_it(workspace: Wor
     async with app.run_test(size=(100, 32)) as pilot:
         await go_home(pilot)
         text = flat(screen_text(app))
-    assert "⏎ Review blind-label your queue" in text
+    assert "qaeval curate" in text and "Review blind-label" not in text  # labeling is the reviewer app's
     for key, _, _ in HOME_KEYS:
         entry = next(e for e in ENTRIES if e.name == next(c.name for c in commands_for("home") if c.key == key))
         assert f"{key} {entry.label} {entry.description}" in text
@@ -131,13 +132,17 @@ async def test_a_remapped_home_key_is_shown_and_opens_the_screen(workspace: Work
 async def test_the_palette_opens_every_screen_from_anywhere(workspace: Workspace) -> None:
     app = app_on(workspace)
     async with app.run_test(size=(100, 32)) as pilot:
-        await reach(pilot, ReviewScreen)
+        await go_home(pilot)
+        await pilot.press("b")
+        await reach(pilot, BrowseScreen)
         for _, kind, title in HOME_KEYS:
+            if kind is BrowseScreen:
+                continue  # already open
             assert title in palette_titles(app)
             await from_palette(pilot, title.lower(), title)
             await reach(pilot, kind)
             await pilot.press("escape")
-            await reach(pilot, ReviewScreen)  # back where it was opened
+            await reach(pilot, BrowseScreen)  # back where it was opened
 
 
 async def test_the_palette_offers_each_command_once_and_runs_screen_actions(workspace: Workspace) -> None:

@@ -225,7 +225,7 @@ def test_no_key_does_two_things_on_one_screen_or_shadows_an_app_key() -> None:
 
 async def test_the_home_entries_open_their_screens_on_the_apps_own_services(workspace: Workspace) -> None:
     services = Services(workspace.config, workspace.db, [workspace.golden])
-    context = AppContext(services, FixedClock(), deterministic=True, reviewer="dana")
+    context = AppContext(services, FixedClock(), deterministic=True, reviewer="dana", role="curator")
     for entry in ENTRIES:
         screen = entry.factory(context)
         # The very object the app holds: no screen opens a second connection to the store.

@@ -1,7 +1,8 @@
 """The view models of blind review: plain frozen dataclasses, and how they are built from stored content.
 
 `BlindItemView` has no field that could carry the judge verdict, another reviewer's label, the
-system's name or the readable case id (DESIGN §4); the review screen renders nothing else.
+system's name or the readable case id (DESIGN §4); the review screen renders nothing else. A
+reviewer seat (`Seat`) reaches no curator view: `require_curator` refuses it before one is built.
 """
 
 from __future__ import annotations
@@ -9,9 +10,47 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
+from qaeval_tui.core.config import Config
+from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.review.roster import roles_of
 from qaeval_tui.core.rubric import Rubric
+
+Role = Literal["reviewer", "curator"]
+"""A reviewer labels blind; a curator sees verdicts, labels and consensus (inbox, adjudication,
+calibration, golden browser). `qaeval review` is the reviewer's app, `qaeval curate` the curator's."""
+
+
+@dataclass(frozen=True)
+class Seat:
+    """Who works in one app, and in which role: every view an app builds is checked against it."""
+
+    name: str
+    role: Role
+
+
+def seat_for(name: str, role: Role, config: Config) -> Seat:
+    """`name` in `role`; a curator seat only for a name `[review] roster` gives the curator role
+    (case-insensitive; with no roster configured, one person does everything: core/review/roster.py).
+
+    Raises UsageError (exit 2) naming the config key for anyone else, so the curator app never opens
+    for a reviewer.
+    """
+    if role == "curator" and "curator" not in roles_of(config, name):
+        listed = ", ".join(m.name for m in config.review.roster if "curator" in m.roles) or "nobody"
+        raise UsageError(f"review.roster: {name!r} is not a curator (curators: {listed})")
+    return Seat(name, role)
+
+
+class CuratorOnly(UsageError):
+    """A curator view asked for from a reviewer seat: refused, nothing is shown."""
+
+
+def require_curator(seat: Seat, what: str) -> None:
+    """The gate of every curator-only view: verdicts, other reviewers' labels, consensus, case ids."""
+    if seat.role != "curator":
+        raise CuratorOnly(f"{what} is for curators (qaeval curate); this is a reviewer session")
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,12 @@ from qaeval_tui.tui.literal import line
 from qaeval_tui.tui.widgets.key_bar import join_keys
 
 
-def open_help(screen: Screen[Any], overrides: dict[str, str], score_keys: str = "") -> None:
+def open_help(
+    screen: Screen[Any], overrides: dict[str, str], score_keys: str = "", hidden: frozenset[str] = frozenset()
+) -> None:
     """The one help path: the help screen for `screen`'s scope, over it, unless help is already up.
+
+    `hidden` names commands this app does not offer (another role's screens): not listed.
 
     A review screen lists the rubric's score digits (`score_keys`); a curation or oversight screen
     lists the rule digits it has bound now; any other screen lists no digits.
@@ -38,9 +42,9 @@ def open_help(screen: Screen[Any], overrides: dict[str, str], score_keys: str = 
         rules = sorted(
             key for key, active in screen.active_bindings.items() if active.binding.action.startswith("rule_with(")
         )
-        app.push_screen(HelpScreen(scope, overrides, join_keys(rules), RULE_HELP))
+        app.push_screen(HelpScreen(scope, overrides, join_keys(rules), RULE_HELP, hidden))
     else:
-        app.push_screen(HelpScreen(scope, overrides, score_keys if scope == "review" else ""))
+        app.push_screen(HelpScreen(scope, overrides, score_keys if scope == "review" else "", hidden=hidden))
 
 
 class HelpScreen(ModalScreen[None]):
@@ -48,9 +52,18 @@ class HelpScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape,question_mark,q", "close", "close")]  # noqa: RUF012 (Textual's own type)
 
-    def __init__(self, scope: Scope, overrides: dict[str, str], digits: str, digits_help: str = SCORE_HELP) -> None:
-        """`digits` are the screen's scale keys ("0-2"), if it has any, and `digits_help` what they do."""
+    def __init__(
+        self,
+        scope: Scope,
+        overrides: dict[str, str],
+        digits: str,
+        digits_help: str = SCORE_HELP,
+        hidden: frozenset[str] = frozenset(),
+    ) -> None:
+        """`digits` are the screen's scale keys ("0-2"), if it has any, and `digits_help` what they do;
+        `hidden` the commands this app does not offer."""
         super().__init__()
+        self.hidden = hidden
         self.scope = scope
         self.keys = resolve_keys(overrides)
         self.digits = digits
@@ -58,7 +71,7 @@ class HelpScreen(ModalScreen[None]):
 
     def _rows(self, scope: Scope) -> list[tuple[str, str]]:
         rows = [(self.digits, self.digits_help)] if scope != "app" and self.digits else []
-        for command in commands_for(scope):
+        for command in (command for command in commands_for(scope) if command.name not in self.hidden):
             rows.append((self.app.get_key_display(Binding(self.keys[command.name], command.name)), command.help))
         return rows
 

@@ -12,12 +12,13 @@ from textual.widgets import Static
 
 from qaeval_tui.core.review.prepare import StoreOverview, pace
 from qaeval_tui.core.review.session import Progress
+from qaeval_tui.core.review.views import Role
 from qaeval_tui.core.text import one_line
 from qaeval_tui.tui.commands import bindings, resolve_keys
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import plain, styled
 from qaeval_tui.tui.messages import OverviewArrived
-from qaeval_tui.tui.navigation import DESTINATIONS, Navigate
+from qaeval_tui.tui.navigation import DESTINATIONS, Navigate, destinations_for
 from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.status_line import clock_text
@@ -25,7 +26,17 @@ from qaeval_tui.tui.widgets.status_line import clock_text
 HOME_ENTRIES: tuple[tuple[str, str, str], ...] = tuple(
     (entry.name, entry.label, entry.description) for entry in DESTINATIONS
 )
-"""Every screen reachable from home: (command name, title, what it is for)."""
+"""Every screen reachable from home in either app: (command name, title, what it is for)."""
+
+HOME_TITLES: dict[Role, tuple[str, str]] = {
+    "reviewer": ("qaeval review", "  blind labeling"),
+    "curator": ("qaeval curate", "  curation and oversight"),
+}
+
+
+def role_entries(role: Role) -> tuple[tuple[str, str, str], ...]:
+    """The screens home lists in `role`'s app."""
+    return tuple((entry.name, entry.label, entry.description) for entry in destinations_for(role))
 
 
 def counts_lines(title: str, counts: dict[str, int], width: int = 60) -> list[Content]:
@@ -84,13 +95,14 @@ def progress_content(reviewer: str, progress: Progress) -> Content:
     return Content("\n").join(lines)
 
 
-def entry_rows(keys: Mapping[str, str]) -> ComposeResult:
-    """Each screen with the key that opens it (`keys`: command name -> key as displayed).
+def entry_rows(keys: Mapping[str, str], role: Role = "reviewer") -> ComposeResult:
+    """Each screen of `role`'s app with the key that opens it (`keys`: command name -> key as displayed).
 
     Two columns, so a description that wraps at 80 columns stays under itself, not under the key.
     """
-    width = max(len(keys[name]) for name, _, _ in HOME_ENTRIES) + 2
-    for name, title, text in HOME_ENTRIES:
+    entries = role_entries(role)
+    width = max(len(keys[name]) for name, _, _ in entries) + 2
+    for name, title, text in entries:
         with Horizontal(classes="home-entry"):
             yield Static(
                 Content.assemble((f"{one_line(keys[name]):<{width}}", "bold $accent"), (f"{title:<14}", "bold")),
@@ -110,22 +122,26 @@ class HomeScreen(AppScreen[None]):
         self.loaded = False
 
     def compose(self) -> ComposeResult:
-        yield Static(
-            Content.assemble(("qaeval review", "bold"), ("  blind labeling", "$foreground-muted")), id="home-title"
-        )
+        title, subtitle = HOME_TITLES[self.context.role]
+        yield Static(Content.assemble((title, "bold"), (subtitle, "$foreground-muted")), id="home-title")
         with VerticalScroll(id="home"):
             with Horizontal(id="home-columns"):
                 yield Static(Content.styled("Loading…", "$foreground-muted"), id="golden", classes="card")
                 yield Static(Content(""), id="progress", classes="card")
             with Vertical(id="screens", classes="card"):
                 yield Static(Content.styled("Screens", "bold $primary"))
-                yield from entry_rows(self.entry_keys())
+                yield from entry_rows(self.entry_keys(), self.context.role)
         yield KeyBar()
 
     def entry_keys(self) -> dict[str, str]:
         """The key of each home entry as displayed, after any `[review.keys]` remap."""
         keys = resolve_keys(self.context.services.config.review.keys)
         return {name: self.app.get_key_display(Binding(keys[name], name)) for name, _, _ in HOME_ENTRIES}
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Another role's screens are neither bound nor shown in the key bar here."""
+        offered = {entry.name for entry in destinations_for(self.context.role)}
+        return action in offered or action not in {name for name, _, _ in HOME_ENTRIES}
 
     def on_screen_resume(self) -> None:
         if self.autostart:
