@@ -180,6 +180,9 @@ class ReviewConfig(Section):
     )
     overlap: int = Field(default=2, ge=1, description="How many reviewers label each item.")
     seed: Seed = Field(default=7, description="Seed of the assignment and per-reviewer order.")
+    idle_cutoff_seconds: float = Field(
+        default=300.0, gt=0, allow_inf_nan=False, description="A pause between keys longer than this counts as this."
+    )
     keys: dict[str, str] = Field(default_factory=dict, description="Action name -> key, overriding default bindings.")
 
 

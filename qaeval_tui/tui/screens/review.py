@@ -49,8 +49,19 @@ class ReviewScreen(ReviewFlow):
 
     # -- actions ----------------------------------------------------------------------------------
 
+    def _locked(self) -> bool:
+        """Refuse, saying why, a change to a blind axis once the gold answer was shown for the item."""
+        if self.draft is None or self.draft.axis.name not in self.draft.locked:
+            return False
+        self.notify(
+            notice(f"{self.draft.axis.name} is locked: the gold answer was shown for this item"),
+            severity="warning",
+            markup=False,
+        )
+        return True
+
     def action_score(self, value: int) -> None:
-        if self.defer(f"score({value})") or self.draft is None:
+        if self.defer(f"score({value})") or self.draft is None or self._locked():
             return
         if not self.draft.on_scale(value):
             scale = ", ".join(str(point) for point in self.draft.axis.scale)
@@ -64,12 +75,12 @@ class ReviewScreen(ReviewFlow):
         self._scores_changed()
 
     def action_score_cursor(self) -> None:
-        if not self.defer("score_cursor") and self.draft is not None:
+        if not self.defer("score_cursor") and self.draft is not None and not self._locked():
             self.draft.score(self.draft.cursor_value)
             self._scores_changed()
 
     def action_cant_judge(self) -> None:
-        if not self.defer("cant_judge") and self.draft is not None:
+        if not self.defer("cant_judge") and self.draft is not None and not self._locked():
             self.draft.score(None)
             self._scores_changed()
 

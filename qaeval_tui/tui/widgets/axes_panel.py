@@ -21,7 +21,7 @@ class AxesPanel(Static):
     }
     """
 
-    def show(self, draft: LabelDraft, gold: str | None, gold_hint: str) -> None:
+    def show(self, draft: LabelDraft, gold: str | None, gold_hint: str, problem: str = "") -> None:
         names = {axis.name: one_line(axis.name, 40) for axis in draft.axes}  # axis names come from the config
         width = max(map(len, names.values())) + 2
         lines: list[Content] = []
@@ -48,6 +48,8 @@ class AxesPanel(Static):
             parts.append(state)
             if axis.needs_gold:
                 parts.append(("  (sees the gold answer)", "$foreground-muted"))
+            elif axis.name in draft.locked:
+                parts.append(("  locked: gold shown", "$foreground-muted"))
             lines.append(Content.assemble(*parts))
         axis = draft.axis
         lines.append(
@@ -60,6 +62,8 @@ class AxesPanel(Static):
                 lines.append(Content.assemble(("Gold answer: ", "bold $warning"), styled(gold, "$foreground")))
             else:
                 lines.append(Content.styled(gold_hint, "$foreground-muted italic"))
+        if problem:
+            lines.append(Content.styled(problem, "bold $error"))
         if draft.note:
             lines.append(Content.assemble(("note ", "bold $secondary"), line(draft.note)))
         self.update(Content("\n").join(lines))
