@@ -18,6 +18,7 @@ from qaeval_tui.tui.screens.note import NoteDialog
 from qaeval_tui.tui.screens.review_flow import ReviewFlow
 from qaeval_tui.tui.widgets.answer_view import AnswerView
 from qaeval_tui.tui.widgets.axes_panel import AxesPanel
+from qaeval_tui.tui.widgets.guidelines_pane import GuidelinesPane
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.sources_panel import SourcesPanel
 from qaeval_tui.tui.widgets.status_line import StatusLine
@@ -35,6 +36,7 @@ class ReviewScreen(ReviewFlow):
         with Container(id="body"):
             yield AnswerView()
             yield SourcesPanel()
+            yield GuidelinesPane()
         yield AxesPanel()
         yield KeyBar()
 
@@ -132,6 +134,14 @@ class ReviewScreen(ReviewFlow):
 
     def action_previous_citation(self) -> None:
         self._select_citation("previous_citation", -1)
+
+    def action_guidelines(self) -> None:
+        """Show the guidelines in place of the sources, or the sources again."""
+        pane = self.query_one(GuidelinesPane)
+        shown = not pane.has_class("-shown")
+        pane.set_class(shown, "-shown")
+        self.query_one(SourcesPanel).display = not shown
+        self._refresh_axes()
 
     def action_sources_down(self) -> None:
         self.query_one(SourcesPanel).scroll_page_down(animate=False)

@@ -28,8 +28,12 @@ from qaeval_tui.tui.screens.reveal import RevealDialog
 from qaeval_tui.tui.services import Services
 from qaeval_tui.tui.widgets.answer_view import AnswerView
 from qaeval_tui.tui.widgets.axes_panel import AxesPanel
+from qaeval_tui.tui.widgets.guidelines_pane import GuidelinesPane
 from qaeval_tui.tui.widgets.sources_panel import SourcesPanel
 from qaeval_tui.tui.widgets.status_line import Status, StatusLine
+
+WIDE = 120
+"""From this width the screen has two columns, and the anchors move to the left one."""
 
 
 class ReviewFlow(AppScreen[SessionSummary | None]):
@@ -171,7 +175,12 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
         hint = f"Gold answer: shown once {', '.join(blind)} {'is' if len(blind) == 1 else 'are'} scored."
         if self.problem:
             self.problem = self.draft.missing_message()
-        self.query_one(AxesPanel).show(self.draft, self.gold, hint, self.problem)
+        wide = self.size.width >= WIDE
+        self.query_one(AxesPanel).show(self.draft, self.gold, hint, self.problem, all_anchors=not wide)
+        self.query_one(AnswerView).show_anchors(self.draft)
+        pane = self.query_one(GuidelinesPane)
+        if pane.has_class("-shown"):
+            pane.show(self.context.services.config.rubric, self.draft.axis.name)
         self._refresh_status()
 
     def _refresh_status(self) -> None:
@@ -254,3 +263,6 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
 
     def on_key(self) -> None:
         self.timer.touch()
+
+    def on_resize(self) -> None:
+        self._refresh_axes()  # the anchors move between the axes panel and the left column
