@@ -228,7 +228,8 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
             return self._next("", item_id)
 
         self.call("saving…", work)
-        self.notify(f"✓ item {position} saved", timeout=2)  # a toast: the next item's header never says "saved"
+        if not self.context.deterministic:  # pictures: a toast that fades would race the capture
+            self.notify(f"✓ item {position} saved", timeout=2)  # not the header: the next item is not "saved"
 
     def action_undo(self) -> None:
         if self.defer("undo"):
