@@ -15,6 +15,7 @@ from contextlib import AbstractContextManager
 from typing import Literal, Protocol
 
 from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.store.flags import FlagRow
 from qaeval_tui.core.store.rows import (
     Assignment,
     CaseRecord,
@@ -105,3 +106,7 @@ class StoreBackend(Protocol):
         self, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str
     ) -> None: ...
     def adjudications(self) -> dict[ItemAxis, int | None]: ...
+
+    # flags
+    def flag_rows(self) -> list[FlagRow]: ...
+    def resolve_flag(self, label_id: int, note: str, curator: str) -> bool: ...
