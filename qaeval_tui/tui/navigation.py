@@ -49,6 +49,12 @@ def browse_screen(context: AppContext) -> Screen[Any]:
     return BrowseScreen(context)
 
 
+def flags_screen(context: AppContext) -> Screen[Any]:
+    from qaeval_tui.tui.screens.flags import FlagsScreen
+
+    return FlagsScreen(context)
+
+
 @dataclass(frozen=True)
 class Destination:
     name: str
@@ -89,6 +95,8 @@ DESTINATIONS: tuple[Destination, ...] = (
         "dashboard",
     ),
     Destination("open_browse", "Browse", "every golden case, filtered and searched", browse_screen, "browse"),
+    # curator-only: reviewers' flags and notes name items and other reviewers
+    Destination("open_flags", "Flags", "reviewers' flags and notes, each resolved with a note", flags_screen, "flags"),
 )
 """Every screen reachable from home, in home's order. Promote, drill-down and case detail are
 opened from these screens (they need a selection), not from home."""

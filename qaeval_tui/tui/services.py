@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from qaeval_tui.core.config import Config
+from qaeval_tui.core.curation.flags import Flag, FlagState, list_flags, resolve_flag
 from qaeval_tui.core.curation.inbox import ImportReport, InboxDecision, InboxEntry, import_misses, list_inbox
 from qaeval_tui.core.curation.promotion import (
     GoldenSnapshot,
@@ -135,6 +136,12 @@ class Services:
         return self._thread.call(
             lambda store: (list_inbox(store, status=status, search=search or None), list_inbox(store))
         )
+
+    def flags(self, state: FlagState, search: str | None) -> list[Flag]:
+        return self._thread.call(lambda store: list_flags(store, state=state, search=search or None))
+
+    def resolve_flag(self, flag_id: int, note: str, curator: str) -> Flag:
+        return self._thread.call(lambda store: resolve_flag(store, flag_id, note=note, curator=curator))
 
     def import_misses(self, path: Path) -> ImportReport:
         return self._thread.call(lambda store: import_misses(store, path))

@@ -163,3 +163,6 @@ class HomeScreen(AppScreen[None]):
 
     def action_open_browse(self) -> None:
         self.post_message(Navigate("open_browse"))
+
+    def action_open_flags(self) -> None:
+        self.post_message(Navigate("open_flags"))
