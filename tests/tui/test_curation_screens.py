@@ -253,3 +253,16 @@ async def test_an_invalid_golden_set_is_reported_where_the_form_would_be(workspa
         await pilot.press("ctrl+s")  # nothing to promote: refused quietly
     with workspace.store() as store:
         assert store.count("inbox_decisions") == 0
+
+
+async def test_an_empty_inbox_offers_the_configured_inbox_file(workspace: Workspace) -> None:
+    app = oversight_app(workspace, InboxScreen)
+    async with app.run_test(size=(100, 32)) as pilot:
+        screen = await inbox_ready(pilot)
+        text = flat(host_text(app))
+        assert screen.entries == [] and "The inbox is empty. Press i to import the configured inbox file" in text
+        assert workspace.inbox_file.name in text
+        workspace.inbox_file.unlink()
+        screen.reload()
+        await inbox_ready(pilot)
+        await wait_until(pilot, lambda: "does not exist" in flat(host_text(app)))

@@ -33,6 +33,8 @@ class InboxLoaded(Message):
     every: list[InboxEntry]
     status: str | None
     search: str
+    inbox_file: Path
+    inbox_file_exists: bool
 
 
 @dataclass
@@ -51,6 +53,22 @@ def title_content(every: list[InboxEntry], shown: int, status: str | None, searc
         parts.append(Content.styled(" · search: ", "$foreground-muted"))
         parts.append(line(search))
     return Content.assemble(*parts)
+
+
+def empty_inbox_offer(inbox_file: Path, *, exists: bool) -> Content:
+    """What an empty inbox offers: the configured inbox file (`[paths] inbox`), one key away."""
+    if exists:
+        return Content.assemble(
+            ("The inbox is empty. ", "bold"),
+            "Press i to import the configured inbox file:\n",
+            line(str(inbox_file)),
+        )
+    return Content.assemble(
+        ("The inbox is empty, ", "bold"),
+        "and the configured inbox file does not exist:\n",
+        line(str(inbox_file)),
+        Content.styled("\n[paths] inbox in the config names it; i imports any other file.", "$foreground-muted"),
+    )
 
 
 class InboxScreen(AppScreen[None]):
@@ -108,9 +126,11 @@ class InboxScreen(AppScreen[None]):
     def reload(self) -> None:
         services, status, search = self.context.services, self.status, self.search
 
+        inbox_file = services.config.path(services.config.paths.inbox)
+
         def work() -> InboxLoaded:
             shown, every = services.inbox(status, search)
-            return InboxLoaded(shown, every, status, search)
+            return InboxLoaded(shown, every, status, search, inbox_file, inbox_file.is_file())
 
         self.call("loading…", work, "Not loaded")
 
@@ -125,6 +145,8 @@ class InboxScreen(AppScreen[None]):
             title_content(message.every, len(self.entries), self.status, self.search)
         )
         self._preview()
+        if not message.every:
+            self.query_one(MissView).update(empty_inbox_offer(message.inbox_file, exists=message.inbox_file_exists))
         self.loaded = True
 
     def selected_trace_id(self) -> str | None:
