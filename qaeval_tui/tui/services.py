@@ -187,6 +187,20 @@ class Services:
 
     # -- golden set -------------------------------------------------------------------------------
 
+    def unreviewed_notice(self) -> str | None:
+        """Home's line on golden cases not yet run or queued (None too when the golden set is invalid:
+        the overview reports that)."""
+        from qaeval_tui.core.errors import QaevalError
+        from qaeval_tui.core.review.queue import unreviewed_cases
+
+        def run(store: Store) -> str | None:
+            try:
+                return unreviewed_cases(store, load_golden(self.data_paths)).notice
+            except QaevalError:
+                return None
+
+        return self._thread.call(run)
+
     def golden(self) -> GoldenSet:
         """The whole golden set as the promote form validates against (living split included)."""
         return load_golden(self.target.files())

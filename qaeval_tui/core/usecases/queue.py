@@ -57,6 +57,8 @@ def queue_from_run(
     if missing:
         golden = load_golden(golden_paths)
     created = build_review_items(store, run.run_id, golden)
+    if run_id is None:
+        created += _cases_new_since_the_last_queue(store, run.run_id, golden_paths)
     report = assign(
         store,
         list(config.review.reviewers) if reviewers is None else reviewers,
@@ -65,6 +67,26 @@ def queue_from_run(
         replace=replace,
     )
     return QueueOutcome(run.run_id, created, report)
+
+
+def _cases_new_since_the_last_queue(store: Store, latest: str, golden_paths: Sequence[Path]) -> int:
+    """Review items for the cases that runs stored since the last queued run answered and no review
+    item holds yet (a run of newly promoted cases followed by another run does not hide them)."""
+    queued_runs = {item.run_id for item in store.review_items()}
+    covered = {item.case_hash for item in store.review_items()}
+    created = 0
+    for run in sorted(store.list_runs(), key=lambda r: r.started_at, reverse=True):
+        if run.run_id == latest:
+            continue
+        if run.run_id in queued_runs:
+            break  # the last queue: older runs were offered then
+        new = {o.case_hash for o in store.run_outputs(run.run_id)} - covered
+        if new:
+            missing = any(store.case_json(h) is None for h in new)
+            golden = load_golden(golden_paths) if missing else None
+            created += build_review_items(store, run.run_id, golden, only_cases=new)
+            covered |= new
+    return created
 
 
 def queue_more_labels(
