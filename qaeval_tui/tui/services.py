@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from qaeval_tui.core.curation.adjudication import AdjudicationQueue
     from qaeval_tui.core.curation.dossier import ItemDossier
     from qaeval_tui.core.statistics.dashboard import Dashboard, Step
+    from qaeval_tui.core.usecases.queue import NewCasesQueued
 
 # The statistics behind adjudication and the dashboard (numpy, krippendorff) are imported by
 # the methods that use them: the review TUI's cold start should not pay for screens the
@@ -186,6 +187,12 @@ class Services:
         return self._thread.call(lambda store: compute_dashboard(store, self.config, step=step))
 
     # -- golden set -------------------------------------------------------------------------------
+
+    def run_new_cases_and_queue(self) -> NewCasesQueued:
+        """Run the golden cases no run answered and queue them for the roster (after a promotion)."""
+        from qaeval_tui.core.usecases.queue import run_new_cases_and_queue
+
+        return self._thread.call(lambda store: run_new_cases_and_queue(self.config, store, self.data_paths))
 
     def unreviewed_notice(self) -> str | None:
         """Home's line on golden cases not yet run or queued (None too when the golden set is invalid:

@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
 from qaeval_tui.core.curation.inbox import STATUSES, ImportReport, InboxEntry, InboxStatus, status_counts
+from qaeval_tui.core.usecases.queue import NewCasesQueued
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import cell, line, notice
 from qaeval_tui.tui.screens.base import AppScreen
@@ -40,6 +41,11 @@ class InboxLoaded(Message):
 @dataclass
 class MissesImported(Message):
     report: ImportReport
+
+
+@dataclass
+class NewCasesRun(Message):
+    done: NewCasesQueued
 
 
 def title_content(every: list[InboxEntry], shown: int, status: str | None, search: str) -> Content:
@@ -218,6 +224,19 @@ class InboxScreen(AppScreen[None]):
             markup=False,
         )
         self.reload()
+
+    def action_run_and_queue(self) -> None:
+        services = self.context.services
+        self.call("running new cases…", lambda: NewCasesRun(services.run_new_cases_and_queue()), "Not run")
+
+    def on_new_cases_run(self, message: NewCasesRun) -> None:
+        self.settle()
+        done = message.done
+        if not done.ran and not done.queued_items:
+            self.notify("Every golden case is already run and queued.", markup=False)
+            return
+        ran = f"ran {len(done.ran)} new case(s) ({', '.join(done.ran[:3])}); " if done.ran else ""
+        self.notify(notice(f"{ran}{done.queued_items} review item(s) queued for the roster."), markup=False)
 
     def action_back(self) -> None:
         if self.focused is self.query_one("#inbox-search", Input):
