@@ -106,6 +106,36 @@ def curation_root(root: Path) -> None:
     cli("inbox", "import")
 
 
+# -- flags ---------------------------------------------------------------------------------------------
+
+
+@scenario("flags list", 0, "listed")
+def flags_list_of_a_store_with_flags(root: Path) -> list[str]:
+    from tests.flag_fixtures import flagged_store
+
+    flagged_store(root / "s.db")
+    return ["flags", "list", "--db", "s.db"]
+
+
+fixed("flags list", 2, "open and all", ["flags", "list", "--db", "s.db", "--open", "--all"], "usage", bad_input=True)
+
+
+@scenario("flags resolve", 0, "resolved")
+def flags_resolve_an_open_flag(root: Path) -> list[str]:
+    from tests.flag_fixtures import flagged_store
+
+    first = flagged_store(root / "s.db")[0]
+    return ["flags", "resolve", str(first), "--note", "fixed", "--curator", "Mara", "--db", "s.db"]
+
+
+@scenario("flags resolve", 2, "usage", bad_input=True)
+def flags_resolve_an_unknown_flag(root: Path) -> list[str]:
+    from tests.flag_fixtures import flagged_store
+
+    flagged_store(root / "s.db")
+    return ["flags", "resolve", "999", "--note", "fixed", "--curator", "Mara", "--db", "s.db"]
+
+
 # -- qaeval itself -----------------------------------------------------------------------------------------
 
 fixed("", 0, "version", ["--version"])

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Console, HighlighterType, JustifyMethod, OverflowMethod
+from rich.console import Console, ConsoleDimensions, HighlighterType, JustifyMethod, OverflowMethod
 from rich.style import Style
 from rich.text import Text
 
 from qaeval_tui.core.text import literal
+
+NOT_A_TERMINAL_WIDTH = 240
+"""Columns when stdout is a file or a pipe (a CI log) and `COLUMNS` is unset: rich's 80 cut tables."""
 
 
 class LiteralConsole(Console):
@@ -22,6 +25,18 @@ class LiteralConsole(Console):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(markup=False, emoji=False, highlight=False, **options)
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        """A terminal's own size, or `COLUMNS` when set; otherwise `NOT_A_TERMINAL_WIDTH` wide."""
+        dimensions = super().size
+        if self._width is None and "COLUMNS" not in self._environ and not self.is_terminal:
+            return ConsoleDimensions(NOT_A_TERMINAL_WIDTH, dimensions.height)
+        return dimensions
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        self._width, self._height = new_size
 
     def render_str(
         self,

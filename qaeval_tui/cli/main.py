@@ -75,6 +75,9 @@ def _register(target: typer.Typer) -> None:
     from qaeval_tui.cli import plan_cmd
 
     plan_cmd.register(target)
+    from qaeval_tui.cli import flag_cmds
+
+    flag_cmds.register(target)
 
 
 def _app() -> typer.Typer:

@@ -16,7 +16,7 @@ from qaeval_tui.core.errors import UsageError
 if TYPE_CHECKING:
     from textual.binding import BindingType
 
-OversightScope = Literal["inbox", "promote", "adjudicate", "dashboard", "drilldown", "browse", "case"]
+OversightScope = Literal["inbox", "promote", "adjudicate", "dashboard", "drilldown", "browse", "case", "flags"]
 """The curation and oversight screens."""
 Scope = Literal["app", "home", "review", "summary", OversightScope]
 SCOPE_TITLES: dict[Scope, str] = {
@@ -30,6 +30,7 @@ SCOPE_TITLES: dict[Scope, str] = {
     "drilldown": "Items behind a cell",
     "browse": "Golden browser",
     "case": "Golden case",
+    "flags": "Flags queue",
     "app": "Everywhere",
 }
 """The help screen's heading for each scope's keys."""
@@ -210,6 +211,14 @@ COMMANDS: tuple[Command, ...] = (
         "home",
         title="Open golden browser",
     ),
+    Command(
+        "open_flags",
+        "f",
+        "flags",
+        "Open the flags queue: reviewers' flags and notes, each resolved with a note.",
+        "home",
+        title="Open flags queue",
+    ),
     Command("refresh", "ctrl+r", "refresh", "Reload the golden set, runs and your progress.", "home"),
     Command("undo_last", "u", "undo", "Reopen the item you last submitted.", "summary"),
     Command("home", "escape", "home", "Go to the home screen.", "summary"),
@@ -217,7 +226,21 @@ COMMANDS: tuple[Command, ...] = (
     Command("search", "slash", "search", "Search the list (enter or escape returns to it).", "inbox"),
     Command("cycle_status", "f", "status", "Show pending, promoted, rejected or every miss, in turn.", "inbox"),
     Command("import_misses", "i", "import", "Import a production-miss file: every line or none.", "inbox"),
+    Command(
+        "run_and_queue",
+        "r",
+        "run & queue",
+        "Run new golden cases and queue them for the roster.",
+        "inbox",
+        title="Run new cases and queue them",
+    ),
     Command("back", "escape", "back", "Go back to the previous screen.", "inbox"),
+    Command("resolve_flag", "r", "resolve", "Resolve the selected flag with a note.", "flags", title="Resolve flag"),
+    Command("search", "slash", "search", "Search notes, item ids and case ids.", "flags"),
+    Command(
+        "cycle_state", "s", "state", "Show open, resolved or every flag, in turn.", "flags", title="Cycle flag state"
+    ),
+    Command("back", "escape", "back", "Go back to the previous screen.", "flags"),
     Command(
         "promote", "ctrl+s", "promote", "Append the case to the living split; nothing is written if invalid.", "promote"
     ),

@@ -56,6 +56,13 @@ def browse_screen(context: AppContext) -> Screen[Any]:
     return BrowseScreen(context)
 
 
+def flags_screen(context: AppContext) -> Screen[Any]:
+    require_curator(context.seat, "The flags queue")
+    from qaeval_tui.tui.screens.flags import FlagsScreen
+
+    return FlagsScreen(context)
+
+
 @dataclass(frozen=True)
 class Destination:
     name: str
@@ -99,6 +106,7 @@ DESTINATIONS: tuple[Destination, ...] = (
         "dashboard",
     ),
     Destination("open_browse", "Browse", "every golden case, filtered and searched", browse_screen, "browse"),
+    Destination("open_flags", "Flags", "reviewers' flags and notes, each resolved with a note", flags_screen, "flags"),
 )
 """Every screen reachable from home, in home's order. Promote, drill-down and case detail are
 opened from these screens (they need a selection), not from home."""

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from qaeval_tui.core.config import Config
+from qaeval_tui.core.curation.flags import Flag, FlagState, list_flags, resolve_flag
 from qaeval_tui.core.curation.inbox import ImportReport, InboxDecision, InboxEntry, import_misses, list_inbox
 from qaeval_tui.core.curation.promotion import (
     GoldenSnapshot,
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
     from qaeval_tui.core.curation.adjudication import AdjudicationQueue
     from qaeval_tui.core.curation.dossier import ItemDossier
     from qaeval_tui.core.statistics.dashboard import Dashboard, Step
+    from qaeval_tui.core.usecases.queue import NewCasesQueued
 
 # The statistics behind adjudication and the dashboard (numpy, krippendorff) are imported by
 # the methods that use them: the review TUI's cold start should not pay for screens the
@@ -136,6 +138,12 @@ class Services:
             lambda store: (list_inbox(store, status=status, search=search or None), list_inbox(store))
         )
 
+    def flags(self, state: FlagState, search: str | None) -> list[Flag]:
+        return self._thread.call(lambda store: list_flags(store, state=state, search=search or None))
+
+    def resolve_flag(self, flag_id: int, note: str, curator: str) -> Flag:
+        return self._thread.call(lambda store: resolve_flag(store, flag_id, note=note, curator=curator))
+
     def import_misses(self, path: Path) -> ImportReport:
         return self._thread.call(lambda store: import_misses(store, path))
 
@@ -199,6 +207,26 @@ class Services:
         return self._thread.call(lambda store: compute_dashboard(store, self.config, step=step))
 
     # -- golden set -------------------------------------------------------------------------------
+
+    def run_new_cases_and_queue(self) -> NewCasesQueued:
+        """Run the golden cases no run answered and queue them for the roster (after a promotion)."""
+        from qaeval_tui.core.usecases.queue import run_new_cases_and_queue
+
+        return self._thread.call(lambda store: run_new_cases_and_queue(self.config, store, self.data_paths))
+
+    def unreviewed_notice(self) -> str | None:
+        """Home's line on golden cases not yet run or queued (None too when the golden set is invalid:
+        the overview reports that)."""
+        from qaeval_tui.core.errors import QaevalError
+        from qaeval_tui.core.review.queue import unreviewed_cases
+
+        def run(store: Store) -> str | None:
+            try:
+                return unreviewed_cases(store, load_golden(self.data_paths)).notice
+            except QaevalError:
+                return None
+
+        return self._thread.call(run)
 
     def golden(self) -> GoldenSet:
         """The whole golden set as the promote form validates against (living split included)."""

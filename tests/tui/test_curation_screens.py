@@ -273,3 +273,16 @@ async def test_unchecked_boxes_in_the_promote_form_are_empty_and_checked_ones_ar
             assert style.color == style.bgcolor, name
         style = sources.get_component_rich_style("selection-list--button-selected")
         assert style.color != style.bgcolor
+
+
+async def test_an_empty_inbox_offers_the_configured_inbox_file(workspace: Workspace) -> None:
+    app = oversight_app(workspace, InboxScreen)
+    async with app.run_test(size=(100, 32)) as pilot:
+        screen = await inbox_ready(pilot)
+        text = flat(host_text(app))
+        assert screen.entries == [] and "The inbox is empty. Press i to import the configured inbox file" in text
+        assert workspace.inbox_file.name in text
+        workspace.inbox_file.unlink()
+        screen.reload()
+        await inbox_ready(pilot)
+        await wait_until(pilot, lambda: "does not exist" in flat(host_text(app)))

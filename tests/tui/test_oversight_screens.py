@@ -231,7 +231,7 @@ async def test_the_home_entries_open_their_screens_on_the_apps_own_services(work
         # The very object the app holds: no screen opens a second connection to the store.
         assert screen.context.services is services and screen.context.curator == "dana"  # type: ignore[attr-defined]
     services.close()
-    assert [entry.label for entry in ENTRIES] == ["Inbox", "Adjudication", "Calibration", "Browse"]
+    assert [entry.label for entry in ENTRIES] == ["Inbox", "Adjudication", "Calibration", "Browse", "Flags"]
 
 
 async def test_help_lists_every_key_of_the_screen_with_its_rule_digits(workspace: Workspace) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -45,8 +46,11 @@ class AssignmentReport:
         }
 
 
-def build_review_items(store: Store, run_id: str, golden: GoldenSet | None = None) -> int:
-    """One review item per (case, output) of the run; returns how many were new.
+def build_review_items(
+    store: Store, run_id: str, golden: GoldenSet | None = None, *, only_cases: AbstractSet[str] | None = None
+) -> int:
+    """One review item per (case, output) of the run (only the case hashes in `only_cases`, if
+    given); returns how many were new.
 
     The blind view reads each case's content from the store. A case the runner did not store is
     taken from `golden` (matched by content hash); if it is missing there too, nothing is written
@@ -57,6 +61,8 @@ def build_review_items(store: Store, run_id: str, golden: GoldenSet | None = Non
     outputs = store.run_outputs(run_id)
     if not outputs:
         raise UsageError(f"run {run_id!r} has no outputs to review")
+    if only_cases is not None:
+        outputs = [o for o in outputs if o.case_hash in only_cases]
     missing = [o for o in outputs if store.case_json(o.case_hash) is None]
     if missing:
         by_hash = golden.by_hash() if golden is not None else {}
@@ -254,3 +260,44 @@ def assign_more_labels(
         assigned={name: tuple(chosen_for[name]) for name in names if chosen_for[name]},
         no_reviewer_left=tuple(stuck),
     )
+
+
+@dataclass(frozen=True)
+class UnreviewedCases:
+    """Golden cases that cannot reach a reviewer yet: no run has answered them, or no queue holds them."""
+
+    not_run: tuple[str, ...]
+    not_queued: tuple[str, ...]
+
+    @property
+    def notice(self) -> str | None:
+        """Home's one line about them, or None when every case is run and queued."""
+        parts = []
+        if self.not_run:
+            parts.append(f"{len(self.not_run)} golden case(s) not yet run ({_some(self.not_run)}): `qaeval run`")
+        if self.not_queued:
+            parts.append(
+                f"{len(self.not_queued)} run case(s) not yet queued ({_some(self.not_queued)}): `qaeval queue`"
+            )
+        return "; ".join(parts) or None
+
+
+def _some(case_ids: Sequence[str]) -> str:
+    return ", ".join(case_ids[:3]) + (", ..." if len(case_ids) > 3 else "")
+
+
+def unreviewed_cases(store: Store, golden: GoldenSet) -> UnreviewedCases:
+    """Which of `golden`'s cases (matched by content hash, so an edited case counts as new) no run
+    answered, and which a run answered but no reviewer's queue holds."""
+    run_hashes: set[str] = set()
+    for run in store.list_runs():
+        run_hashes.update(output.case_hash for output in store.run_outputs(run.run_id))
+    queued_ids = set().union(*store.queued_items().values())
+    queued_hashes = {item.case_hash for item in store.review_items() if item.item_id in queued_ids}
+    not_run, not_queued = [], []
+    for loaded in golden.cases:
+        if loaded.content_hash not in run_hashes:
+            not_run.append(loaded.case.id)
+        elif loaded.content_hash not in queued_hashes:
+            not_queued.append(loaded.case.id)
+    return UnreviewedCases(tuple(not_run), tuple(not_queued))

@@ -22,6 +22,7 @@ import numpy as np
 from qaeval_tui.core.batch import with_collector_paused
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.curation.dossier import CONSENSUS_SOURCES
+from qaeval_tui.core.curation.flags import open_flag_count
 from qaeval_tui.core.errors import QaevalError, UsageError
 from qaeval_tui.core.statistics.agreement import AgreementReport
 from qaeval_tui.core.statistics.calibration import CalibrationReport, human_consensus
@@ -114,6 +115,8 @@ class Dashboard:
     calibration: CalibrationReport | None
     calibration_problem: str | None
     reviewers: tuple[ReviewerProgress, ...]
+    open_flags: int = 0
+    """Reviewers' flags and notes no curator has resolved yet (`qaeval flags list`)."""
     _pairs: Mapping[str, _AxisPairs] = field(default_factory=dict, repr=False)
     _case_ids: Mapping[str, str] = field(default_factory=dict, repr=False)
 
@@ -257,6 +260,7 @@ def compute_dashboard(store: Store, config: Config, *, step: Step | None = None)
         calibration=calibration,
         calibration_problem=calibration_problem,
         reviewers=tuple(progress),
+        open_flags=open_flag_count(store),
         _pairs=pairs,
         _case_ids=store.case_ids_by_item() if pairs else {},
     )

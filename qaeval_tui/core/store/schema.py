@@ -8,6 +8,11 @@ opening a store must not import sqlite-utils (it slows the review TUI's cold sta
 from __future__ import annotations
 
 APPEND_ONLY = ("runs", "run_outputs", "judge_verdicts", "labels", "adjudications", "inbox_decisions")
+_RESOLUTIONS_APPEND_ONLY = tuple(
+    f"""CREATE TRIGGER IF NOT EXISTS flag_resolutions_no_{verb.lower()} BEFORE {verb} ON flag_resolutions
+        BEGIN SELECT RAISE(ABORT, 'flag_resolutions are append-only'); END"""
+    for verb in ("UPDATE", "DELETE")
+)
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 1: the whole first schema.
@@ -82,6 +87,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
                 BEGIN SELECT RAISE(ABORT, 'exposures are append-only'); END"""
             for verb in ("UPDATE", "DELETE")
         ),
+    ),
+    # 4 (flags queue): a curator's resolution of a flag or note, one per label revision, never changed.
+    (
+        """CREATE TABLE IF NOT EXISTS flag_resolutions (
+            label_id INTEGER PRIMARY KEY REFERENCES labels(id), note TEXT NOT NULL, curator TEXT NOT NULL,
+            resolved_at TEXT NOT NULL)""",
+        *_RESOLUTIONS_APPEND_ONLY,
     ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from qaeval_tui.core.store.adjudications import AdjudicationTables
 from qaeval_tui.core.store.connection import BUSY_TIMEOUT_MS, utc_now
 from qaeval_tui.core.store.exposures import ExposureTables
+from qaeval_tui.core.store.flags import FlagTables
 from qaeval_tui.core.store.inbox import InboxTables
 from qaeval_tui.core.store.labels import LabelTables
 from qaeval_tui.core.store.review import ReviewTables
@@ -31,7 +32,7 @@ __all__ = [
 ]
 
 
-class Store(RunTables, ReviewTables, LabelTables, InboxTables, AdjudicationTables, ExposureTables):
+class Store(RunTables, ReviewTables, LabelTables, InboxTables, AdjudicationTables, ExposureTables, FlagTables):
     """One open SQLite database. Use `Store.open(path)`; close with `close()` or a `with` block."""
 
 

@@ -57,6 +57,8 @@ def queue_from_run(
     if missing:
         golden = load_golden(golden_paths)
     created = build_review_items(store, run.run_id, golden)
+    if run_id is None:
+        created += _cases_new_since_the_last_queue(store, run.run_id, golden_paths)
     report = assign(
         store,
         list(config.review.reviewers) if reviewers is None else reviewers,
@@ -65,6 +67,26 @@ def queue_from_run(
         replace=replace,
     )
     return QueueOutcome(run.run_id, created, report)
+
+
+def _cases_new_since_the_last_queue(store: Store, latest: str, golden_paths: Sequence[Path]) -> int:
+    """Review items for the cases that runs stored since the last queued run answered and no review
+    item holds yet (a run of newly promoted cases followed by another run does not hide them)."""
+    queued_runs = {item.run_id for item in store.review_items()}
+    covered = {item.case_hash for item in store.review_items()}
+    created = 0
+    for run in sorted(store.list_runs(), key=lambda r: r.started_at, reverse=True):
+        if run.run_id == latest:
+            continue
+        if run.run_id in queued_runs:
+            break  # the last queue: older runs were offered then
+        new = {o.case_hash for o in store.run_outputs(run.run_id)} - covered
+        if new:
+            missing = any(store.case_json(h) is None for h in new)
+            golden = load_golden(golden_paths) if missing else None
+            created += build_review_items(store, run.run_id, golden, only_cases=new)
+            covered |= new
+    return created
 
 
 def queue_more_labels(
@@ -88,3 +110,36 @@ def queue_more_labels(
         minimum,
         config.review.seed if seed is None else seed,
     )
+
+
+@dataclass(frozen=True)
+class NewCasesQueued:
+    """What `run_new_cases_and_queue` did: the cases it ran, and the review items it queued."""
+
+    ran: tuple[str, ...]
+    queued_items: int
+    run_id: str | None
+
+
+def run_new_cases_and_queue(config: Config, store: Store, golden_paths: Sequence[Path]) -> NewCasesQueued:
+    """After a promotion, one step to review: run only the golden cases no run has answered (the
+    configured system and judge), store that run, and queue what is new for the roster (`review.reviewers`)."""
+    from dataclasses import replace
+
+    from qaeval_tui.core.review.queue import unreviewed_cases
+    from qaeval_tui.core.running.configured import plan_run
+    from qaeval_tui.core.running.runner import store_run
+
+    plan = plan_run(config, golden_paths)
+    pending = unreviewed_cases(store, plan.golden)
+    if not pending.not_run and not pending.not_queued:
+        return NewCasesQueued((), 0, None)
+    run_id: str | None = None
+    if pending.not_run:
+        fresh = set(pending.not_run)
+        subset = replace(plan.golden, cases=tuple(c for c in plan.golden.cases if c.case.id in fresh))
+        result = replace(plan, golden=subset).run()
+        store_run(store, result)
+        run_id = result.run_id
+    outcome = queue_from_run(config, store, golden_paths=golden_paths)
+    return NewCasesQueued(pending.not_run, outcome.new_review_items, run_id)

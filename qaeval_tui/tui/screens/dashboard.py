@@ -116,6 +116,8 @@ class DashboardScreen(AppScreen[None]):
         title = [Content.styled("Calibration dashboard", "bold")]
         if report is not None:
             title += [Content("  overall "), Content.styled(report.verdict, VERDICT_STYLES[report.verdict])]
+        if dashboard.open_flags:
+            title.append(Content.styled(f"  · {dashboard.open_flags} open flag(s)", "bold $warning"))
         self.query_one("#dash-title", Static).update(Content.assemble(*title))
         for name, section in zip(
             SECTIONS,

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Static
 
 from qaeval_tui.core.review.prepare import StoreOverview, pace
@@ -111,6 +113,13 @@ def entry_rows(keys: Mapping[str, str], role: Role = "reviewer") -> ComposeResul
             yield Static(text, classes="home-entry-text", markup=False)
 
 
+@dataclass
+class UnreviewedArrived(Message):
+    """Golden cases not yet run or queued, in words (core: `UnreviewedCases.notice`), or None."""
+
+    notice: str | None
+
+
 class HomeScreen(AppScreen[None]):
     SCOPE = "home"
     BINDINGS = bindings("home")
@@ -128,6 +137,9 @@ class HomeScreen(AppScreen[None]):
             with Horizontal(id="home-columns"):
                 yield Static(Content.styled("Loading…", "$foreground-muted"), id="golden", classes="card")
                 yield Static(Content(""), id="progress", classes="card")
+            notice = Static(Content(""), id="home-notice", classes="card")
+            notice.display = False
+            yield notice
             with Vertical(id="screens", classes="card"):
                 yield Static(Content.styled("Screens", "bold $primary"))
                 yield from entry_rows(self.entry_keys(), self.context.role)
@@ -155,6 +167,7 @@ class HomeScreen(AppScreen[None]):
 
         def work() -> None:
             self.post_message(OverviewArrived(services.overview(), services.progress()))
+            self.post_message(UnreviewedArrived(services.unreviewed_notice()))
 
         self.run_core(work, group="overview", title="Not loaded", exclusive=True)
 
@@ -162,6 +175,11 @@ class HomeScreen(AppScreen[None]):
         self.query_one("#golden", Static).update(golden_content(message.overview))
         self.query_one("#progress", Static).update(progress_content(self.context.reviewer, message.progress))
         self.loaded = True
+
+    def on_unreviewed_arrived(self, message: UnreviewedArrived) -> None:
+        notice = self.query_one("#home-notice", Static)
+        notice.update(styled(message.notice or "", "$warning"))
+        notice.display = message.notice is not None
 
     # The app opens every screen (navigation.py); home only says where to go.
 
@@ -179,3 +197,6 @@ class HomeScreen(AppScreen[None]):
 
     def action_open_browse(self) -> None:
         self.post_message(Navigate("open_browse"))
+
+    def action_open_flags(self) -> None:
+        self.post_message(Navigate("open_flags"))

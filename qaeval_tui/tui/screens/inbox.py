@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
 from qaeval_tui.core.curation.inbox import STATUSES, ImportReport, InboxEntry, InboxStatus, status_counts
+from qaeval_tui.core.usecases.queue import NewCasesQueued
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import cell, line, notice
 from qaeval_tui.tui.screens.base import AppScreen
@@ -33,11 +34,18 @@ class InboxLoaded(Message):
     every: list[InboxEntry]
     status: str | None
     search: str
+    inbox_file: Path
+    inbox_file_exists: bool
 
 
 @dataclass
 class MissesImported(Message):
     report: ImportReport
+
+
+@dataclass
+class NewCasesRun(Message):
+    done: NewCasesQueued
 
 
 def title_content(every: list[InboxEntry], shown: int, status: str | None, search: str) -> Content:
@@ -51,6 +59,22 @@ def title_content(every: list[InboxEntry], shown: int, status: str | None, searc
         parts.append(Content.styled(" · search: ", "$foreground-muted"))
         parts.append(line(search))
     return Content.assemble(*parts)
+
+
+def empty_inbox_offer(inbox_file: Path, *, exists: bool) -> Content:
+    """What an empty inbox offers: the configured inbox file (`[paths] inbox`), one key away."""
+    if exists:
+        return Content.assemble(
+            ("The inbox is empty. ", "bold"),
+            "Press i to import the configured inbox file:\n",
+            line(str(inbox_file)),
+        )
+    return Content.assemble(
+        ("The inbox is empty, ", "bold"),
+        "and the configured inbox file does not exist:\n",
+        line(str(inbox_file)),
+        Content.styled("\n[paths] inbox in the config names it; i imports any other file.", "$foreground-muted"),
+    )
 
 
 class InboxScreen(AppScreen[None]):
@@ -108,9 +132,11 @@ class InboxScreen(AppScreen[None]):
     def reload(self) -> None:
         services, status, search = self.context.services, self.status, self.search
 
+        inbox_file = services.config.path(services.config.paths.inbox)
+
         def work() -> InboxLoaded:
             shown, every = services.inbox(status, search)
-            return InboxLoaded(shown, every, status, search)
+            return InboxLoaded(shown, every, status, search, inbox_file, inbox_file.is_file())
 
         self.call("loading…", work, "Not loaded")
 
@@ -125,6 +151,8 @@ class InboxScreen(AppScreen[None]):
             title_content(message.every, len(self.entries), self.status, self.search)
         )
         self._preview()
+        if not message.every:
+            self.query_one(MissView).update(empty_inbox_offer(message.inbox_file, exists=message.inbox_file_exists))
         self.loaded = True
 
     def selected_trace_id(self) -> str | None:
@@ -196,6 +224,19 @@ class InboxScreen(AppScreen[None]):
             markup=False,
         )
         self.reload()
+
+    def action_run_and_queue(self) -> None:
+        services = self.context.services
+        self.call("running new cases…", lambda: NewCasesRun(services.run_new_cases_and_queue()), "Not run")
+
+    def on_new_cases_run(self, message: NewCasesRun) -> None:
+        self.settle()
+        done = message.done
+        if not done.ran and not done.queued_items:
+            self.notify("Every golden case is already run and queued.", markup=False)
+            return
+        ran = f"ran {len(done.ran)} new case(s) ({', '.join(done.ran[:3])}); " if done.ran else ""
+        self.notify(notice(f"{ran}{done.queued_items} review item(s) queued for the roster."), markup=False)
 
     def action_back(self) -> None:
         if self.focused is self.query_one("#inbox-search", Input):

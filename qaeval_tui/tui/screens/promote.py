@@ -215,7 +215,12 @@ class PromoteScreen(AppScreen[None]):
         self.done = True
         loaded = message.result.loaded
         self.notify(
-            notice(f"Promoted as {loaded.case.id} ({loaded.path}:{loaded.line})."), title="Promoted", markup=False
+            notice(
+                f"Promoted as {loaded.case.id} ({loaded.path}:{loaded.line}). "
+                "Press r in the inbox to run it and queue it for review."
+            ),
+            title="Promoted",
+            markup=False,
         )
         self.app.pop_screen()
 

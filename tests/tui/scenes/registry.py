@@ -18,9 +18,11 @@ from qaeval_tui.tui.app import ReviewApp
 from qaeval_tui.tui.screens.adjudicate import AdjudicationScreen
 from qaeval_tui.tui.screens.browse import BrowseScreen
 from qaeval_tui.tui.screens.dashboard import DashboardScreen
+from qaeval_tui.tui.screens.flags import FlagsScreen
 from qaeval_tui.tui.screens.inbox import InboxScreen
 from qaeval_tui.tui.screens.promote import PromoteScreen
 from tests.tui.scenes import oversight
+from tests.tui.scenes.flags_scene import play_flags
 from tests.tui.scenes.host import build_labeled_store
 from tests.tui.scenes.oversight import (
     BEDROOM,
@@ -131,6 +133,7 @@ OVERSIGHT_SCENES: tuple[OversightScene, ...] = (
         play_short_of_labels,
         leave_out=(ONE_REVIEWER,),
     ),
+    OversightScene("16-flags", "Flags queue: reviewers' flags and notes", (100, 32), FlagsScreen, play_flags),
 )
 
 

@@ -1,0 +1,57 @@
+"""Flags: a reviewer's flag or note on an item (their latest label revision), and a curator's
+resolution of it, append-only (one resolution per flag; a later flagged revision is a new flag).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from qaeval_tui.core.store.connection import SQLiteConnection, utc_now
+
+
+class FlagRow(NamedTuple):
+    """One flag or note: the label revision that carries it (its id is the flag's id), and its resolution."""
+
+    id: int
+    item_id: str
+    case_id: str
+    reviewer: str
+    revision: int
+    flagged: bool
+    note: str
+    created_at: str
+    resolution_note: str | None
+    resolved_by: str | None
+    resolved_at: str | None
+
+
+class FlagTables(SQLiteConnection):
+    """The `flag_resolutions` table, read together with `labels`."""
+
+    def flag_rows(self) -> list[FlagRow]:
+        """Each reviewer's latest revision per item that is flagged or carries a note, oldest first."""
+        rows = self.conn.execute(
+            """SELECT l.id, l.item_id, l.case_id, l.reviewer, l.revision, l.flagged, l.note, l.created_at,
+                      r.note, r.curator, r.resolved_at
+               FROM labels AS l LEFT JOIN flag_resolutions AS r ON r.label_id = l.id
+               WHERE (l.flagged != 0 OR l.note != '')
+                 AND l.revision = (SELECT MAX(revision) FROM labels AS m
+                                   WHERE m.item_id = l.item_id AND m.reviewer = l.reviewer)
+               ORDER BY l.id"""
+        ).fetchall()
+        return [
+            FlagRow(int(a), str(b), str(c), str(d), int(e), bool(f), str(g), str(h), i, j, k)
+            for a, b, c, d, e, f, g, h, i, j, k in rows
+        ]
+
+    def resolve_flag(self, label_id: int, note: str, curator: str) -> bool:
+        """Record a resolution; False (nothing written) when that flag was already resolved."""
+        with self._write() as conn:
+            done = conn.execute("SELECT 1 FROM flag_resolutions WHERE label_id = ?", (label_id,)).fetchone()
+            if done is not None:
+                return False
+            conn.execute(
+                "INSERT INTO flag_resolutions (label_id, note, curator, resolved_at) VALUES (?, ?, ?, ?)",
+                (label_id, note, curator, utc_now()),
+            )
+        return True
