@@ -207,6 +207,7 @@ async def test_a_curator_screen_is_not_built_for_a_reviewer_seat(demo_db: Path) 
             "open_adjudication",
             "open_dashboard",
             "open_browse",
+            "open_flags",
         }
         for entry in curator_entries:
             with pytest.raises(CuratorOnly, match="for curators"):
