@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from qaeval_tui.cli.review_cmd import choose_reviewer
+from qaeval_tui.cli.common import choose_reviewer
 from qaeval_tui.core.config import Config, ReviewConfig
 from qaeval_tui.core.errors import InputError, UsageError
 from qaeval_tui.core.store.sqlite import Store
@@ -70,14 +70,17 @@ def test_a_bad_key_remap_is_refused_before_the_app_starts(tmp_path: Path) -> Non
 
 
 def test_reviewer_comes_from_option_then_environment_then_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    from qaeval_tui.core.config import Config, ReviewConfig
+
+    configured, unset = Config(review=ReviewConfig(reviewer="cfg")), Config()
     monkeypatch.setenv("QAEVAL_REVIEWER", "env-name")
-    assert choose_reviewer("opt", "cfg") == "opt"
-    assert choose_reviewer(None, "cfg") == "env-name"
+    assert choose_reviewer(configured, "opt") == "opt"
+    assert choose_reviewer(configured, None) == "env-name"
     monkeypatch.delenv("QAEVAL_REVIEWER")
-    assert choose_reviewer(None, "cfg") == "cfg"
-    assert choose_reviewer(None, None) is None
+    assert choose_reviewer(configured, None) == "cfg"
+    assert choose_reviewer(unset, None) is None
     with pytest.raises(UsageError, match="letters, digits"):
-        choose_reviewer("two words", None)
+        choose_reviewer(unset, "two words")
 
 
 def test_qaeval_help_does_not_import_textual() -> None:
