@@ -16,11 +16,7 @@ from qaeval_tui.core.gate.calibration_file import CalibrationArtifact, artifact_
 from qaeval_tui.core.statistics.calibration import CalibrationReport
 from qaeval_tui.core.statistics.sources import calibration_for
 from qaeval_tui.core.store.sqlite import Store
-from qaeval_tui.core.usecases.statistics import Say, labels_for_statistics, verdicts_for_calibration
-
-
-def _quiet(_message: str) -> None:
-    return None
+from qaeval_tui.core.usecases.statistics import Say, calibration_inputs, quiet
 
 
 def calibration_with_artifact(
@@ -31,13 +27,13 @@ def calibration_with_artifact(
     *,
     judge_config_hash: str | None = None,
     include_post_reveal: bool = False,
-    say: Say = _quiet,
+    say: Say = quiet,
 ) -> tuple[CalibrationReport, CalibrationArtifact]:
     """Judge versus human per axis for one judge config, and the artifact of that calibration."""
-    label_input, folders = labels_for_statistics(
-        config, store, labels, include_post_reveal=include_post_reveal, say=say
-    )
-    table = verdicts_for_calibration(config, store, verdicts, folders, judge_config_hash)
+    label_input, table = calibration_inputs(
+        config, store, labels, verdicts, judge_config_hash=judge_config_hash,
+        include_post_reveal=include_post_reveal, say=say,
+    )  # fmt: skip
     report = calibration_for(label_input, table, config, store)
     adjudicated = store.adjudications() if store is not None else {}
     return report, artifact_from(report, label_input.selection.labels, adjudicated, table)

@@ -30,7 +30,7 @@ from qaeval_tui.core.store.sqlite import Store
 Say = Callable[[str], object]
 
 
-def _quiet(_message: str) -> None:
+def quiet(_message: str) -> None:
     return None
 
 
@@ -40,7 +40,7 @@ def labels_for_statistics(
     paths: Sequence[Path] | None,
     *,
     include_post_reveal: bool = False,
-    say: Say = _quiet,
+    say: Say = quiet,
 ) -> tuple[LabelInput, list[Path]]:
     """The labels to read, and the folders they came from (where verdict files may lie beside them)."""
     if paths:
@@ -82,11 +82,28 @@ def agreement_report(
     include_post_reveal: bool = False,
     replicates: int | None = None,
     seed: int | None = None,
-    say: Say = _quiet,
+    say: Say = quiet,
 ) -> AgreementReport:
     """Inter-rater agreement per axis, with the bootstrap settings of the config unless given."""
     label_input, _ = labels_for_statistics(config, store, labels, include_post_reveal=include_post_reveal, say=say)
     return agreement_for(label_input, config, replicates=replicates, seed=seed)
+
+
+def calibration_inputs(
+    config: Config,
+    store: Store | None,
+    labels: Sequence[Path] | None,
+    verdicts: Sequence[Path] | None,
+    *,
+    judge_config_hash: str | None = None,
+    include_post_reveal: bool = False,
+    say: Say = quiet,
+) -> tuple[LabelInput, VerdictTable]:
+    """The labels and the judge verdicts one calibration reads (the report and its artifact alike)."""
+    label_input, folders = labels_for_statistics(
+        config, store, labels, include_post_reveal=include_post_reveal, say=say
+    )
+    return label_input, verdicts_for_calibration(config, store, verdicts, folders, judge_config_hash)
 
 
 def calibration_report(
@@ -97,11 +114,11 @@ def calibration_report(
     *,
     judge_config_hash: str | None = None,
     include_post_reveal: bool = False,
-    say: Say = _quiet,
+    say: Say = quiet,
 ) -> CalibrationReport:
     """Judge versus human per axis, for one judge config."""
-    label_input, folders = labels_for_statistics(
-        config, store, labels, include_post_reveal=include_post_reveal, say=say
-    )
-    table = verdicts_for_calibration(config, store, verdicts, folders, judge_config_hash)
+    label_input, table = calibration_inputs(
+        config, store, labels, verdicts, judge_config_hash=judge_config_hash,
+        include_post_reveal=include_post_reveal, say=say,
+    )  # fmt: skip
     return calibration_for(label_input, table, config, store)
