@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import combinations
@@ -148,15 +148,7 @@ def assign(
             load[best] += 1
             chosen_for[best].append(item_id)
 
-    entries: list[QueueEntry] = []
-    for name in names:
-        queue = sorted(chosen_for[name])
-        # Each reviewer sees their items in an order of their own, reproducible from the seed.
-        random.Random(f"{seed}:{name}").shuffle(queue)
-        entries.extend(
-            QueueEntry(name, item_id, positions[name] + offset, seed) for offset, item_id in enumerate(queue, start=1)
-        )
-    store.write_assignments(entries, replace=replace)
+    store.write_assignments(queued_after(names, chosen_for, positions, seed, ""), replace=replace)
     return AssignmentReport(
         reviewers=names,
         overlap=overlap,
@@ -243,14 +235,7 @@ def assign_more_labels(
             load[name] += 1
         if len(eligible) < need:
             stuck.append(item_id)
-    entries: list[QueueEntry] = []
-    for name in names:
-        queue = sorted(chosen_for[name])
-        random.Random(f"{seed}:{name}:more").shuffle(queue)
-        entries.extend(
-            QueueEntry(name, item_id, positions[name] + offset, seed) for offset, item_id in enumerate(queue, start=1)
-        )
-    store.write_assignments(entries, replace=False)
+    store.write_assignments(queued_after(names, chosen_for, positions, seed, ":more"), replace=False)
     return MoreLabelsReport(
         reviewers=names,
         min_reviewers=min_reviewers,
@@ -301,3 +286,18 @@ def unreviewed_cases(store: Store, golden: GoldenSet) -> UnreviewedCases:
         elif loaded.content_hash not in queued_hashes:
             not_queued.append(loaded.case.id)
     return UnreviewedCases(tuple(not_run), tuple(not_queued))
+
+
+def queued_after(
+    names: Sequence[str], chosen_for: Mapping[str, list[str]], positions: Mapping[str, int], seed: int, salt: str
+) -> list[QueueEntry]:
+    """Each reviewer's new items after their current last position, in an order of their own that the
+    seed (and `salt`, which keeps a later offer from repeating the first order) reproduces."""
+    entries: list[QueueEntry] = []
+    for name in names:
+        queue = sorted(chosen_for[name])
+        random.Random(f"{seed}:{name}{salt}").shuffle(queue)
+        entries.extend(
+            QueueEntry(name, item_id, positions[name] + offset, seed) for offset, item_id in enumerate(queue, start=1)
+        )
+    return entries
