@@ -22,14 +22,16 @@ from pydantic import (
     model_validator,
 )
 
+from qaeval_tui.core.default_guidelines import AXIS_GUIDELINES, GENERAL_GUIDELINES
 from qaeval_tui.core.errors import ConfigError
 from qaeval_tui.core.limits import MAX_SEED
-from qaeval_tui.core.rubric import Axis, Rubric
+from qaeval_tui.core.rubric import Axis, Rubric, guidelines_path
 from qaeval_tui.core.text import one_line
 
 DEFAULT_AXES: tuple[Axis, ...] = (
     Axis(
         name="faithfulness",
+        guidelines=AXIS_GUIDELINES["faithfulness"],
         anchors=(
             "The answer states something its sources contradict or do not contain.",
             "Mostly supported, but at least one detail goes beyond what the sources say.",
@@ -38,6 +40,7 @@ DEFAULT_AXES: tuple[Axis, ...] = (
     ),
     Axis(
         name="citation_correctness",
+        guidelines=AXIS_GUIDELINES["citation_correctness"],
         anchors=(
             "A citation points to a source that does not support its claim, or a needed citation is missing.",
             "Citations are relevant, but at least one points to a weaker source than the one that supports it.",
@@ -47,6 +50,7 @@ DEFAULT_AXES: tuple[Axis, ...] = (
     Axis(
         name="answer_correctness",
         needs_gold=True,
+        guidelines=AXIS_GUIDELINES["answer_correctness"],
         anchors=(
             "Wrong, missing, or it refused a question it should have answered (or answered one it should refuse).",
             "Partly right: the key fact is there but incomplete, or mixed with an error.",
@@ -233,6 +237,9 @@ class ReviewConfig(Section):
     )
     overlap: int = Field(default=2, ge=1, description="How many reviewers label each item.")
     seed: Seed = Field(default=7, description="Seed of the assignment and per-reviewer order.")
+    idle_cutoff_seconds: float = Field(
+        default=300.0, gt=0, allow_inf_nan=False, description="A pause between keys longer than this counts as this."
+    )
     keys: dict[str, str] = Field(default_factory=dict, description="Action name -> key, overriding default bindings.")
 
     @model_validator(mode="before")
@@ -277,7 +284,9 @@ def _on_roster(name: str, roster: tuple[RosterMember, ...]) -> str:
 class Config(Section):
     """The whole configuration; every field has a default."""
 
-    rubric: Rubric = Field(default_factory=lambda: Rubric(version="1", axes=DEFAULT_AXES))
+    rubric: Rubric = Field(
+        default_factory=lambda: Rubric(version="1", axes=DEFAULT_AXES, guidelines=GENERAL_GUIDELINES)
+    )
     paths: PathsConfig = Field(default_factory=PathsConfig)
     run: RunConfig = Field(default_factory=RunConfig)
     gate: GateConfig = Field(default_factory=GateConfig)
@@ -313,7 +322,7 @@ def _from_mapping(data: dict[str, Any], origin: str, base_dir: Path, lines: Toml
     try:
         # Strict for what a file says (`true` is not 1, `1.0` is not a worker count, `1e3` not a count of
         # replicates); the models stay lax for the Python that builds them (an int for a float is fine).
-        return Config.model_validate({**_tuples(data), "base_dir": str(base_dir)}, strict=True)
+        config = Config.model_validate({**_tuples(data), "base_dir": str(base_dir)}, strict=True)
     except ValidationError as exc:
         problems = []
         for error in exc.errors(include_url=False):
@@ -323,6 +332,32 @@ def _from_mapping(data: dict[str, Any], origin: str, base_dir: Path, lines: Toml
             where = origin if line is None else f"{origin}:{line}"
             problems.append(f"{where}: {field}: {one_line(error['msg'].removeprefix('Value error, '))}")
         raise ConfigError("invalid configuration:\n" + "\n".join(problems)) from exc
+    return _with_guidelines(config, origin, lines)
+
+
+def _with_guidelines(config: Config, origin: str, lines: TomlLines | None) -> Config:
+    """The rubric with every `guidelines` that names a .md file replaced by the file's text."""
+
+    def read(value: str, loc: tuple[str | int, ...]) -> str:
+        name = guidelines_path(value)
+        if name is None:
+            return value
+        line = None if lines is None else lines.line_of(loc)
+        where = f"{origin}:{line}: {_field_name(loc)}" if line is not None else f"{origin}: {_field_name(loc)}"
+        try:
+            return config.path(name).read_bytes().decode("utf-8")
+        except OSError as exc:
+            raise ConfigError(f"{where}: cannot read guidelines file {one_line(name)}: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{where}: guidelines file {one_line(name)} is not UTF-8 (byte {exc.start})") from None
+
+    rubric = config.rubric
+    axes = tuple(
+        axis.model_copy(update={"guidelines": read(axis.guidelines, ("rubric", "axes", index, "guidelines"))})
+        for index, axis in enumerate(rubric.axes)
+    )
+    general = read(rubric.guidelines, ("rubric", "guidelines"))
+    return config.model_copy(update={"rubric": rubric.model_copy(update={"axes": axes, "guidelines": general})})
 
 
 class TomlLines:

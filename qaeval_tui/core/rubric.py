@@ -9,6 +9,14 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 Level = Literal["nominal", "ordinal", "interval"]
 
 
+def guidelines_path(value: str) -> str | None:
+    """The file a `guidelines` value names (one line ending in .md), or None when it is Markdown text itself."""
+    stripped = value.strip()
+    if stripped and "\n" not in stripped and stripped.lower().endswith(".md"):
+        return stripped
+    return None
+
+
 class Axis(BaseModel):
     """One labeling axis of the rubric (DESIGN §3.4, §8.1)."""
 
@@ -19,6 +27,9 @@ class Axis(BaseModel):
     level: Level = Field(default="ordinal", description="Level of measurement for agreement statistics.")
     anchors: tuple[str, ...] = Field(description="One anchor sentence per scale point.")
     needs_gold: bool = Field(default=False, description="Show the gold answer for this axis (after the blind axes).")
+    guidelines: str = Field(
+        default="", description="Markdown shown with `g` while labeling, or the path of a .md file (from the config)."
+    )
 
     @model_validator(mode="after")
     def _scale_and_anchors(self) -> Axis:
@@ -45,6 +56,9 @@ class Rubric(BaseModel):
         default="1", description="Recorded with every label; bump when anchors, a scale or an axis name change."
     )
     axes: tuple[Axis, ...]
+    guidelines: str = Field(
+        default="", description="General guidelines: Markdown, or the path of a .md file (from the config)."
+    )
 
     @model_validator(mode="after")
     def _unique_axes(self) -> Rubric:

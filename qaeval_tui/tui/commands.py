@@ -112,6 +112,14 @@ COMMANDS: tuple[Command, ...] = (
     Command("cant_judge", "x", "can't judge", "Mark the focused axis as can't judge and move on.", "review"),
     Command("note", "n", "note", "Write or edit a note on this item.", "review"),
     Command("flag", "f", "flag", "Flag this item for a curator (toggle).", "review"),
+    Command(
+        "guidelines",
+        "g",
+        "guidelines",
+        "Show or hide the labeling guidelines of the focused axis and the rubric.",
+        "review",
+        in_bar=False,
+    ),
     Command("skip", "s", "skip", "Skip this item without scoring it; it is recorded as skipped.", "review"),
     Command(
         "submit",

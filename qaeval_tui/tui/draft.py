@@ -5,6 +5,7 @@ Whether the label is valid, and what happens to it, is the core's call on submit
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from qaeval_tui.core.review.session import AxisView, BlindItemView
@@ -23,6 +24,8 @@ class LabelDraft:
     flagged: bool = False
     focus: int = 0
     cursors: dict[str, int] = field(default_factory=dict)
+    locked: frozenset[str] = frozenset()
+    """Blind axes that may not change: the gold answer was shown for this item (the core enforces it)."""
 
     @classmethod
     def for_item(cls, item: BlindItemView) -> LabelDraft:
@@ -30,10 +33,35 @@ class LabelDraft:
         known = {axis.name for axis in item.axes}
         scores = {name: value for name, value in item.previous_scores.items() if name in known}
         draft = cls(item.axes, scores, item.previous_note, item.previous_flagged)
+        if any(axis.needs_gold for axis in item.axes) and all(name in scores for name in draft.blind_axes):
+            draft.lock_blind_axes()  # reopened: this reviewer saw the gold answer before that submit
         for axis in item.axes:
             value = scores.get(axis.name)
             draft.cursors[axis.name] = axis.scale.index(value) if value in axis.scale else 0
         return draft
+
+    @property
+    def blind_axes(self) -> tuple[str, ...]:
+        return tuple(axis.name for axis in self.axes if not axis.needs_gold)
+
+    def lock_blind_axes(self) -> None:
+        self.locked = frozenset(self.blind_axes)
+
+    @property
+    def missing(self) -> tuple[AxisView, ...]:
+        """Axes with no value yet (can't judge is a value)."""
+        return tuple(axis for axis in self.axes if axis.name not in self.scores)
+
+    def missing_message(self) -> str:
+        """What is left to score, in words, with the keys that score it ("" when nothing is)."""
+        missing = self.missing
+        if not missing:
+            return ""
+        names = [axis.name.replace("_", " ") for axis in missing]
+        scale = missing[0].scale
+        listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        verb = "is" if len(names) == 1 else "are"
+        return f"{listed} {verb} not scored: press {scale[0]}–{scale[-1]}, or x for can't judge"
 
     @property
     def axis(self) -> AxisView:
@@ -64,3 +92,36 @@ class LabelDraft:
 
     def on_scale(self, value: int) -> bool:
         return value in self.axis.scale
+
+
+class ItemTimer:
+    """Time on the item on screen: paused while another screen is on top, idle gaps capped.
+
+    A gap between two keys longer than `idle_cutoff` seconds counts as `idle_cutoff`: the reviewer
+    went for coffee, and a label's `seconds_spent` should not say the item took twenty minutes.
+    """
+
+    def __init__(self, clock: Callable[[], float], idle_cutoff: float) -> None:
+        self._clock, self._cutoff = clock, idle_cutoff
+        self._total, self._last, self._running = 0.0, clock(), True
+
+    def start(self) -> None:
+        self._total, self._last, self._running = 0.0, self._clock(), True
+
+    def _gap(self, now: float) -> float:
+        return min(max(0.0, now - self._last), self._cutoff) if self._running else 0.0
+
+    def touch(self) -> None:
+        now = self._clock()
+        self._total += self._gap(now)
+        self._last = now
+
+    def pause(self) -> None:
+        self.touch()
+        self._running = False
+
+    def resume(self) -> None:
+        self._last, self._running = self._clock(), True
+
+    def seconds(self) -> float:
+        return self._total + self._gap(self._clock())

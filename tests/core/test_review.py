@@ -326,3 +326,38 @@ def test_two_sessions_on_one_database_lose_no_revision(tmp_path: Path, store: St
     session(other).submit(item, FULL, "b", False, 1.0)
     other.close()
     assert [(r.label.revision, r.label.note) for r in store.labels(item_id=item)] == [(1, "a"), (2, "b")]
+
+
+# -- the gold lock and unchanged re-submits (issue 13) --------------------------------------------------
+
+
+def test_once_the_gold_is_shown_the_blind_axes_are_locked_for_that_item(store: Store) -> None:
+    ana = session(store)
+    item = ana.next_item().item_id  # type: ignore[union-attr]
+    assert ana.gold_lock(item) == {}
+    assert ana.gold_answer(item, {"faithfulness": None}) is None  # one blind axis is not a lock yet
+    assert ana.gold_lock(item) == {}
+    assert ana.gold_answer(item, {"faithfulness": None, "citation_correctness": None}) is not None  # `x x`
+    assert ana.gold_lock(item) == {"faithfulness": None, "citation_correctness": None}
+    with pytest.raises(BlindnessError, match=r"locked \(faithfulness = None\)"):
+        ana.submit(item, {**FULL, "citation_correctness": None, "faithfulness": 2}, "", False, 1.0)
+    assert store.labels() == []
+    label = ana.submit(
+        item, {"faithfulness": None, "citation_correctness": None, "answer_correctness": 1}, "", False, 1.0
+    )
+    assert label.scores["answer_correctness"] == 1
+    other = next(i for _, i, _ in store.assignments("ana") if i != item)
+    assert ana.gold_lock(other) == {}  # the lock is per item
+    ana.submit(other, FULL, "", False, 1.0)
+
+
+def test_resubmitting_an_unchanged_item_writes_no_revision(store: Store) -> None:
+    ana = session(store)
+    item = ana.next_item().item_id  # type: ignore[union-attr]
+    first = ana.submit(item, FULL, "a note", True, 3.0)
+    ana.undo()
+    again = ana.submit(item, FULL, "a note", True, 2.0)
+    assert again == first
+    assert [row.label.revision for row in store.labels(reviewer="ana", item_id=item)] == [1]
+    ana.submit(item, FULL, "a changed note", True, 2.0)
+    assert [row.label.revision for row in store.labels(reviewer="ana", item_id=item)] == [1, 2]

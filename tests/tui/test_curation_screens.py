@@ -255,6 +255,26 @@ async def test_an_invalid_golden_set_is_reported_where_the_form_would_be(workspa
         assert store.count("inbox_decisions") == 0
 
 
+async def test_unchecked_boxes_in_the_promote_form_are_empty_and_checked_ones_are_marked(workspace: Workspace) -> None:
+    from textual.widgets import RadioButton, SelectionList
+
+    app = promote_app(workspace, BEDROOM)
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = await form_ready(pilot)
+        assert screen.form is not None
+        buttons = list(screen.form.query(RadioButton))
+        assert any(button.value for button in buttons) and any(not button.value for button in buttons)
+        for button in buttons:
+            style = button.get_component_rich_style("toggle--button")
+            assert (style.color == style.bgcolor) is (not button.value), button.label  # X invisible iff unchecked
+        sources = screen.form.query_one(SelectionList)
+        for name in ("selection-list--button", "selection-list--button-highlighted"):
+            style = sources.get_component_rich_style(name)
+            assert style.color == style.bgcolor, name
+        style = sources.get_component_rich_style("selection-list--button-selected")
+        assert style.color != style.bgcolor
+
+
 async def test_an_empty_inbox_offers_the_configured_inbox_file(workspace: Workspace) -> None:
     app = oversight_app(workspace, InboxScreen)
     async with app.run_test(size=(100, 32)) as pilot:

@@ -247,3 +247,22 @@ async def test_help_lists_every_key_of_the_screen_with_its_rule_digits(workspace
         assert "Command palette" in text
         await pilot.press("escape")
         assert isinstance(app.screen, AdjudicationScreen)
+
+
+async def test_the_consensus_dialog_labels_its_fields_and_its_hint_follows_the_focus(workspace: Workspace) -> None:
+    app = oversight_app(workspace, AdjudicationScreen)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await adjudication_ready(pilot)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConsensusDialog))
+        text = flat(host_text(app))
+        assert "Value" in text and "Reason" in text and "Adjudicator" in text
+        dialog = app.screen
+
+        def hint() -> str:
+            return str(dialog.query_one("#consensus-hint").render())
+
+        await pilot.press("down", "enter")  # a value chosen: focus moves to the reason
+        await wait_until(pilot, lambda: "type the reason" in hint())
+        await pilot.press("tab")
+        await wait_until(pilot, lambda: "your name" in hint())

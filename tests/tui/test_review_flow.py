@@ -120,7 +120,7 @@ async def test_reveal_only_after_submit_and_later_changes_are_post_reveal(demo_d
         await pilot.press("escape")
         assert app.screen is screen
         await settle(pilot, "u")
-        await settle(pilot, "0", "enter")
+        await settle(pilot, "shift+tab", "0", "enter")  # the blind axes are locked: the gold was shown
     history = labels(demo_db)
     assert [row.revealed for row in history] == [False, True]
 

@@ -95,6 +95,8 @@ class ReviewSession:
         self._undo_depth = 0
         self._session_rows: list[Label] = []
         self._ledger = QueueLedger(store, reviewer)
+        self._gold_locks: dict[str, dict[str, int | None]] = {}
+        """item id -> the blind scores given when its gold answer was released: they may not change."""
 
     @property
     def rubric(self) -> Rubric:
@@ -169,9 +171,23 @@ class ReviewSession:
         case = None if item is None else item.case
         if case is None:
             raise UsageError(f"no review item {item_id!r} in {self.store.path}")
+        self._gold_locks.setdefault(item_id, {name: scores[name] for name in blind_axes})
         if case.get("expected_behavior") == "abstain":
             return ABSTAIN_GOLD
         return str(case.get("gold_answer") or "")
+
+    def gold_lock(self, item_id: str) -> dict[str, int | None]:
+        """The blind scores locked for `item_id` because its gold answer was shown ({} while none was)."""
+        return dict(self._gold_locks.get(item_id, {}))
+
+    def _check_gold_lock(self, item_id: str, scores: Mapping[str, int | None]) -> None:
+        changed = [name for name, value in self._gold_locks.get(item_id, {}).items() if scores.get(name) != value]
+        if changed:
+            locked = ", ".join(f"{name} = {self._gold_locks[item_id][name]}" for name in changed)
+            raise BlindnessError(
+                f"the gold answer was shown for this item, so its blind axes are locked ({locked}); "
+                "they may not change after seeing it"
+            )
 
     # -- writing labels --------------------------------------------------------------------------
 
@@ -210,6 +226,15 @@ class ReviewSession:
         problems = score_problems(self.rubric, scores, require_all=True)
         if problems:
             raise InvalidScoresError("; ".join(f"{field}: {message}" for field, message in problems))
+        self._check_gold_lock(item_id, scores)
+        own = self._latest_submitted(self.store.labels(reviewer=self.reviewer, item_id=item_id)).get(item_id)
+        if (
+            own is not None
+            and dict(own.scores) == dict(scores)
+            and (own.note, own.flagged, own.rubric_version) == (note, flagged, self.rubric.version)
+        ):
+            self._undo_depth = 0
+            return own  # unchanged: a new revision would only add noise to the history
         return self._append(item_id, dict(scores), note, flagged, False, seconds_spent)
 
     def skip(self, item_id: str, seconds_spent: float) -> Label:

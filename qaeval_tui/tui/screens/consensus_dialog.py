@@ -32,6 +32,14 @@ def scores_line(entry: Disagreement) -> Content:
     return Content("   ").join(parts)
 
 
+HINTS = {
+    "consensus-value": "up/down choose a value · enter or tab: reason · escape cancel",
+    "consensus-reason": "type the reason · tab: adjudicator · enter record · escape cancel",
+    "consensus-adjudicator": "your name · shift+tab: reason · enter record · escape cancel",
+}
+"""The dialog's hint for the field that has focus."""
+
+
 class ConsensusDialog(ModalScreen[Ruling | None]):
     """Returns the chosen value, the reason and who ruled, or None when cancelled."""
 
@@ -57,6 +65,7 @@ class ConsensusDialog(ModalScreen[Ruling | None]):
                 classes="title",
             )
             yield Static(Content.assemble(("blind labels  ", "$foreground-muted"), scores_line(entry)))
+            yield Static("Value", classes="field-label")
             yield OptionList(
                 *(
                     Option(Content.assemble((f"{value}  ", "bold"), plain(anchor)), id=str(value))
@@ -64,15 +73,22 @@ class ConsensusDialog(ModalScreen[Ruling | None]):
                 ),
                 id="consensus-value",
             )
+            yield Static("Reason", classes="field-label")
             yield Input(placeholder="why this is the right label (required)", id="consensus-reason")
+            yield Static("Adjudicator", classes="field-label")
             yield Input(editable(self.adjudicator), placeholder="your name (required)", id="consensus-adjudicator")
             yield Static("", id="consensus-problem")
             yield Static(
-                "Append-only: a later ruling supersedes this one, nothing is erased. "
-                "up/down value · tab reason · enter record · escape cancel",
-                classes="hint",
-                markup=False,
+                "Append-only: a later ruling supersedes this one, nothing is erased.", classes="hint", markup=False
             )
+            yield Static(HINTS["consensus-value"], id="consensus-hint", classes="hint", markup=False)
+
+    def on_descendant_focus(self) -> None:
+        """The hint names the keys of the field that has focus."""
+        focused = self.focused
+        hint = HINTS.get(focused.id or "", "") if focused is not None else ""
+        if hint:
+            self.query_one("#consensus-hint", Static).update(hint)
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

@@ -18,6 +18,7 @@ from qaeval_tui.tui.screens.note import NoteDialog
 from qaeval_tui.tui.screens.review_flow import ReviewFlow
 from qaeval_tui.tui.widgets.answer_view import AnswerView
 from qaeval_tui.tui.widgets.axes_panel import AxesPanel
+from qaeval_tui.tui.widgets.guidelines_pane import GuidelinesPane
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.sources_panel import SourcesPanel
 from qaeval_tui.tui.widgets.status_line import StatusLine
@@ -35,6 +36,7 @@ class ReviewScreen(ReviewFlow):
         with Container(id="body"):
             yield AnswerView()
             yield SourcesPanel()
+            yield GuidelinesPane()
         yield AxesPanel()
         yield KeyBar()
 
@@ -49,8 +51,19 @@ class ReviewScreen(ReviewFlow):
 
     # -- actions ----------------------------------------------------------------------------------
 
+    def _locked(self) -> bool:
+        """Refuse, saying why, a change to a blind axis once the gold answer was shown for the item."""
+        if self.draft is None or self.draft.axis.name not in self.draft.locked:
+            return False
+        self.notify(
+            notice(f"{self.draft.axis.name} is locked: the gold answer was shown for this item"),
+            severity="warning",
+            markup=False,
+        )
+        return True
+
     def action_score(self, value: int) -> None:
-        if self.defer(f"score({value})") or self.draft is None:
+        if self.defer(f"score({value})") or self.draft is None or self._locked():
             return
         if not self.draft.on_scale(value):
             scale = ", ".join(str(point) for point in self.draft.axis.scale)
@@ -64,12 +77,12 @@ class ReviewScreen(ReviewFlow):
         self._scores_changed()
 
     def action_score_cursor(self) -> None:
-        if not self.defer("score_cursor") and self.draft is not None:
+        if not self.defer("score_cursor") and self.draft is not None and not self._locked():
             self.draft.score(self.draft.cursor_value)
             self._scores_changed()
 
     def action_cant_judge(self) -> None:
-        if not self.defer("cant_judge") and self.draft is not None:
+        if not self.defer("cant_judge") and self.draft is not None and not self._locked():
             self.draft.score(None)
             self._scores_changed()
 
@@ -121,6 +134,14 @@ class ReviewScreen(ReviewFlow):
 
     def action_previous_citation(self) -> None:
         self._select_citation("previous_citation", -1)
+
+    def action_guidelines(self) -> None:
+        """Show the guidelines in place of the sources, or the sources again."""
+        pane = self.query_one(GuidelinesPane)
+        shown = not pane.has_class("-shown")
+        pane.set_class(shown, "-shown")
+        self.query_one(SourcesPanel).display = not shown
+        self._refresh_axes()
 
     def action_sources_down(self) -> None:
         self.query_one(SourcesPanel).scroll_page_down(animate=False)

@@ -15,7 +15,7 @@ from textual.message import Message
 from qaeval_tui.core.review.prepare import pace
 from qaeval_tui.core.review.session import BlindItemView, Progress, SessionSummary
 from qaeval_tui.tui.context import AppContext
-from qaeval_tui.tui.draft import LabelDraft
+from qaeval_tui.tui.draft import ItemTimer, LabelDraft
 from qaeval_tui.tui.messages import (
     CallFailed,
     GoldArrived,
@@ -28,8 +28,12 @@ from qaeval_tui.tui.screens.reveal import RevealDialog
 from qaeval_tui.tui.services import Services
 from qaeval_tui.tui.widgets.answer_view import AnswerView
 from qaeval_tui.tui.widgets.axes_panel import AxesPanel
+from qaeval_tui.tui.widgets.guidelines_pane import GuidelinesPane
 from qaeval_tui.tui.widgets.sources_panel import SourcesPanel
 from qaeval_tui.tui.widgets.status_line import Status, StatusLine
+
+WIDE = 120
+"""From this width the screen has two columns, and the anchors move to the left one."""
 
 
 class ReviewFlow(AppScreen[SessionSummary | None]):
@@ -52,7 +56,10 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
         self.background: Counter[str] = Counter()
         """Background reads in flight, by name ("progress", "gold")."""
         self.notice = ""
-        """What the last core call did ("saved"), shown in the status line until the next one."""
+        """What the last core call did to the item on screen ("reopened"), shown in the status line."""
+        self.problem = ""
+        """Why the last submit was refused before reaching the core, in words; cleared with the item."""
+        self.timer = ItemTimer(context.clock, context.services.config.review.idle_cutoff_seconds)
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._refresh_status)
@@ -137,8 +144,9 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
 
     async def _display(self, item: BlindItemView) -> None:
         self.item, self.draft = item, LabelDraft.for_item(item)
-        self.selected, self.gold, self._leave_armed = None, None, False
+        self.selected, self.gold, self._leave_armed, self.problem = None, None, False, ""
         self.shown_at = self.context.clock()
+        self.timer.start()
         self.query_one(AnswerView).show(item, None)
         await self.query_one(SourcesPanel).show(item, None)
         self._scores_changed()
@@ -156,6 +164,8 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
         self._landed("gold")
         if self.item is not None and message.item_id == self.item.item_id and message.gold != self.gold:
             self.gold = message.gold
+            if self.gold is not None and self.draft is not None:
+                self.draft.lock_blind_axes()
             self._refresh_axes()
 
     def _refresh_axes(self) -> None:
@@ -163,7 +173,14 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
             return
         blind = [axis.name for axis in self.draft.axes if not axis.needs_gold]
         hint = f"Gold answer: shown once {', '.join(blind)} {'is' if len(blind) == 1 else 'are'} scored."
-        self.query_one(AxesPanel).show(self.draft, self.gold, hint)
+        if self.problem:
+            self.problem = self.draft.missing_message()
+        wide = self.size.width >= WIDE
+        self.query_one(AxesPanel).show(self.draft, self.gold, hint, self.problem, all_anchors=not wide)
+        self.query_one(AnswerView).show_anchors(self.draft)
+        pane = self.query_one(GuidelinesPane)
+        if pane.has_class("-shown"):
+            pane.show(self.context.services.config.rubric, self.draft.axis.name)
         self._refresh_status()
 
     def _refresh_status(self) -> None:
@@ -173,7 +190,7 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
             position=item.position if item else 0,
             total=item.total if item else 0,
             progress=self.progress,
-            seconds_on_item=max(0.0, self.context.clock() - self.shown_at) if item else 0.0,
+            seconds_on_item=self.timer.seconds() if item else 0.0,
             pace=pace(self.progress) if self.progress else None,
             flagged=bool(draft and draft.flagged),
             has_note=bool(draft and draft.note),
@@ -197,14 +214,22 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
     def action_submit(self) -> None:
         if self.defer("submit") or self.item is None or self.draft is None:
             return
+        if self.draft.missing:  # said in words here; the core refuses it anyway
+            self.problem = self.draft.missing_message()
+            self.draft.focus = self.draft.axes.index(self.draft.missing[0])
+            self._refresh_axes()
+            return
+        position = self.item.position
         item_id, seconds, services, draft = self.item.item_id, self._seconds(), self.context.services, self.draft
         scores, note, flagged = dict(draft.scores), draft.note, draft.flagged
 
         def work() -> ItemArrived:
             services.submit(item_id, scores, note, flagged, seconds)
-            return self._next("✓ saved", item_id)
+            return self._next("", item_id)
 
         self.call("saving…", work)
+        if not self.context.deterministic:  # pictures: a toast that fades would race the capture
+            self.notify(f"✓ item {position} saved", timeout=2)  # not the header: the next item is not "saved"
 
     def action_undo(self) -> None:
         if self.defer("undo"):
@@ -229,4 +254,16 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
         self.call("revealing…", lambda: RevealArrived(services.reveal(target)), "Not revealed")
 
     def _seconds(self) -> float:
-        return max(0.0, self.context.clock() - self.shown_at)
+        return self.timer.seconds()
+
+    def on_screen_suspend(self) -> None:
+        self.timer.pause()  # time on another screen (help, a dialog, home) is not time on the item
+
+    def on_screen_resume(self) -> None:
+        self.timer.resume()
+
+    def on_key(self) -> None:
+        self.timer.touch()
+
+    def on_resize(self) -> None:
+        self._refresh_axes()  # the anchors move between the axes panel and the left column

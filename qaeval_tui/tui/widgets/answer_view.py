@@ -8,7 +8,9 @@ from textual.content import Content
 from textual.widgets import Static
 
 from qaeval_tui.core.review.session import BlindItemView, CitationView
-from qaeval_tui.tui.literal import Mark, marked, plain
+from qaeval_tui.tui.draft import LabelDraft
+from qaeval_tui.tui.literal import Mark, marked, plain, styled
+from qaeval_tui.tui.widgets.axes_panel import anchor_lines
 
 MARKER_STYLE = "bold $accent"
 SELECTED_STYLE = "reverse bold $accent"
@@ -50,6 +52,7 @@ class AnswerView(VerticalScroll, can_focus=False):
         yield Static(id="question")
         yield Static(id="answer")
         yield Static(id="citations")
+        yield Static(id="anchors")
 
     def show(self, item: BlindItemView, selected: int | None) -> None:
         self.query_one("#question", Static).update(
@@ -64,3 +67,12 @@ class AnswerView(VerticalScroll, can_focus=False):
         lines = [_citation_line(citation, citation.marker == selected) for citation in item.citations]
         citations = Content("\n").join(lines) if lines else Content.styled("(no citations)", "$foreground-muted italic")
         self.query_one("#citations", Static).update(citations)
+
+    def show_anchors(self, draft: LabelDraft) -> None:
+        """All anchors of the focused axis (shown on wide terminals, in the left column's free space)."""
+        head = Content.assemble(
+            ("Anchors   ", "bold $primary"),
+            styled(draft.axis.name, "bold"),
+            ("  (g: guidelines)", "$foreground-muted"),
+        )
+        self.query_one("#anchors", Static).update(Content("\n").join([head, *anchor_lines(draft)]))

@@ -10,6 +10,22 @@ from qaeval_tui.tui.draft import UNSCORED, LabelDraft
 from qaeval_tui.tui.literal import line, plain, styled
 
 
+def anchor_lines(draft: LabelDraft) -> list[Content]:
+    """Every anchor of the focused axis, the one under the cursor marked."""
+    axis = draft.axis
+    lines = []
+    for point, anchor in zip(axis.scale, axis.anchors, strict=True):
+        here = point == draft.cursor_value
+        lines.append(
+            Content.assemble(
+                ("▸ " if here else "  ", "bold $accent"),
+                (f"{point} · ", "bold $accent" if here else "$foreground-muted"),
+                plain(anchor).stylize("bold") if here else plain(anchor),
+            )
+        )
+    return lines
+
+
 class AxesPanel(Static):
     """Rendered from the draft (view state) plus the gold answer the core chose to release."""
 
@@ -21,7 +37,9 @@ class AxesPanel(Static):
     }
     """
 
-    def show(self, draft: LabelDraft, gold: str | None, gold_hint: str) -> None:
+    def show(
+        self, draft: LabelDraft, gold: str | None, gold_hint: str, problem: str = "", *, all_anchors: bool = True
+    ) -> None:
         names = {axis.name: one_line(axis.name, 40) for axis in draft.axes}  # axis names come from the config
         width = max(map(len, names.values())) + 2
         lines: list[Content] = []
@@ -48,18 +66,26 @@ class AxesPanel(Static):
             parts.append(state)
             if axis.needs_gold:
                 parts.append(("  (sees the gold answer)", "$foreground-muted"))
+            elif axis.name in draft.locked:
+                parts.append(("  locked: gold shown", "$foreground-muted"))
             lines.append(Content.assemble(*parts))
         axis = draft.axis
-        lines.append(
-            Content.assemble(
-                (f"{draft.cursor_value} · ", "bold $accent"), plain(axis.anchors[axis.scale.index(draft.cursor_value)])
+        if all_anchors:
+            lines.extend(anchor_lines(draft))
+        else:
+            lines.append(
+                Content.assemble(
+                    (f"{draft.cursor_value} · ", "bold $accent"),
+                    plain(axis.anchors[axis.scale.index(draft.cursor_value)]),
+                )
             )
-        )
         if axis.needs_gold:
             if gold is not None:
                 lines.append(Content.assemble(("Gold answer: ", "bold $warning"), styled(gold, "$foreground")))
             else:
                 lines.append(Content.styled(gold_hint, "$foreground-muted italic"))
+        if problem:
+            lines.append(Content.styled(problem, "bold $error"))
         if draft.note:
             lines.append(Content.assemble(("note ", "bold $secondary"), line(draft.note)))
         self.update(Content("\n").join(lines))
