@@ -1,0 +1,133 @@
+"""The plain sections of the configuration (DESIGN §8.1): paths, run, gate, calibration."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from qaeval_tui.core.limits import MAX_SEED
+
+
+class Section(BaseModel):
+    # NaN or an infinity in a setting never means anything: refuse it where the file is read.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+# A tolerance is a number from 0 to 1 (every metric is a rate); TOML true or "0.02" is a mistake, not 1.0 or 0.02.
+Tolerance = Annotated[float, Field(strict=True, ge=0, le=1)]
+
+
+def _known_metric(name: str) -> str:
+    """A misspelled metric would otherwise be found only after a whole run, or never be gated."""
+    from qaeval_tui.core.running.metrics import METRIC_NAMES  # only when a config names tolerances
+
+    if name not in METRIC_NAMES:
+        raise ValueError(f"unknown metric; known: {', '.join(METRIC_NAMES)}")
+    return name
+
+
+MetricName = Annotated[str, AfterValidator(_known_metric)]
+
+
+def _reviewer_name(name: str) -> str:
+    """The rule a name typed at the door meets: no hidden characters, no file that clashes with a split."""
+    from qaeval_tui.core.review.label_export import reviewer_name_problem  # light: no store, no statistics
+
+    problem = reviewer_name_problem(name)
+    if problem is not None:
+        raise ValueError(f"{name!r}: {problem}")
+    return name
+
+
+ReviewerName = Annotated[str, AfterValidator(_reviewer_name)]
+
+# A seed is a whole number from 0 to 2^63 - 1 (numpy refuses negative seeds; 1.5 seeds nothing; the
+# store keeps the review seed in a signed 64-bit column).
+Seed = Annotated[int, Field(strict=True, ge=0, le=MAX_SEED)]
+
+
+class PathsConfig(Section):
+    golden: str = Field(default="golden", description="Golden files or folder loaded by default.")
+    store: str = Field(default=".qaeval/qaeval.db", description="SQLite store (created on first use).")
+    labels: str = Field(default="labels", description="Folder of label exports, one JSONL file per reviewer.")
+    inbox: str = Field(
+        default="golden/inbox/misses.jsonl", description="Production-miss file `qaeval inbox import` reads by default."
+    )
+    living: str = Field(default="golden/living.jsonl", description="File promotions append to.")
+
+
+class RunConfig(Section):
+    adapter: str = Field(
+        default="qaeval_tui.bundled.hub:make_reference_hub", description="module:factory of the system under test."
+    )
+    judge: str = Field(
+        default="qaeval_tui.bundled.mechanical_judge:make_mechanical_judge", description="module:factory of the judge."
+    )
+    workers: int = Field(default=1, ge=1, le=64, description="Parallel adapter calls.")
+    top_k: int = Field(default=3, ge=1, description="k for retrieval recall@k / precision@k.")
+
+
+class GateConfig(Section):
+    tolerances: dict[MetricName, Tolerance] = Field(
+        default_factory=lambda: {
+            "faithfulness_rate": 0.02,
+            "answer_correctness": 0.02,
+            "citation_precision": 0.01,
+            "citation_coverage": 0.01,
+            "abstention_recall": 0.0,
+            "over_refusal_rate": 0.0,
+            "retrieval_recall_at_k": 0.02,
+            "mrr": 0.02,
+            "ndcg": 0.02,
+            "multi_step_task_success": 0.0,
+        },
+        description="Largest allowed drop per headline metric (rise, for over_refusal_rate).",
+    )
+    bootstrap_replicates: int = Field(default=2000, ge=100, description="Paired bootstrap replicates per delta.")
+    seed: Seed = Field(default=0, description="Seed of the paired bootstrap.")
+    mode: Literal["tolerance", "statistical"] = Field(
+        default="tolerance",
+        description="tolerance: block a drop beyond its tolerance; statistical: block only a significant one, "
+        "refuse (exit 3) a tolerance below the minimum detectable effect.",
+    )
+    calibration: Annotated[str, Field(min_length=1)] | None = Field(
+        default=None,
+        description="Calibration artifact (`qaeval calibrate --out`) the gate reads judge trust from.",
+    )
+    require_trusted: bool = Field(
+        default=False, description="A gated judge metric whose axis is not TRUSTED (or uncalibrated) fails Tier 2."
+    )
+    judge_metrics: Literal["judge", "ppi"] = Field(
+        default="judge",
+        description='Judge-scored metrics gate on "judge" (the judge mean, paired case by case with the baseline) '
+        "or \"ppi\" (the prediction-powered estimate from the labels on the run's cases, against the baseline's).",
+    )
+
+
+class CalibrationConfig(Section):
+    min_exact: float = Field(
+        default=0.70,
+        ge=0,
+        le=1,
+        description="Exact agreement each axis needs (its lower bound, by default) for TRUSTED.",
+    )
+    min_n: int = Field(default=20, ge=1, description="Fewer judged items than this on an axis: INSUFFICIENT.")
+    rule: Literal["interval", "point"] = Field(
+        default="interval",
+        description="`interval`: verdicts on interval bounds; `point`: on point estimates (said in every output).",
+    )
+    min_reviewers: int = Field(
+        default=2, ge=1, description="Blind reviewers an item needs for a human consensus (else an adjudication)."
+    )
+    chance_floor: float = Field(
+        default=0.0,
+        ge=-1,
+        lt=1,
+        description="TRUSTED needs the lower bound of alpha (judge as a coder) above this.",
+    )
+    target_half_width: float = Field(
+        default=0.10, gt=0, lt=1, description="CI half-width the 'labels needed' figure aims for."
+    )
+    bootstrap_replicates: int = Field(default=1000, ge=100, description="Bootstrap replicates for alpha CIs.")
+    seed: Seed = Field(default=0, description="Seed of every bootstrap.")
