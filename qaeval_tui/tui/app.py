@@ -142,6 +142,18 @@ class ReviewApp(QaevalApp[int]):
         digits = scale_digits(axis.scale for axis in self.config.rubric.axes)
         return join_keys([str(digit) for digit in digits])
 
+    async def action_quit(self) -> None:
+        """Quit; with unsaved scores on the item under review, ask once first (quit again leaves)."""
+        from qaeval_tui.tui.screens.leave_dialog import LeaveDialog
+        from qaeval_tui.tui.screens.review import ReviewScreen
+
+        if not isinstance(self.screen, LeaveDialog):
+            review = next((screen for screen in self.screen_stack if isinstance(screen, ReviewScreen)), None)
+            if review is not None and review.unsaved_work():
+                review.confirm_leave(by_escape=False, leave=self.exit)
+                return
+        self.exit()
+
     def action_help(self) -> None:
         open_help(self.screen, dict(self.config.review.keys), self.scale_keys(), hidden_commands(self.context.role))
 

@@ -26,26 +26,51 @@ class LabelDraft:
     cursors: dict[str, int] = field(default_factory=dict)
     locked: frozenset[str] = frozenset()
     """Blind axes that may not change: the gold answer was shown for this item (the core enforces it)."""
+    saved: tuple[tuple[tuple[str, int | None], ...], str, bool] = ((), "", False)
+    """Scores, note and flag as loaded (the item's last revision, or nothing): leaving anything else asks."""
 
     @classmethod
     def for_item(cls, item: BlindItemView) -> LabelDraft:
-        """A fresh draft, or the reviewer's own previous revision when the item was reopened."""
+        """A fresh draft, or the reviewer's own previous revision when the item was reopened, with the
+        blind scores the core locked (the gold answer was shown) given and locked; focus on the first
+        axis left to score."""
         known = {axis.name for axis in item.axes}
         scores = {name: value for name, value in item.previous_scores.items() if name in known}
         draft = cls(item.axes, scores, item.previous_note, item.previous_flagged)
-        if any(axis.needs_gold for axis in item.axes) and all(name in scores for name in draft.blind_axes):
-            draft.lock_blind_axes()  # reopened: this reviewer saw the gold answer before that submit
-        for axis in item.axes:
-            value = scores.get(axis.name)
-            draft.cursors[axis.name] = axis.scale.index(value) if value in axis.scale else 0
+        draft.lock({name: value for name, value in item.gold_lock.items() if name in known})
+        open_axes = [i for i, axis in enumerate(item.axes) if axis.name not in draft.scores] or [
+            i for i, axis in enumerate(item.axes) if axis.name not in draft.locked
+        ]
+        draft.focus = open_axes[0] if open_axes else 0
+        draft.saved = draft._state()
         return draft
 
-    @property
-    def blind_axes(self) -> tuple[str, ...]:
-        return tuple(axis.name for axis in self.axes if not axis.needs_gold)
+    def _state(self) -> tuple[tuple[tuple[str, int | None], ...], str, bool]:
+        return tuple(sorted(self.scores.items())), self.note, self.flagged
 
-    def lock_blind_axes(self) -> None:
-        self.locked = frozenset(self.blind_axes)
+    @property
+    def unsaved(self) -> bool:
+        """Scores, a note or a flag given on screen and not submitted."""
+        return self._state() != self.saved
+
+    def unsaved_summary(self) -> str:
+        """What leaving now would drop, in words."""
+        scored = sum(1 for axis in self.axes if axis.name in self.scores)
+        parts = [f"{scored} of {len(self.axes)} axes scored"]
+        _, note, flagged = self.saved
+        if self.note != note:
+            parts.append("a note")
+        if self.flagged != flagged:
+            parts.append("a flag" if self.flagged else "a flag removed")
+        return f"This item has {', '.join(parts)}, not submitted."
+
+    def lock(self, scores: dict[str, int | None]) -> None:
+        """Take the blind scores the core locked for this item: they are the scores, and may not change."""
+        self.scores.update(scores)
+        self.locked = frozenset(scores)
+        for axis in self.axes:
+            value = self.scores.get(axis.name)
+            self.cursors[axis.name] = axis.scale.index(value) if value in axis.scale else self.cursors.get(axis.name, 0)
 
     @property
     def missing(self) -> tuple[AxisView, ...]:

@@ -30,10 +30,12 @@ class ProgressArrived(Message):
 
 @dataclass
 class GoldArrived(Message):
-    """The core's answer to "may the gold answer show now?" for one item (None: not yet)."""
+    """The core's answer to "may the gold answer show now?" for one item (None: not yet), and the
+    blind scores its showing locked ({} while it has not shown)."""
 
     item_id: str
     gold: str | None
+    lock: dict[str, int | None]
 
 
 @dataclass

@@ -115,6 +115,9 @@ class Services:
     def gold_answer(self, item_id: str, scores: dict[str, int | None]) -> str | None:
         return self._on_session(lambda session: session.gold_answer(item_id, scores))
 
+    def gold_lock(self, item_id: str) -> dict[str, int | None]:
+        return self._on_session(lambda session: session.gold_lock(item_id))
+
     def submit(self, item_id: str, scores: dict[str, int | None], note: str, flagged: bool, seconds: float) -> Label:
         return self._on_session(lambda session: session.submit(item_id, scores, note, flagged, seconds))
 

@@ -351,6 +351,23 @@ def test_once_the_gold_is_shown_the_blind_axes_are_locked_for_that_item(store: S
     ana.submit(other, FULL, "", False, 1.0)
 
 
+def test_the_gold_lock_is_in_the_store_so_a_new_session_and_the_items_view_carry_it(store: Store) -> None:
+    ana = session(store)
+    item = ana.next_item().item_id  # type: ignore[union-attr]
+    assert ana.next_item().gold_lock == {}  # type: ignore[union-attr]
+    ana.gold_answer(item, {"faithfulness": 2, "citation_correctness": None})
+    restarted = session(store)  # the app quit and came back
+    view = restarted.next_item()
+    assert view is not None and view.item_id == item
+    assert view.gold_lock == {"faithfulness": 2, "citation_correctness": None}
+    assert restarted.gold_answer(item, {}) is not None  # shown once, it shows again with the lock
+    assert restarted.gold_lock(item) == view.gold_lock  # a later showing does not move the lock
+    with pytest.raises(BlindnessError, match=r"locked \(faithfulness = 2\)"):
+        restarted.submit(item, {**FULL, "faithfulness": 1, "citation_correctness": None}, "", False, 1.0)
+    restarted.submit(item, {**FULL, "faithfulness": 2, "citation_correctness": None}, "", False, 1.0)
+    assert session(store, "ben").gold_lock(item) == {}  # the lock is this reviewer's
+
+
 def test_resubmitting_an_unchanged_item_writes_no_revision(store: Store) -> None:
     ana = session(store)
     item = ana.next_item().item_id  # type: ignore[union-attr]

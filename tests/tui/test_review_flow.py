@@ -11,7 +11,6 @@ from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.screens.help import HelpScreen
 from qaeval_tui.tui.screens.reveal import RevealDialog
-from qaeval_tui.tui.screens.review import ReviewScreen
 from tests.tui.conftest import make_app, open_review, screen_text, settle, sources_pane
 from tests.tui.scenes.review import FixedClock, wait_until
 
@@ -100,7 +99,8 @@ async def test_undo_reopens_the_last_item_and_resubmit_is_a_new_revision(demo_db
             "citation_correctness": 2,
             "answer_correctness": 2,
         }
-        await settle(pilot, "shift+tab", "1", "enter")
+        assert screen.draft.axis.name == "answer_correctness"  # the blind axes are locked: the gold was shown
+        await settle(pilot, "1", "enter")
     history = labels(demo_db)
     assert [row.revision for row in history] == [1, 2]
     assert history[1].scores["answer_correctness"] == 1 and history[1].scores["faithfulness"] == 2
@@ -120,7 +120,7 @@ async def test_reveal_only_after_submit_and_later_changes_are_post_reveal(demo_d
         await pilot.press("escape")
         assert app.screen is screen
         await settle(pilot, "u")
-        await settle(pilot, "shift+tab", "0", "enter")  # the blind axes are locked: the gold was shown
+        await settle(pilot, "0", "enter")  # on answer correctness: the blind axes are locked, the gold was shown
     history = labels(demo_db)
     assert [row.revealed for row in history] == [False, True]
 
@@ -232,15 +232,17 @@ async def test_citation_jump_selects_the_span_in_the_sources(demo_db: Path) -> N
         assert quote in sources_pane(app)
 
 
-async def test_escape_with_unsaved_scores_asks_twice_then_goes_home(demo_db: Path) -> None:
+async def test_escape_with_unsaved_scores_asks_once_then_goes_home(demo_db: Path) -> None:
     from qaeval_tui.tui.screens.home import HomeScreen
+    from qaeval_tui.tui.screens.leave_dialog import LeaveDialog
 
     app = make_app(demo_db)
     async with app.run_test(size=(100, 32)) as pilot:
         await open_review(pilot)
         await pilot.press("2", "escape")
         await pilot.pause()
-        assert isinstance(app.screen, ReviewScreen)
+        assert isinstance(app.screen, LeaveDialog)
+        assert "Go home without saving this item?" in screen_text(app)
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.loaded)
         text = screen_text(app)

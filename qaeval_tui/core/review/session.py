@@ -95,8 +95,6 @@ class ReviewSession:
         self._undo_depth = 0
         self._session_rows: list[Label] = []
         self._ledger = QueueLedger(store, reviewer)
-        self._gold_locks: dict[str, dict[str, int | None]] = {}
-        """item id -> the blind scores given when its gold answer was released: they may not change."""
 
     @property
     def rubric(self) -> Rubric:
@@ -156,34 +154,47 @@ class ReviewSession:
             previous_scores=dict(previous.scores) if previous else {},
             previous_note=previous.note if previous else "",
             previous_flagged=previous.flagged if previous else False,
+            gold_lock=self.gold_lock(item_id),
         )
 
     def gold_answer(self, item_id: str, scores: dict[str, int | None]) -> str | None:
-        """The gold answer, only once every axis that must not see it is scored (DESIGN §4)."""
+        """The gold answer, only once every axis that must not see it is scored (DESIGN §4).
+
+        The first time it is released for an item, the blind scores given are locked for this
+        reviewer, in the store: from then on the item's view carries them (`gold_lock`), its gold
+        answer shows whatever the scores, and a submit that changes them is refused."""
         if not any(axis.needs_gold for axis in self.rubric.axes):
             return None
         blind_axes = [axis.name for axis in self.rubric.axes if not axis.needs_gold]
-        if any(name not in scores for name in blind_axes):
+        locked = bool(self.gold_lock(item_id))
+        if not locked and any(name not in scores for name in blind_axes):
             return None
-        if score_problems(self.rubric, {name: scores[name] for name in blind_axes}, require_all=False):
+        if not locked and score_problems(self.rubric, {name: scores[name] for name in blind_axes}, require_all=False):
             return None
         item = self.store.review_item(item_id)
         case = None if item is None else item.case
         if case is None:
             raise UsageError(f"no review item {item_id!r} in {self.store.path}")
-        self._gold_locks.setdefault(item_id, {name: scores[name] for name in blind_axes})
+        if not locked:
+            self.store.record_gold_shown(item_id, self.reviewer, {name: scores[name] for name in blind_axes})
         if case.get("expected_behavior") == "abstain":
             return ABSTAIN_GOLD
         return str(case.get("gold_answer") or "")
 
     def gold_lock(self, item_id: str) -> dict[str, int | None]:
-        """The blind scores locked for `item_id` because its gold answer was shown ({} while none was)."""
-        return dict(self._gold_locks.get(item_id, {}))
+        """The blind scores locked for `item_id` because its gold answer was shown to this reviewer
+        ({} while it was not). Read from the store, so it holds after leaving the item or the app."""
+        if not any(axis.needs_gold for axis in self.rubric.axes):
+            return {}
+        shown = self.store.gold_shown(item_id, self.reviewer)
+        blind = {axis.name for axis in self.rubric.axes if not axis.needs_gold}
+        return {} if shown is None else {name: value for name, value in shown.items() if name in blind}
 
     def _check_gold_lock(self, item_id: str, scores: Mapping[str, int | None]) -> None:
-        changed = [name for name, value in self._gold_locks.get(item_id, {}).items() if scores.get(name) != value]
+        lock = self.gold_lock(item_id)
+        changed = [name for name, value in lock.items() if scores.get(name) != value]
         if changed:
-            locked = ", ".join(f"{name} = {self._gold_locks[item_id][name]}" for name in changed)
+            locked = ", ".join(f"{name} = {lock[name]}" for name in changed)
             raise BlindnessError(
                 f"the gold answer was shown for this item, so its blind axes are locked ({locked}); "
                 "they may not change after seeing it"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from qaeval_tui.core.config import Config
@@ -95,6 +95,8 @@ class BlindItemView:
     previous_scores: dict[str, int | None]  # this reviewer's own latest revision when reopened, else {}
     previous_note: str
     previous_flagged: bool
+    gold_lock: dict[str, int | None] = field(default_factory=dict)
+    """The blind scores locked because this reviewer was shown the item's gold answer ({} while not)."""
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ UTC text and JSON documents are parsed inside the backend.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Literal, Protocol
 
@@ -79,6 +79,10 @@ class StoreBackend(Protocol):
     def queued_items(self) -> dict[str, frozenset[str]]: ...
     def record_reveal(self, item_id: str, reviewer: str) -> None: ...
     def has_revealed(self, item_id: str, reviewer: str) -> bool: ...
+    def record_gold_shown(
+        self, item_id: str, reviewer: str, blind_scores: Mapping[str, int | None]
+    ) -> dict[str, int | None]: ...
+    def gold_shown(self, item_id: str, reviewer: str) -> dict[str, int | None] | None: ...
 
     # labels
     def append_label(self, draft: LabelDraft, origin: str = "review") -> LabelRevision: ...

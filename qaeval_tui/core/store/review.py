@@ -1,4 +1,4 @@
-"""Review items, reviewers' queues (assignments) and reveals.
+"""Review items, reviewers' queues (assignments), reveals and gold answers shown.
 
 sqlite-utils writes the review items (`insert_all` with `ignore`: an existing item is kept as it
 is). Raw SQL for what the review TUI does while it starts and between two submits (the items, an
@@ -9,11 +9,19 @@ slows the TUI's cold start and every full garbage collection after it.
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from qaeval_tui.core.store.connection import SQLiteConnection, utc_now
-from qaeval_tui.core.store.rows import Assignment, QueueEntry, ReviewItemContent, ReviewItemRecord, checked_seed
+from qaeval_tui.core.store.rows import (
+    Assignment,
+    CorruptRowError,
+    QueueEntry,
+    ReviewItemContent,
+    ReviewItemRecord,
+    checked_seed,
+)
 
 _QUEUE = "SELECT item_id FROM assignments WHERE reviewer = ?"
 
@@ -23,7 +31,7 @@ def _first_column(_cursor: sqlite3.Cursor, row: tuple[str, ...]) -> str:
 
 
 class ReviewTables(SQLiteConnection):
-    """The `review_items`, `assignments` and `reveals` tables."""
+    """The `review_items`, `assignments`, `reveals` and `gold_shown` tables."""
 
     def insert_review_items(self, items: Iterable[ReviewItemRecord]) -> int:
         """Store review items; an existing item is kept as is. Returns how many were new."""
@@ -135,3 +143,31 @@ class ReviewTables(SQLiteConnection):
             "SELECT 1 FROM reveals WHERE item_id = ? AND reviewer = ?", (item_id, reviewer)
         ).fetchone()
         return row is not None
+
+    def record_gold_shown(
+        self, item_id: str, reviewer: str, blind_scores: Mapping[str, int | None]
+    ) -> dict[str, int | None]:
+        """Remember that `reviewer` was shown the gold answer of `item_id` while its blind axes held
+        `blind_scores`. The first showing counts: returns the blind scores it locked."""
+        with self._write() as conn:
+            conn.execute(
+                """INSERT OR IGNORE INTO gold_shown (item_id, reviewer, blind_scores_json, shown_at)
+                   VALUES (?, ?, ?, ?)""",
+                (item_id, reviewer, json.dumps(dict(blind_scores), sort_keys=True), utc_now()),
+            )
+            locked = self.gold_shown(item_id, reviewer)
+        return dict(blind_scores) if locked is None else locked  # the row is there: written now or before
+
+    def gold_shown(self, item_id: str, reviewer: str) -> dict[str, int | None] | None:
+        """The blind scores locked when `reviewer` was first shown the gold answer of `item_id`; None if never."""
+        row = self.conn.execute(
+            "SELECT blind_scores_json FROM gold_shown WHERE item_id = ? AND reviewer = ?", (item_id, reviewer)
+        ).fetchone()
+        if row is None:
+            return None
+        where = f"{item_id}/{reviewer}"
+        scores = self.parsed(row[0], "gold_shown", where, "blind_scores_json")
+        for name, value in scores.items():
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise CorruptRowError(self.path, "gold_shown", where, f"blind_scores_json.{name}", f"holds {value!r}")
+        return dict(scores)

@@ -95,5 +95,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             resolved_at TEXT NOT NULL)""",
         *_RESOLUTIONS_APPEND_ONLY,
     ),
+    # 5 (gold lock): the gold answer of an item was shown to a reviewer, with the blind scores it
+    # locked (DESIGN §4); the first showing counts and is never changed, so the lock outlives the app.
+    (
+        """CREATE TABLE IF NOT EXISTS gold_shown (
+            item_id TEXT NOT NULL, reviewer TEXT NOT NULL, blind_scores_json TEXT NOT NULL,
+            shown_at TEXT NOT NULL, PRIMARY KEY (item_id, reviewer))""",
+        *(
+            f"""CREATE TRIGGER IF NOT EXISTS gold_shown_no_{verb.lower()} BEFORE {verb} ON gold_shown
+                BEGIN SELECT RAISE(ABORT, 'gold_shown is append-only'); END"""
+            for verb in ("UPDATE", "DELETE")
+        ),
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -9,11 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Container
 
-from qaeval_tui.tui.commands import bindings
+from qaeval_tui.tui.commands import bindings, resolve_keys
 from qaeval_tui.tui.draft import LabelDraft
 from qaeval_tui.tui.literal import notice
+from qaeval_tui.tui.screens.leave_dialog import LeaveDialog
 from qaeval_tui.tui.screens.note import NoteDialog
 from qaeval_tui.tui.screens.review_flow import ReviewFlow
 from qaeval_tui.tui.widgets.answer_view import AnswerView
@@ -153,8 +155,26 @@ class ReviewScreen(ReviewFlow):
         if self.busy:  # not `defer`: with no item on screen (a failed load) escape must still leave
             self.pending.append("back")
             return
-        if self.draft is not None and (self.draft.scores or self.draft.note) and not self._leave_armed:
-            self._leave_armed = True
-            self.notify("This item has unsaved scores: escape again to leave without saving.", severity="warning")
+        if self.unsaved_work():
+            self.confirm_leave(by_escape=True, leave=lambda: self.dismiss(None))
             return
         self.dismiss(None)
+
+    def unsaved_work(self) -> str:
+        """What leaving now would drop, in words ("" when nothing: the item is as loaded, or saving)."""
+        if self.busy or self.draft is None or not self.draft.unsaved:
+            return ""
+        return self.draft.unsaved_summary()
+
+    def confirm_leave(self, *, by_escape: bool, leave: Callable[[], object]) -> None:
+        """Ask once before dropping unsaved scores; `leave` runs if the reviewer confirms."""
+        keys = resolve_keys(self.context.services.config.review.keys)
+        quit_key = self.app.get_key_display(Binding(keys["quit"], "quit"))
+        going = "Go home" if by_escape else "Quit"
+
+        def decided(confirmed: bool | None) -> None:
+            if confirmed:
+                leave()
+
+        dialog = LeaveDialog(going, self.unsaved_work(), by_escape=by_escape, quit_key=quit_key)
+        self.app.push_screen(dialog, decided)

@@ -52,7 +52,6 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
         self.last_submitted: str | None = None
         self.shown_at = context.clock()
         self._reopened = item
-        self._leave_armed = False
         self.background: Counter[str] = Counter()
         """Background reads in flight, by name ("progress", "gold")."""
         self.notice = ""
@@ -144,7 +143,7 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
 
     async def _display(self, item: BlindItemView) -> None:
         self.item, self.draft = item, LabelDraft.for_item(item)
-        self.selected, self.gold, self._leave_armed, self.problem = None, None, False, ""
+        self.selected, self.gold, self.problem = None, None, ""
         self.shown_at = self.context.clock()
         self.timer.start()
         self.query_one(AnswerView).show(item, None)
@@ -158,14 +157,25 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
         if self.item is None or self.draft is None:
             return
         item_id, scores = self.item.item_id, dict(self.draft.scores)
-        self._background("gold", lambda services: GoldArrived(item_id, services.gold_answer(item_id, scores)))
+
+        def ask(services: Services) -> GoldArrived:
+            return GoldArrived(item_id, services.gold_answer(item_id, scores), services.gold_lock(item_id))
+
+        self._background("gold", ask)
 
     def on_gold_arrived(self, message: GoldArrived) -> None:
+        """Show what the core released and lock what it locked: the lock is the core's, not the screen's."""
         self._landed("gold")
-        if self.item is not None and message.item_id == self.item.item_id and message.gold != self.gold:
+        if self.item is None or self.draft is None or message.item_id != self.item.item_id:
+            return
+        relock = message.lock and (
+            self.draft.locked != frozenset(message.lock)
+            or any(self.draft.scores.get(name) != value for name, value in message.lock.items())
+        )
+        if message.gold != self.gold or relock:
             self.gold = message.gold
-            if self.gold is not None and self.draft is not None:
-                self.draft.lock_blind_axes()
+            if relock:
+                self.draft.lock(message.lock)
             self._refresh_axes()
 
     def _refresh_axes(self) -> None:
