@@ -158,7 +158,10 @@ class ReviewApp(QaevalApp[int]):
         open_help(self.screen, dict(self.config.review.keys), self.scale_keys(), hidden_commands(self.context.role))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        """The app's own commands, and Textual's theme switcher. Textual's other entries go: its
+        Quit and Keys duplicate the app's quit and help, and its Screenshot and Maximize are no
+        command of this app (a screenshot would also be an export the reviewer app does not offer)."""
+        yield from (command for command in super().get_system_commands(screen) if command.title == "Theme")
         scope: Scope | None = getattr(screen, "SCOPE", None)
         scope = None if scope == "app" else scope  # the app's own commands are added below
         keys = resolve_keys(self.config.review.keys)
@@ -181,6 +184,9 @@ class ReviewApp(QaevalApp[int]):
                 yield SystemCommand(command.palette_title, command.help, partial(self.open_destination, entry))
         help_key = palette(self.get_key_display(Binding(keys["help"], "help")))
         yield SystemCommand(f"Help ({help_key})", "Every key and what it does.", self.action_help)
+        quit_command = next(command for command in commands_for("app") if command.name == "quit")
+        quit_key = palette(self.get_key_display(Binding(keys["quit"], "quit")))
+        yield SystemCommand(f"Quit ({quit_key})", quit_command.help, self.action_quit)
 
 
 def create_app(

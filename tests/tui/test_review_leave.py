@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.command import CommandPalette
+
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.tui.screens.help import HelpScreen
 from qaeval_tui.tui.screens.home import HomeScreen
 from qaeval_tui.tui.screens.leave_dialog import LeaveDialog
 from qaeval_tui.tui.screens.review import ReviewScreen
@@ -53,6 +56,26 @@ async def test_quit_on_a_partly_scored_item_asks_once_then_a_second_quit_quits(d
         await pilot.press("ctrl+q")
         await wait_until(pilot, lambda: isinstance(app.screen, LeaveDialog))
         await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: not app.is_running)
+    assert labels(demo_db) == []
+
+
+async def test_quit_from_the_palette_or_under_help_asks_too_and_enter_confirms(demo_db: Path) -> None:
+    app = make_app(demo_db)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await open_review(pilot)
+        await settle(pilot, "2", "1", "0")  # every axis scored, not submitted: still unsaved
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"quit")
+        await wait_until(pilot, lambda: "Quit (^q)" in screen_text(app), timeout=5)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, LeaveDialog))
+        await pilot.pause()
+        assert "3 of 3 axes scored" in screen_text(app)
+        await pilot.press("enter")
         await wait_until(pilot, lambda: not app.is_running)
     assert labels(demo_db) == []
 
