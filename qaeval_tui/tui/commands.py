@@ -175,7 +175,7 @@ COMMANDS: tuple[Command, ...] = (
         "back",
         "escape",
         "back",
-        "Go home; scores not yet submitted on this item are dropped.",
+        "Go home; an item with scores not yet submitted asks once first, and nothing partial is saved.",
         "review",
     ),
     Command("start_review", "enter", "review", "Start or resume labeling where you left off.", "home"),
@@ -298,7 +298,14 @@ COMMANDS: tuple[Command, ...] = (
     Command("back", "escape", "back", "Go back to the previous screen.", "browse"),
     Command("back", "escape", "back", "Go back to the case list.", "case"),
     Command("help", "question_mark", "help", "Show every key and what it does.", "app"),
-    Command("quit", "ctrl+q", "quit", "Quit. Every submitted label is already saved.", "app", priority=True),
+    Command(
+        "quit",
+        "ctrl+q",
+        "quit",
+        "Quit (a partly scored item asks once first). Every submitted label is already saved.",
+        "app",
+        priority=True,
+    ),
 )
 """Scale digits are added per rubric: "score" on the review screen, "rule as" on adjudication."""
 

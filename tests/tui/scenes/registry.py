@@ -76,6 +76,7 @@ REVIEW_SCENES: tuple[Scene, ...] = (
     Scene("09-help", "Help: every key", (100, 32), "ana", play_keys("question_mark")),
     Scene("10-literal", "Literal rendering of markup and escape sequences", (100, 32), "ben", play_literal),
     Scene("11-summary", "End of the queue", (100, 32), "ana", play_summary),
+    Scene("12-leave", "Review: leaving a partly scored item asks once", (80, 24), "ana", play_keys("2", "escape")),
 )
 
 OVERSIGHT_SCENES: tuple[OversightScene, ...] = (
