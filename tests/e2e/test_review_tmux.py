@@ -121,6 +121,31 @@ def test_label_quit_and_resume_on_a_fresh_store(terminal: Terminal, tmp_path: Pa
     assert len(labels(db, "ana")) == 2
 
 
+def test_the_gold_lock_outlives_the_program_and_a_partly_scored_item_asks_once_before_quitting(
+    terminal: Terminal, tmp_path: Path
+) -> None:
+    db = tmp_path / "qaeval.db"
+    terminal.start("lock", "--reviewer", "ana", "--db", str(db), "--data", "golden")
+    terminal.wait_for("lock", "item 1/26", "faithfulness")
+    terminal.keys("lock", "x", "x")  # both blind axes "can't judge": the gold answer shows, they lock
+    terminal.wait_for("lock", "locked: gold shown")
+    terminal.keys("lock", "C-q")
+    terminal.wait_for("lock", "Quit without saving this item?", "2 of 3 axes scored")
+    terminal.keys("lock", "C-q")  # quit again: no second question
+    assert terminal.exited("lock") == 0
+    assert labels(db, "ana") == []  # nothing partly scored was written
+
+    terminal.start("back", "--reviewer", "ana", "--db", str(db), "--data", "golden")
+    screen = terminal.wait_for("back", "item 1/26", "locked: gold shown")
+    assert screen.count("locked: gold shown") == 2 and "shown once" not in screen  # the gold shows too
+    terminal.keys("back", "1", "Enter")  # the open axis, then submit: the core takes what the screen offers
+    terminal.wait_for("back", "item 2/26", "done 1/26")
+    terminal.keys("back", "C-q")
+    assert terminal.exited("back") == 0
+    [label] = labels(db, "ana")
+    assert label.scores == {"faithfulness": None, "citation_correctness": None, "answer_correctness": 1}
+
+
 def test_a_label_survives_sigkill_right_after_submit(terminal: Terminal, tmp_path: Path) -> None:
     db = tmp_path / "qaeval.db"
     terminal.start("victim", "--reviewer", "ana", "--db", str(db), "--data", "golden")
