@@ -9,15 +9,19 @@ core refused any other blind score, so its submit failed forever (the sentinel w
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
+from qaeval_tui.core.config import Config
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.store.sqlite import Store
-from qaeval_tui.tui.app import ReviewApp
+from qaeval_tui.tui.app import ReviewApp, create_app
 from qaeval_tui.tui.screens.home import HomeScreen
 from qaeval_tui.tui.screens.review import ReviewScreen
+from qaeval_tui.tui.services import Services
+from tests.conftest import DEMO_GOLDEN
 from tests.tui.conftest import make_app, open_review, screen_text, settle
-from tests.tui.scenes.review import AnyPilot, wait_until
+from tests.tui.scenes.review import AnyPilot, FixedClock, wait_until
 
 BLIND_CANT_JUDGE = {"faithfulness": None, "citation_correctness": None}
 
@@ -95,15 +99,53 @@ async def test_the_lock_survives_a_restart_and_the_locked_item_submits_as_shown(
     assert label.scores == {**BLIND_CANT_JUDGE, "answer_correctness": 0}
 
 
+class HeldGold(Services):
+    """The core's answer about the gold answer comes back only once `gate` is set (a slow store)."""
+
+    def __init__(self, db: Path) -> None:
+        super().__init__(Config(), db, [DEMO_GOLDEN])
+        self.gate = threading.Event()
+        self.gate.set()
+
+    def gold_answer(self, item_id: str, scores: dict[str, int | None]) -> str | None:
+        answer = super().gold_answer(item_id, scores)  # recorded in the store now, answered later
+        self.gate.wait(timeout=30)
+        return answer
+
+
+def gold_shown_in_store(db: Path, item_id: str) -> bool:
+    with Store.open(db) as store:
+        return store.gold_shown(item_id, "ana") is not None
+
+
 async def test_a_blind_score_typed_while_the_gold_was_on_its_way_gives_way_to_the_lock(demo_db: Path) -> None:
-    """Keys outrun the core: the screen takes the lock the core recorded, so its submit is accepted."""
-    app = make_app(demo_db)
+    """Keys outrun the core: the screen takes the lock the core recorded, says so, and its submit is accepted."""
+    services = HeldGold(demo_db)
+    app = create_app(
+        Config(),
+        db_path=demo_db,
+        data_paths=[DEMO_GOLDEN],
+        reviewer="ana",
+        clock=FixedClock(),
+        deterministic=True,
+        services=services,
+    )
     async with app.run_test(size=(100, 32)) as pilot:
         screen = await open_review(pilot)
         assert screen.item is not None
         item_id = screen.item.item_id
-        await pilot.press("x", "x", "shift+tab", "2", "tab", "1", "enter")
-        await wait_until(pilot, lambda: screen.item is not None and screen.item.item_id != item_id)
+        services.gate.clear()
+        await pilot.press("x", "x")
+        await wait_until(pilot, lambda: gold_shown_in_store(demo_db, item_id))
+        await pilot.press("shift+tab", "2")  # before the screen hears of the lock
+        assert screen.draft is not None and screen.draft.scores["citation_correctness"] == 2
+        services.gate.set()
+        await wait_until(pilot, lambda: screen.draft is not None and bool(screen.draft.locked))
+        assert screen.draft.scores["citation_correctness"] is None
+        assert "citation_correctness kept as scored when the gold answer was shown (locked)" in notices(app)
+        assert screen.draft.axis.name == "answer_correctness"  # "2" had moved the focus on
+        await settle(pilot, "1", "enter")
+        assert screen.item is not None and screen.item.item_id != item_id
     [label] = labels(demo_db)
     assert label.scores == {**BLIND_CANT_JUDGE, "answer_correctness": 1}
 

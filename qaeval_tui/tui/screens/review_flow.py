@@ -16,6 +16,7 @@ from qaeval_tui.core.review.prepare import pace
 from qaeval_tui.core.review.session import BlindItemView, Progress, SessionSummary
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.draft import ItemTimer, LabelDraft
+from qaeval_tui.tui.literal import notice
 from qaeval_tui.tui.messages import (
     CallFailed,
     GoldArrived,
@@ -175,7 +176,16 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
         if message.gold != self.gold or relock:
             self.gold = message.gold
             if relock:
+                overruled = [
+                    name for name, value in message.lock.items() if self.draft.scores.get(name, value) != value
+                ]
                 self.draft.lock(message.lock)
+                if overruled:  # typed while the gold answer was on its way: the lock holds, said why
+                    self.notify(
+                        notice(f"{', '.join(overruled)} kept as scored when the gold answer was shown (locked)"),
+                        severity="warning",
+                        markup=False,
+                    )
             self._refresh_axes()
 
     def _refresh_axes(self) -> None:
