@@ -48,9 +48,10 @@ def store_name(target: StoreTarget) -> str:
 
 
 def resolve_target(value: str | Path, base: Path) -> StoreTarget:
-    """A configured store: a URL as it is, a relative path against `base` (the config file's folder)."""
+    """A configured store: a URL as it is, a relative path against `base`; a URL of another scheme is refused."""
     if is_postgres_url(value):
         return str(value)
+    _refuse_other_urls(str(value))
     path = Path(value)
     return path if path.is_absolute() else base / path
 
@@ -70,9 +71,12 @@ def open_store(target: StoreTarget, *, one_thread: bool = False) -> StoreBackend
         from qaeval_tui.core.store.postgres.store import PgStore
 
         return PgStore.open(str(target))
-    text = str(target)
-    if "://" in text:
-        raise UsageError(f"{redacted(text)}: not a store: give a SQLite file path or a postgresql:// URL")
+    _refuse_other_urls(str(target))
     from qaeval_tui.core.store.sqlite import Store
 
     return Store.open(target, one_thread=one_thread)
+
+
+def _refuse_other_urls(text: str) -> None:
+    if "://" in text:
+        raise UsageError(f"{redacted(text)}: not a store: give a SQLite file path or a postgresql:// URL")
