@@ -9,19 +9,13 @@ slows the TUI's cold start and every full garbage collection after it.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable, Mapping
 
-from qaeval_tui.core.store.connection import SQLiteConnection, utc_now
-from qaeval_tui.core.store.rows import (
-    Assignment,
-    CorruptRowError,
-    QueueEntry,
-    ReviewItemContent,
-    ReviewItemRecord,
-    checked_seed,
-)
+from qaeval_tui.core.store import codec
+from qaeval_tui.core.store.codec import utc_now
+from qaeval_tui.core.store.connection import SQLiteConnection
+from qaeval_tui.core.store.rows import Assignment, QueueEntry, ReviewItemContent, ReviewItemRecord, checked_seed
 
 _QUEUE = "SELECT item_id FROM assignments WHERE reviewer = ?"
 
@@ -153,7 +147,7 @@ class ReviewTables(SQLiteConnection):
             conn.execute(
                 """INSERT OR IGNORE INTO gold_shown (item_id, reviewer, blind_scores_json, shown_at)
                    VALUES (?, ?, ?, ?)""",
-                (item_id, reviewer, json.dumps(dict(blind_scores), sort_keys=True), utc_now()),
+                (item_id, reviewer, codec.gold_lock_json(blind_scores), utc_now()),
             )
             locked = self.gold_shown(item_id, reviewer)
         return dict(blind_scores) if locked is None else locked  # the row is there: written now or before
@@ -166,8 +160,4 @@ class ReviewTables(SQLiteConnection):
         if row is None:
             return None
         where = f"{item_id}/{reviewer}"
-        scores = self.parsed(row[0], "gold_shown", where, "blind_scores_json")
-        for name, value in scores.items():
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-                raise CorruptRowError(self.path, "gold_shown", where, f"blind_scores_json.{name}", f"holds {value!r}")
-        return dict(scores)
+        return codec.gold_lock(self.path, where, self.parsed(row[0], "gold_shown", where, "blind_scores_json"))
