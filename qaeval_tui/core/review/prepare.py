@@ -131,6 +131,10 @@ def ensure_prepared(
         ran, items_created, newly_assigned = False, 0, 0
         golden: GoldenSet | None = None
         run = store.latest_run()
+        if run is None and store.queue_length(reviewer):
+            # A queue with no run in sight: a reviewer's login on a team store, where the database hides
+            # the runs (they name the system that answered). Their queue is ready; nothing to prepare.
+            return PrepareReport(False, "", 0, 0, store.queue_length(reviewer))
         if run is None:
             say("Loading the golden set…")
             from qaeval_tui.core.running.configured import plan_run

@@ -195,3 +195,43 @@ def add_member(url: str, name: str, roles: Iterable[str]) -> NewMember:
         except psycopg.errors.DuplicateObject:  # created by someone else since the check above
             raise UsageError(f"name {name!r}: a login {name!r} exists already on this server") from None
     return NewMember(name, wanted, member_url(url, name, password))
+
+
+def reviewer_for_login(url: str, chosen: str | None) -> str | None:
+    """The reviewer a review session on the store at `url` labels as: a team login labels as itself.
+
+    The database stores every label under the session's login, so a reviewer chosen otherwise
+    (`--reviewer`, QAEVAL_REVIEWER, `review.reviewer`) must be that login (case-insensitively); a
+    curator-only login does not review; a reviewer with no queue yet waits for a curator to assign
+    one (their login may not build queues, nor run the system). A login in no qaeval group (the
+    owner, a superuser) reviews as `chosen`, as on SQLite.
+    """
+    with connect(url) as conn:
+        row = conn.execute(
+            """SELECT session_user, r.rolsuper,
+                      coalesce(array_agg(g.rolname) FILTER (WHERE g.rolname IS NOT NULL), '{}')
+               FROM pg_catalog.pg_roles r
+               LEFT JOIN pg_catalog.pg_auth_members m ON m.member = r.oid
+               LEFT JOIN pg_catalog.pg_roles g ON g.oid = m.roleid AND g.rolname = ANY(%s)
+               WHERE r.rolname = session_user GROUP BY r.rolname, r.rolsuper""",
+            (list(GROUPS.values()),),
+        ).fetchone()
+        assert row is not None  # the session's own role exists
+        login, superuser, groups = str(row[0]), bool(row[1]), set(row[2])  # type: ignore[call-overload]
+        if superuser or not groups:
+            return chosen
+        if GROUPS["reviewer"] not in groups:
+            raise UsageError(
+                f"{login}: a curator's login on {shown(url)}, not a reviewer's; open `qaeval curate` with it"
+            )
+        if chosen is not None and chosen.casefold() != login.casefold():
+            raise UsageError(
+                f"reviewer {chosen!r}: this store's login is {login!r}, and every label written with it is {login}'s; "
+                "use your own URL, or leave --reviewer, QAEVAL_REVIEWER and review.reviewer unset"
+            )
+        queued = conn.execute("SELECT count(*) FROM assignments WHERE reviewer = session_user").fetchone()
+        if not queued or not queued[0]:
+            raise UsageError(
+                f"{login} has no review queue on {shown(url)} yet: a curator assigns items (`qaeval queue`)"
+            )
+    return login
