@@ -171,6 +171,19 @@ def security_statements(schema: str) -> list[sql.Composed]:
     schema_id = sql.Identifier(schema)
     statements: list[sql.Composed] = [_ensure_group(name) for name in GROUPS.values()]
     statements.append(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}, {}").format(schema_id, reviewer, curator))
+    # No login but the owner creates objects beside the store's (PostgreSQL 15 revokes it by default).
+    statements.append(sql.SQL("REVOKE CREATE ON SCHEMA {} FROM PUBLIC").format(schema_id))
+    # Every login reads the schema version when it opens the store (and may not upgrade it).
+    statements.append(
+        sql.SQL(
+            "DO $$ BEGIN IF to_regclass({table}) IS NOT NULL THEN GRANT SELECT ON {ident} TO {r}, {c}; END IF; END $$"
+        ).format(
+            table=sql.Literal(f'"{schema}".schema_version'),
+            ident=sql.Identifier(schema, "schema_version"),
+            r=reviewer,
+            c=curator,
+        )
+    )
     statements += _functions(schema)
     for table in TABLES:
         this = sql.Identifier(schema, table)
