@@ -260,6 +260,13 @@ class StoreConflictError(QaevalError):
     """A write collided with a row another writer stored first (e.g. the same label revision): nothing was written."""
 
 
+class StoreUnavailableError(UsageError):
+    """The store's server cannot be reached (a wrong URL, refused login, or a restart): exit 2, the store named.
+
+    Nothing of the write that met it was committed; the caller may retry once the server is back.
+    """
+
+
 class CorruptRowError(UsageError):
     """A stored row that no qaeval wrote (the file was edited by hand, or damaged): exit 2, located.
 
