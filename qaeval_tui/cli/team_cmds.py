@@ -32,12 +32,12 @@ TeamDb = typer.Option(
 
 def _store_url(ctx: typer.Context, db: str | None) -> str:
     """--db, else $QAEVAL_DB, else paths.store: it must be a PostgreSQL URL."""
-    from qaeval_tui.core.store.pg_team import is_pg_url, shown
+    from qaeval_tui.core.store.postgres.connection import is_postgres_url, redacted
 
     url = db or os.environ.get(DB_ENV) or config_from(ctx).paths.store
-    if not is_pg_url(url):
+    if not is_postgres_url(url):
         raise UsageError(
-            f"{shown(url)}: the team commands need a PostgreSQL store: pass --db postgresql://USER:PASSWORD@HOST/DB"
+            f"{redacted(url)}: the team commands need a PostgreSQL store: pass --db postgresql://USER:PASSWORD@HOST/DB"
         )
     return url
 
@@ -45,27 +45,22 @@ def _store_url(ctx: typer.Context, db: str | None) -> str:
 @guarded
 def team_init(ctx: typer.Context, db: str | None = TeamDb) -> None:
     """Create or upgrade the store's schema, the reviewer and curator roles and the row security. Exit 0, or 2."""
-    from qaeval_tui.core.store.pg_team import init_team, shown
+    from qaeval_tui.core.store.pg_team import init_team
+    from qaeval_tui.core.store.postgres.connection import redacted
 
     url = _store_url(ctx, db)
     migrate_store(url)
     schema = init_team(url)
     stdout.print(
-        f"team store ready: {shown(url)} (schema {schema}); add people with `qaeval team add NAME --role ROLE`"
+        f"team store ready: {redacted(url)} (schema {schema}); add people with `qaeval team add NAME --role ROLE`"
     )
 
 
 def migrate_store(url: str) -> None:
-    """Create or upgrade the store's tables (the PostgreSQL backend's migrations)."""
-    from qaeval_tui.core.store.pg_team import connect
-    from qaeval_tui.core.store.schema import PG_MIGRATIONS
+    """Create or upgrade the store's tables: opening it as a store runs the missing migrations."""
+    from qaeval_tui.core.store.postgres.store import PgStore
 
-    # TEMPORARY until the PostgreSQL backend (its open and migrate) lands: version 0 -> latest only.
-    with connect(url) as conn:
-        if conn.execute("SELECT to_regclass('cases')").fetchone() == (None,):
-            for step in PG_MIGRATIONS:
-                for statement in step:
-                    conn.execute(statement)
+    PgStore.open(url).close()
 
 
 @guarded

@@ -24,8 +24,8 @@ from psycopg import sql
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.review.label_export import reviewer_name_problem
 from qaeval_tui.core.store.pg_security import GROUPS, security_statements
+from qaeval_tui.core.store.postgres.connection import is_postgres_url, redacted
 
-SCHEMES = ("postgresql", "postgres")
 _MAX_NAME_BYTES = 63  # PostgreSQL's identifier length (NAMEDATALEN - 1)
 _RESERVED = {"public", "none", "current_user", "session_user", "current_role", *GROUPS.values()}
 _SCRAM_ITERATIONS = 4096  # PostgreSQL's own default (scram_iterations)
@@ -49,29 +49,17 @@ class NewMember:
     url: str
 
 
-def is_pg_url(text: str) -> bool:
-    return urlsplit(text).scheme in SCHEMES
-
-
-def shown(url: str) -> str:
-    """`url` with any password masked, fit for a message."""
-    parts = urlsplit(url)
-    user, at, host = parts.netloc.rpartition("@")
-    if ":" in user:
-        user = user.split(":", 1)[0] + ":***"
-    query = [(k, "***" if k == "password" else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
-    return urlunsplit((parts.scheme, f"{user}{at}{host}", parts.path, urlencode(query, safe="/*"), ""))
-
-
 def connect(url: str) -> psycopg.Connection[tuple[object, ...]]:
     """A connection to the store at `url`; a one-line UsageError naming it (password masked) if there is none."""
-    if not is_pg_url(url):
-        raise UsageError(f"{shown(url)}: not a PostgreSQL URL (postgresql://USER:PASSWORD@HOST:PORT/DATABASE)")
+    if not is_postgres_url(url):
+        raise UsageError(f"{redacted(url)}: not a PostgreSQL URL (postgresql://USER:PASSWORD@HOST:PORT/DATABASE)")
     try:
         return psycopg.connect(url, connect_timeout=10)
     except psycopg.Error as exc:
         reason = " ".join(str(exc).split())
-        raise UsageError(f"{shown(url)}: cannot connect to PostgreSQL: {reason}") from None
+        password = urlsplit(url).password
+        reason = reason.replace(password, "***") if password else reason
+        raise UsageError(f"{redacted(url)}: cannot connect to PostgreSQL: {reason}") from None
 
 
 def _privileges(conn: psycopg.Connection[tuple[object, ...]]) -> tuple[str, bool, bool]:
@@ -86,7 +74,7 @@ def _require_role_admin(conn: psycopg.Connection[tuple[object, ...]], url: str, 
     user, superuser, createrole = _privileges(conn)
     if not (superuser or createrole):
         raise UsageError(
-            f"{shown(url)}: `qaeval {command}` needs the store owner's login with CREATEROLE (or a superuser); "
+            f"{redacted(url)}: `qaeval {command}` needs the store owner's login with CREATEROLE (or a superuser); "
             f"{user!r} may not create roles; nothing was changed"
         )
 
@@ -102,7 +90,7 @@ def init_team(url: str) -> str:
                     conn.execute(statement)
         except psycopg.errors.InsufficientPrivilege as exc:
             raise UsageError(
-                f"{shown(url)}: `qaeval team init` must run as the owner of the store's tables (or a superuser): "
+                f"{redacted(url)}: `qaeval team init` must run as the owner of the store's tables (or a superuser): "
                 f"{' '.join(str(exc).split())}; nothing was changed"
             ) from None
     return schema
@@ -176,7 +164,7 @@ def add_member(url: str, name: str, roles: Iterable[str]) -> NewMember:
         _require_role_admin(conn, url, "team add")
         secured = conn.execute("SELECT to_regprocedure('qaeval_submitted(text)') IS NOT NULL").fetchone()
         if not (secured and secured[0]):
-            raise UsageError(f"{shown(url)}: this store has no team yet; run `qaeval team init --db URL` first")
+            raise UsageError(f"{redacted(url)}: this store has no team yet; run `qaeval team init --db URL` first")
         taken = [
             str(row[0])
             for row in conn.execute("SELECT rolname FROM pg_catalog.pg_roles WHERE lower(rolname) = lower(%s)", (name,))
@@ -222,7 +210,7 @@ def reviewer_for_login(url: str, chosen: str | None) -> str | None:
             return chosen
         if GROUPS["reviewer"] not in groups:
             raise UsageError(
-                f"{login}: a curator's login on {shown(url)}, not a reviewer's; open `qaeval curate` with it"
+                f"{login}: a curator's login on {redacted(url)}, not a reviewer's; open `qaeval curate` with it"
             )
         if chosen is not None and chosen.casefold() != login.casefold():
             raise UsageError(
@@ -232,6 +220,6 @@ def reviewer_for_login(url: str, chosen: str | None) -> str | None:
         queued = conn.execute("SELECT count(*) FROM assignments WHERE reviewer = session_user").fetchone()
         if not queued or not queued[0]:
             raise UsageError(
-                f"{login} has no review queue on {shown(url)} yet: a curator assigns items (`qaeval queue`)"
+                f"{login} has no review queue on {redacted(url)} yet: a curator assigns items (`qaeval queue`)"
             )
     return login
