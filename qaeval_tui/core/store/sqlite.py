@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from qaeval_tui.core.store.adjudications import AdjudicationTables
-from qaeval_tui.core.store.connection import BUSY_TIMEOUT_MS, utc_now
+from qaeval_tui.core.store.codec import utc_now
+from qaeval_tui.core.store.connection import BUSY_TIMEOUT_MS
 from qaeval_tui.core.store.exposures import ExposureTables
 from qaeval_tui.core.store.flags import FlagTables
 from qaeval_tui.core.store.inbox import InboxTables
