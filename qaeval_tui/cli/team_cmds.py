@@ -6,16 +6,12 @@ or does not own the store, a bad or taken name, an unknown role, a store with no
 
 from __future__ import annotations
 
-import os
-
 import typer
 from rich.table import Table
 
-from qaeval_tui.cli.common import config_from, guarded, print_json, stderr, stdout
+from qaeval_tui.cli.common import STORE_ENV, config_from, guarded, print_json, stderr, stdout, store_path
 from qaeval_tui.cli.options import AsJson
 from qaeval_tui.core.errors import UsageError
-
-DB_ENV = "QAEVAL_DB"
 
 team_app = typer.Typer(
     help="The team on a PostgreSQL store: secure it, add a login per person, list them.",
@@ -26,27 +22,28 @@ team_app = typer.Typer(
 TeamDb = typer.Option(
     None,
     "--db",
-    help=f"postgresql:// URL of the store, as its owner for init and add (default: ${DB_ENV}, else paths.store).",
+    help=f"postgresql:// URL of the store, as its owner for init and add (default: ${STORE_ENV}, else paths.store).",
 )
 
 
 def _store_url(ctx: typer.Context, db: str | None) -> str:
-    """--db, else $QAEVAL_DB, else paths.store: it must be a PostgreSQL URL."""
-    from qaeval_tui.core.store.postgres.connection import is_postgres_url, redacted
+    """The command's store (--db, else $QAEVAL_DB, else paths.store): it must be a PostgreSQL URL."""
+    from qaeval_tui.core.store.opening import is_postgres_url, store_name
 
-    url = db or os.environ.get(DB_ENV) or config_from(ctx).paths.store
-    if not is_postgres_url(url):
+    target = store_path(ctx, db)
+    if not is_postgres_url(target):
         raise UsageError(
-            f"{redacted(url)}: the team commands need a PostgreSQL store: pass --db postgresql://USER:PASSWORD@HOST/DB"
+            f"{store_name(target)}: the team commands need a PostgreSQL store: "
+            "pass --db postgresql://USER:PASSWORD@HOST/DB"
         )
-    return url
+    return str(target)
 
 
 @guarded
 def team_init(ctx: typer.Context, db: str | None = TeamDb) -> None:
     """Create or upgrade the store's schema, the reviewer and curator roles and the row security. Exit 0, or 2."""
+    from qaeval_tui.core.store.opening import redacted
     from qaeval_tui.core.store.pg_team import init_team
-    from qaeval_tui.core.store.postgres.connection import redacted
 
     url = _store_url(ctx, db)
     migrate_store(url)
@@ -88,7 +85,7 @@ def team_add(
     stdout.print(added.url)
     stderr.print(
         f"created {added.name} ({', '.join(added.roles)}): hand them the URL above (`qaeval review --db URL` or "
-        f"${DB_ENV}); it holds their password, which is shown only this once and kept nowhere"
+        f"${STORE_ENV}); it holds their password, which is shown only this once and kept nowhere"
     )
 
 
