@@ -130,3 +130,23 @@ def test_qaeval_review_refuses_to_label_as_someone_else_with_a_login(
         result = CliRunner().invoke(app, ["review", *args])
         assert result.exit_code == 2 and says in result.stderr, result.stderr
         assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_command_a_reviewers_login_may_not_run_is_one_line_and_exit_2(
+    team_store: TeamStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from qaeval_tui.cli.main import app
+
+    monkeypatch.chdir(tmp_path)
+    ana_url = team_store.login("ana")
+    for args, says in (
+        (["inbox", "list"], "permission denied for table inbox"),
+        (["flags", "list"], "permission denied for table flag_resolutions"),
+    ):
+        result = CliRunner().invoke(app, [*args, "--db", ana_url])
+        assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
+        assert result.exit_code == 2 and "this login may not do that on the team store" in result.stderr
+        assert says in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+        assert str(urlsplit(ana_url).password) not in result.stderr
