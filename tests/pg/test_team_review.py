@@ -113,7 +113,7 @@ async def test_the_review_app_opened_with_a_reviewers_url_stores_their_label(
     assert rows == [(item_id, ana, 0)]
 
 
-def test_qaeval_review_refuses_to_label_as_someone_else_with_a_login(
+def test_qaeval_review_and_curate_refuse_to_act_as_someone_else_with_a_login(
     team_store: TeamStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from typer.testing import CliRunner
@@ -123,11 +123,13 @@ def test_qaeval_review_refuses_to_label_as_someone_else_with_a_login(
     monkeypatch.chdir(tmp_path)
     ana_url, cara_url = team_store.login("ana"), team_store.login("cara", "curator")
     for args, says in (
-        (["--db", ana_url, "--reviewer", team_store.name("ben")], f"this store's login is '{team_store.name('ana')}'"),
-        (["--db", cara_url], "a curator's login"),
-        (["--db", ana_url], "no review queue"),
+        (["review", "--db", ana_url, "--reviewer", team_store.name("ben")], f"login is '{team_store.name('ana')}'"),
+        (["review", "--db", cara_url], "a curator's login"),
+        (["review", "--db", ana_url], "no review queue"),
+        (["curate", "--db", cara_url, "--as", team_store.name("ben")], f"login is '{team_store.name('cara')}'"),
+        (["curate", "--db", ana_url], "a reviewer's login"),
     ):
-        result = CliRunner().invoke(app, ["review", *args])
+        result = CliRunner().invoke(app, args)
         assert result.exit_code == 2 and says in result.stderr, result.stderr
         assert len(result.stderr.strip().splitlines()) == 1
 

@@ -16,6 +16,7 @@ import os
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import psycopg
@@ -186,13 +187,18 @@ def add_member(url: str, name: str, roles: Iterable[str]) -> NewMember:
 
 
 def reviewer_for_login(url: str, chosen: str | None) -> str | None:
-    """The reviewer a review session on the store at `url` labels as: a team login labels as itself.
+    """The reviewer a review session on the store at `url` labels as (see `person_for_login`)."""
+    return person_for_login(url, chosen, "reviewer")
 
-    The database stores every label under the session's login, so a reviewer chosen otherwise
-    (`--reviewer`, QAEVAL_REVIEWER, `review.reviewer`) must be that login (case-insensitively); a
-    curator-only login does not review; a reviewer with no queue yet waits for a curator to assign
-    one (their login may not build queues, nor run the system). A login in no qaeval group (the
-    owner, a superuser) reviews as `chosen`, as on SQLite.
+
+def person_for_login(url: str, chosen: str | None, role: Literal["reviewer", "curator"]) -> str | None:
+    """Who an app opened on the store at `url` acts as: a team login acts as itself.
+
+    The database records every row a person writes under the session's login, so a name chosen
+    otherwise (`--reviewer` or `--as`, QAEVAL_REVIEWER, `review.reviewer`) must be that login
+    (case-insensitively), and the login must hold `role`; a reviewer with no queue yet waits for a
+    curator to assign one (their login may not build queues, nor run the system). A login in no
+    qaeval group (the owner, a superuser) acts as `chosen`, as on SQLite.
     """
     with connect(url) as conn:
         row = conn.execute(
@@ -208,18 +214,21 @@ def reviewer_for_login(url: str, chosen: str | None) -> str | None:
         login, superuser, groups = str(row[0]), bool(row[1]), set(row[2])  # type: ignore[call-overload]
         if superuser or not groups:
             return chosen
-        if GROUPS["reviewer"] not in groups:
+        if GROUPS[role] not in groups:
+            other, app = ("curator", "curate") if role == "reviewer" else ("reviewer", "review")
             raise UsageError(
-                f"{login}: a curator's login on {redacted(url)}, not a reviewer's; open `qaeval curate` with it"
+                f"{login}: a {other}'s login on {redacted(url)}, not a {role}'s; open `qaeval {app}` with it"
             )
         if chosen is not None and chosen.casefold() != login.casefold():
+            option = "--reviewer" if role == "reviewer" else "--as"
             raise UsageError(
-                f"reviewer {chosen!r}: this store's login is {login!r}, and every label written with it is {login}'s; "
-                "use your own URL, or leave --reviewer, QAEVAL_REVIEWER and review.reviewer unset"
+                f"{role} {chosen!r}: this store's login is {login!r}, and all it writes is recorded as {login}'s; "
+                f"use your own URL, or leave {option}, QAEVAL_REVIEWER and review.reviewer unset"
             )
-        queued = conn.execute("SELECT count(*) FROM assignments WHERE reviewer = session_user").fetchone()
-        if not queued or not queued[0]:
-            raise UsageError(
-                f"{login} has no review queue on {redacted(url)} yet: a curator assigns items (`qaeval queue`)"
-            )
+        if role == "reviewer":
+            queued = conn.execute("SELECT count(*) FROM assignments WHERE reviewer = session_user").fetchone()
+            if not queued or not queued[0]:
+                raise UsageError(
+                    f"{login} has no review queue on {redacted(url)} yet: a curator assigns items (`qaeval queue`)"
+                )
     return login
