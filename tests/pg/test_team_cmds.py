@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -117,3 +118,44 @@ def test_the_scram_verifier_matches_the_rfc_7677_worked_example() -> None:
         "SCRAM-SHA-256$4096:W22ZaJ0SNY7soEsUEjb6gQ==$WG5d8oPm3OtcPnkdi4Uo7BkeZkBFzpcXkuLmtbsT4qY=:"
         "wfPLwcE6nTWhTAmQ7tl2KeoiWGPlZqQxSrmfPwDl2dU="
     )
+
+
+def test_a_database_owner_who_may_create_roles_sets_up_the_team_without_being_a_superuser(
+    pg_server: PgServer,
+) -> None:
+    """The documented setup on a server one does not administer: a database owned by a CREATEROLE login."""
+    from psycopg import sql
+
+    owner, password = f"owner_{secrets.token_hex(3)}", secrets.token_hex(12)
+    reviewer = f"rita_{secrets.token_hex(3)}"
+    database = pg_server.new_database(template=None)
+    name = database.rsplit("/", 1)[1]
+    with pg_server.admin() as admin:
+        admin.execute(sql.SQL("CREATE ROLE {} LOGIN CREATEROLE PASSWORD {}").format(sql.Identifier(owner), password))
+        admin.execute(sql.SQL("ALTER DATABASE {} OWNER TO {}").format(sql.Identifier(name), sql.Identifier(owner)))
+    owner_url = pg_server.url(name, user=owner, password=password)
+    try:
+        assert qaeval("team", "init", "--db", owner_url)[0] == 0
+        code, out, err = qaeval("team", "add", reviewer, "--role", "reviewer", "--db", owner_url)
+        assert code == 0, err
+        with psycopg.connect(out.strip()) as conn:
+            assert conn.execute("SELECT count(*) FROM labels").fetchone() == (0,)
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute("SELECT * FROM inbox")
+    finally:
+        pg_server.drop_database(database)
+        with pg_server.admin() as admin:
+            for role in (reviewer, owner):
+                admin.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(role)))
+
+
+def test_with_a_roster_only_its_members_get_a_login_spelled_as_the_roster_spells_them(
+    team_store: TeamStore, tmp_path: Path
+) -> None:
+    name = team_store.name("Ana")
+    (tmp_path / "qaeval.toml").write_text(f'[review]\nroster = [{{name = "{name}"}}]\n', encoding="utf-8")
+    code, _, err = qaeval("team", "add", team_store.name("zed"), "--role", "reviewer", "--db", team_store.owner_url)
+    assert code == 2 and "not on the team" in err and name in err
+    code, out, _ = qaeval("team", "add", name.lower(), "--role", "reviewer", "--db", team_store.owner_url)
+    team_store.made.append(name)
+    assert code == 0 and urlsplit(out.strip()).username == name
