@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,9 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from qaeval_tui.cli.main import app
-from qaeval_tui.core.store.pg_team import scram_verifier
+from qaeval_tui.core.store.pg_team import init_team, scram_verifier
 from tests.pg.server import PgServer
-from tests.pg.team_helpers import TeamStore, secured_store
+from tests.pg.team_helpers import TeamStore, migrate, secured_store
 
 
 @pytest.fixture
@@ -93,8 +94,6 @@ def test_list_shows_each_person_with_their_roles(team_store: TeamStore) -> None:
     team_store.login("ben", "reviewer", "curator")
     code, out, _ = qaeval("team", "list", "--json", "--db", team_store.owner_url)
     assert code == 0
-    import json
-
     listed = {m["name"]: m["roles"] for m in json.loads(out)}
     assert listed[team_store.name("ana")] == ["reviewer"]
     assert listed[team_store.name("ben")] == ["curator", "reviewer"]
@@ -159,3 +158,23 @@ def test_with_a_roster_only_its_members_get_a_login_spelled_as_the_roster_spells
     code, out, _ = qaeval("team", "add", name.lower(), "--role", "reviewer", "--db", team_store.owner_url)
     team_store.made.append(name)
     assert code == 0 and urlsplit(out.strip()).username == name
+
+
+def test_a_login_of_one_team_store_cannot_connect_to_another_on_the_same_server(
+    pg_server: PgServer, team_store: TeamStore
+) -> None:
+    """The two groups are the server's: were any login in them let in everywhere, a curator of one
+    store would read every other qaeval store on the server."""
+    other = pg_server.new_database()
+    try:
+        migrate(other)
+        init_team(other)
+        cara_url = team_store.login("cara", "curator")
+        database = other.rsplit("/", 1)[1]
+        elsewhere = cara_url.rsplit("/", 1)[0] + "/" + database
+        with pytest.raises(psycopg.OperationalError, match="permission denied for database"):
+            psycopg.connect(elsewhere)
+        code, out, _ = qaeval("team", "list", "--json", "--db", other)
+        assert code == 0 and json.loads(out) == []  # cara is not of this store's team
+    finally:
+        pg_server.drop_database(other)

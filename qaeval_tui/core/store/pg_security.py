@@ -16,6 +16,8 @@ database, not only the app, then enforces blindness and identity:
   submitted (not skipped) a label of their own for it. Runs are invisible to them (a run names the
   system that answered), and so is `run_outputs.result_json` (column privileges). The inbox, its
   decisions and flag resolutions are not granted at all. Nothing is granted UPDATE or DELETE.
+- Only the logins added for this store may connect to its database: the two groups are the
+  server's, and a second qaeval store on the same server has logins of its own.
 - A curator reads everything and writes what curation writes (runs, review items and queues,
   inbox decisions, adjudications, exposures, flag resolutions); never another person's label.
 
@@ -165,11 +167,14 @@ def _functions(schema: str) -> list[sql.Composed]:
     ]
 
 
-def security_statements(schema: str) -> list[sql.Composed]:
+def security_statements(database: str, schema: str) -> list[sql.Composed]:
     """Every statement `team init` runs after the migrations, in order; each may run again."""
     reviewer, curator = sql.Identifier(REVIEWER_GROUP), sql.Identifier(CURATOR_GROUP)
     schema_id = sql.Identifier(schema)
     statements: list[sql.Composed] = [_ensure_group(name) for name in GROUPS.values()]
+    # The groups are the server's, shared by every qaeval store on it: only the logins `team add`
+    # made for this store may connect to it (nor make temporary tables that could stand in for its own).
+    statements.append(sql.SQL("REVOKE CONNECT, TEMPORARY ON DATABASE {} FROM PUBLIC").format(sql.Identifier(database)))
     statements.append(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}, {}").format(schema_id, reviewer, curator))
     # No login but the owner creates objects beside the store's (PostgreSQL 15 revokes it by default).
     statements.append(sql.SQL("REVOKE CREATE ON SCHEMA {} FROM PUBLIC").format(schema_id))

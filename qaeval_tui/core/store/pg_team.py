@@ -84,17 +84,17 @@ def init_team(url: str) -> str:
     """Secure the (migrated) store at `url`: group roles, grants, row security, triggers. Returns its schema."""
     with connect(url) as conn:
         _require_role_admin(conn, url, "team init")
-        schema = str(conn.execute("SELECT current_schema()").fetchone()[0])  # type: ignore[index]
+        database, schema = conn.execute("SELECT current_database(), current_schema()").fetchone()  # type: ignore[misc]
         try:
             with conn.transaction():
-                for statement in security_statements(schema):
+                for statement in security_statements(str(database), str(schema)):
                     conn.execute(statement)
         except psycopg.errors.InsufficientPrivilege as exc:
             raise UsageError(
                 f"{redacted(url)}: `qaeval team init` must run as the owner of the store's tables (or a superuser): "
                 f"{' '.join(str(exc).split())}; nothing was changed"
             ) from None
-    return schema
+    return str(schema)
 
 
 def name_problem(name: str) -> str | None:
@@ -133,14 +133,15 @@ def member_url(store_url: str, name: str, password: str) -> str:
 
 
 def members(url: str) -> list[Member]:
-    """Every login in a qaeval group, by name, with its roles."""
+    """Every login in a qaeval group that may connect to this store, by name, with its roles."""
     with connect(url) as conn:
         rows = conn.execute(
             """SELECT r.rolname, array_agg(g.rolname ORDER BY g.rolname), r.rolcanlogin
                FROM pg_catalog.pg_roles r
                JOIN pg_catalog.pg_auth_members m ON m.member = r.oid
                JOIN pg_catalog.pg_roles g ON g.oid = m.roleid
-               WHERE g.rolname = ANY(%s) GROUP BY r.rolname, r.rolcanlogin ORDER BY r.rolname""",
+               WHERE g.rolname = ANY(%s) AND has_database_privilege(r.oid, current_database(), 'CONNECT')
+               GROUP BY r.rolname, r.rolcanlogin ORDER BY r.rolname""",
             (list(GROUPS.values()),),
         ).fetchall()
     role_of = {group: role for role, group in GROUPS.items()}
@@ -180,6 +181,10 @@ def add_member(url: str, name: str, roles: Iterable[str]) -> NewMember:
                     sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE {}").format(
                         sql.Identifier(name), sql.Literal(scram_verifier(password)), groups
                     )
+                )
+                database = str(conn.execute("SELECT current_database()").fetchone()[0])  # type: ignore[index]
+                conn.execute(
+                    sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(sql.Identifier(database), sql.Identifier(name))
                 )
         except psycopg.errors.DuplicateObject:  # created by someone else since the check above
             raise UsageError(f"name {name!r}: a login {name!r} exists already on this server") from None
