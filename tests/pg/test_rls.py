@@ -177,3 +177,18 @@ def test_the_security_definer_function_answers_for_the_session_login_only(
         assert config == ["search_path=pg_catalog, pg_temp"]
         with pytest.raises(psycopg.errors.InsufficientPrivilege):  # PUBLIC may not create there (PostgreSQL 15)
             conn.execute("CREATE TABLE labels_decoy (item_id text)")
+
+
+def test_a_reveal_is_recorded_only_after_the_own_submit_and_under_the_login(
+    seeded: tuple[TeamStore, str, str, str],
+) -> None:
+    store, ana_url, _, ana = seeded
+    reveal = "INSERT INTO reveals (item_id, reviewer, revealed_at) VALUES ('i1', %s, 't') RETURNING reviewer"
+    with as_login(ana_url) as conn:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+            conn.execute(reveal, (ana,))
+        insert_label(conn, label_row("i1", ana))
+        assert conn.execute(reveal, (store.name("ben"),)).fetchone() == (ana,)
+        assert column(conn, "SELECT count(*) FROM reveals") == [1]
+    with store.owner() as owner:
+        assert column(owner, "SELECT reviewer FROM reveals") == [ana]
