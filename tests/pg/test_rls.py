@@ -150,7 +150,7 @@ def test_a_curator_reads_every_row_of_every_table(seeded: tuple[TeamStore, str, 
         assert column(conn, "SELECT adapter FROM runs") == ["secret-system-b"]
 
 
-def test_a_curators_decision_is_recorded_under_their_login(seeded: tuple[TeamStore, str, str, str]) -> None:
+def test_a_curators_decision_and_ruling_are_recorded_under_their_login(seeded: tuple[TeamStore, str, str, str]) -> None:
     store, _, cara_url, _ = seeded
     with as_login(cara_url) as conn:
         conn.execute("INSERT INTO inbox (trace_id, miss_json, source, imported_at) VALUES ('t2', '{}', 'f', 't')")
@@ -158,9 +158,13 @@ def test_a_curators_decision_is_recorded_under_their_login(seeded: tuple[TeamSto
             """INSERT INTO inbox_decisions (trace_id, decision, case_id, reason, curator, decided_at)
                VALUES ('t2', 'rejected', NULL, 'dup', 'someone-else', 't') RETURNING curator"""
         ).fetchone()
+        (adjudicator,) = conn.execute(  # type: ignore[misc]
+            """INSERT INTO adjudications (item_id, axis, score, reason, adjudicator, created_at)
+               VALUES ('i2', 'faithfulness', 1, 'ruled', 'someone-else', 't') RETURNING adjudicator"""
+        ).fetchone()
         with pytest.raises(psycopg.errors.InsufficientPrivilege):  # curators decide; they do not label for others
             insert_label(conn, label_row("i2", store.name("ana")))
-    assert curator == store.name("cara")
+    assert curator == adjudicator == store.name("cara")
 
 
 def test_the_security_definer_function_answers_for_the_session_login_only(
