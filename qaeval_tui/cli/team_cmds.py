@@ -10,19 +10,13 @@ import typer
 from rich.table import Table
 
 from qaeval_tui.cli.common import STORE_ENV, config_from, guarded, print_json, stderr, stdout, store_path
-from qaeval_tui.cli.options import AsJson
+from qaeval_tui.cli.options import AsJson, Db
 from qaeval_tui.core.errors import UsageError
 
 team_app = typer.Typer(
     help="The team on a PostgreSQL store: secure it, add a login per person, list them.",
     no_args_is_help=True,
     rich_markup_mode=None,
-)
-
-TeamDb = typer.Option(
-    None,
-    "--db",
-    help=f"postgresql:// URL of the store, as its owner for init and add (default: ${STORE_ENV}, else paths.store).",
 )
 
 
@@ -40,7 +34,7 @@ def _store_url(ctx: typer.Context, db: str | None) -> str:
 
 
 @guarded
-def team_init(ctx: typer.Context, db: str | None = TeamDb) -> None:
+def team_init(ctx: typer.Context, db: Db = None) -> None:
     """Create or upgrade the store's schema, the reviewer and curator roles and the row security. Exit 0, or 2."""
     from qaeval_tui.core.store.opening import redacted
     from qaeval_tui.core.store.pg_team import init_team
@@ -67,7 +61,7 @@ def team_add(
     role: list[str] = typer.Option(
         ..., "--role", help="reviewer or curator; give --role twice for someone who does both."
     ),
-    db: str | None = TeamDb,
+    db: Db = None,
 ) -> None:
     """Create NAME's database login and print, once, the URL to hand them. Exit 0, or 2."""
     from qaeval_tui.core.review.roster import member
@@ -90,7 +84,7 @@ def team_add(
 
 
 @guarded
-def team_list(ctx: typer.Context, as_json: AsJson = False, db: str | None = TeamDb) -> None:
+def team_list(ctx: typer.Context, as_json: AsJson = False, db: Db = None) -> None:
     """List the store's logins and their roles. Exit 0, or 2."""
     from qaeval_tui.core.store.pg_team import members
 
