@@ -136,6 +136,44 @@ def flags_resolve_an_unknown_flag(root: Path) -> list[str]:
     return ["flags", "resolve", "999", "--note", "fixed", "--curator", "Mara", "--db", "s.db"]
 
 
+# -- the team store (PostgreSQL) --------------------------------------------------------------------------
+
+
+@scenario("team init", 0, "secured")
+def team_init_on_a_new_database(root: Path) -> list[str]:
+    from tests.pg.team_helpers import scenario_database
+
+    return ["team", "init", "--db", scenario_database()]
+
+
+@scenario("team add", 0, "created")
+def team_add_a_reviewer(root: Path) -> list[str]:
+    import secrets
+
+    from tests.pg.team_helpers import scenario_database
+
+    return ["team", "add", f"ana_{secrets.token_hex(3)}", "--role", "reviewer", "--db", scenario_database(secured=True)]
+
+
+@scenario("team list", 0, "listed")
+def team_list_of_a_secured_store(root: Path) -> list[str]:
+    from tests.pg.team_helpers import scenario_database
+
+    return ["team", "list", "--db", scenario_database(secured=True)]
+
+
+fixed("team init", 2, "a sqlite store", ["team", "init", "--db", "s.db"], "usage", bad_input=True)
+fixed(
+    "team add",
+    2,
+    "a bad name",
+    ["team", "add", "a b", "--role", "reviewer", "--db", "postgresql:///x"],
+    "usage",
+    bad_input=True,
+)
+fixed("team list", 2, "no server", ["team", "list", "--db", "postgresql://x@127.0.0.1:1/x"], "usage", bad_input=True)
+
+
 # -- qaeval itself -----------------------------------------------------------------------------------------
 
 fixed("", 0, "version", ["--version"])

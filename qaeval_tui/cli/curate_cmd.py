@@ -34,7 +34,14 @@ def curate(
     curator).
     """
     config = config_from(ctx)
-    open_app(config, "curator", name_given(name, config.review.reviewer), store_path(ctx, db), data)
+    chosen, target = name_given(name, config.review.reviewer), store_path(ctx, db)
+    from qaeval_tui.core.store.opening import is_postgres_url
+
+    if is_postgres_url(target):  # a team store: its login acts as itself (core.store.pg_team)
+        from qaeval_tui.core.store.pg_team import person_for_login
+
+        chosen = person_for_login(str(target), chosen, "curator")
+    open_app(config, "curator", chosen, target, data)
 
 
 def register(app: typer.Typer) -> None:

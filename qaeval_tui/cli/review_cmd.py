@@ -48,7 +48,14 @@ def review(
     preparing a fresh store, 2 on a usage error.
     """
     config = config_from(ctx)
-    open_app(config, "reviewer", choose_reviewer(config, reviewer), store_path(ctx, db), data)
+    name, target = choose_reviewer(config, reviewer), store_path(ctx, db)
+    from qaeval_tui.core.store.opening import is_postgres_url
+
+    if is_postgres_url(target):  # a team store: its login labels as itself (core.store.pg_team)
+        from qaeval_tui.core.store.pg_team import reviewer_for_login
+
+        name = reviewer_for_login(str(target), name)
+    open_app(config, "reviewer", name, target, data)
 
 
 def open_app(config: Config, role: Role, name: str | None, db_path: StoreTarget, data: list[Path] | None) -> None:

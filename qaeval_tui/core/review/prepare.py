@@ -70,7 +70,11 @@ def pace(progress: Progress) -> float | None:
 @contextmanager
 def _preparation_lock(store: StoreBackend) -> Iterator[None]:
     """Two reviewers starting on one fresh store at once must not both run the suite."""
-    if store.path == ":memory:":
+    from qaeval_tui.core.store.opening import is_postgres_url
+
+    # A server store has no file to lock beside it; there the owner or a curator prepares, once
+    # (a reviewer's login may not run the system or build queues: row-level security).
+    if store.path == ":memory:" or is_postgres_url(store.path):
         yield
         return
     import fcntl
@@ -131,6 +135,10 @@ def ensure_prepared(
         ran, items_created, newly_assigned = False, 0, 0
         golden: GoldenSet | None = None
         run = store.latest_run()
+        if run is None and store.queue_length(reviewer):
+            # A queue with no run in sight: a reviewer's login on a team store, where the database hides
+            # the runs (they name the system that answered). Their queue is ready; nothing to prepare.
+            return PrepareReport(False, "", 0, 0, store.queue_length(reviewer))
         if run is None:
             say("Loading the golden set…")
             from qaeval_tui.core.running.configured import plan_run

@@ -38,6 +38,10 @@ LOCK_INBOX = 0x71A0_0003
 Params = Sequence[Any] | dict[str, Any]
 
 
+class StoreRefusedError(UsageError):
+    """The login may not read or write that (a team store's grants and row-level security): exit 2."""
+
+
 def _secret(url: str) -> str | None:
     """The URL's password (in the user part or a `password=` parameter), to keep it out of any message."""
     try:
@@ -116,6 +120,14 @@ class PgConnection:
             return self.conn.execute(query, params)
         except psycopg.OperationalError as exc:
             raise self._unavailable(exc) from exc
+        except errors.InsufficientPrivilege as exc:
+            raise self._refused(exc) from exc
+
+    def _refused(self, exc: errors.InsufficientPrivilege) -> StoreRefusedError:
+        return StoreRefusedError(
+            f"{self.path}: this login may not do that on the team store ({self._why(self.url, exc)}); "
+            "nothing was changed"
+        )
 
     def _in_transaction(self) -> bool:
         return self.conn.info.transaction_status in (pq.TransactionStatus.INTRANS, pq.TransactionStatus.INERROR)
@@ -149,6 +161,8 @@ class PgConnection:
             raise StoreConflictError(self._why(self.url, exc)) from exc
         except psycopg.OperationalError as exc:
             raise self._unavailable(exc) from exc
+        except errors.InsufficientPrivilege as exc:
+            raise self._refused(exc) from exc
         if outer:
             self._own_commits += 1
 
@@ -181,10 +195,11 @@ class PgConnection:
                     for statement in PG_MIGRATIONS[version - 1]:
                         self._q(statement)
                     self._q("INSERT INTO schema_version (version, applied_at) VALUES (%s, %s)", (version, utc_now()))
-        except errors.InsufficientPrivilege as exc:
+        except StoreRefusedError as exc:
             raise UsageError(
                 f"{self.path}: the store's schema is at version {current}, and this login may not upgrade it "
-                f"to {SCHEMA_VERSION} ({self._why(self.url, exc)}); ask its owner to open it once with this qaeval"
+                f"to {SCHEMA_VERSION} ({self._why(self.url, exc.__cause__ or exc)}); "
+                "ask its owner to open it once with this qaeval"
             ) from None
 
     def table_names(self) -> list[str]:

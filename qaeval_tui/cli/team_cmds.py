@@ -1,0 +1,109 @@
+"""`qaeval team init|add|list`: the people of a team store on PostgreSQL, one database login each.
+
+Exit codes: 0 done · 2 usage (no PostgreSQL URL, cannot connect, a login that may not create roles
+or does not own the store, a bad or taken name, an unknown role, a store with no team yet).
+"""
+
+from __future__ import annotations
+
+import typer
+from rich.table import Table
+
+from qaeval_tui.cli.common import STORE_ENV, config_from, guarded, print_json, stderr, stdout, store_path
+from qaeval_tui.cli.options import AsJson, Db
+from qaeval_tui.core.errors import UsageError
+
+team_app = typer.Typer(
+    help="The team on a PostgreSQL store: secure it, add a login per person, list them.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+def _store_url(ctx: typer.Context, db: str | None) -> str:
+    """The command's store (--db, else $QAEVAL_DB, else paths.store): it must be a PostgreSQL URL."""
+    from qaeval_tui.core.store.opening import is_postgres_url, store_name
+
+    target = store_path(ctx, db)
+    if not is_postgres_url(target):
+        raise UsageError(
+            f"{store_name(target)}: the team commands need a PostgreSQL store: "
+            "pass --db postgresql://USER:PASSWORD@HOST/DB"
+        )
+    return str(target)
+
+
+@guarded
+def team_init(ctx: typer.Context, db: Db = None) -> None:
+    """Create or upgrade the store's schema, the reviewer and curator roles and the row security. Exit 0, or 2."""
+    from qaeval_tui.core.store.opening import redacted
+    from qaeval_tui.core.store.pg_team import init_team
+
+    url = _store_url(ctx, db)
+    migrate_store(url)
+    schema = init_team(url)
+    stdout.print(
+        f"team store ready: {redacted(url)} (schema {schema}); add people with `qaeval team add NAME --role ROLE`"
+    )
+
+
+def migrate_store(url: str) -> None:
+    """Create or upgrade the store's tables: opening it as a store runs the missing migrations."""
+    from qaeval_tui.core.store.postgres.store import PgStore
+
+    PgStore.open(url).close()
+
+
+@guarded
+def team_add(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="The person's name, as the roster spells it: their login and label name."),
+    role: list[str] = typer.Option(
+        ..., "--role", help="reviewer or curator; give --role twice for someone who does both."
+    ),
+    db: Db = None,
+) -> None:
+    """Create NAME's database login and print, once, the URL to hand them. Exit 0, or 2."""
+    from qaeval_tui.core.review.roster import member
+    from qaeval_tui.core.store.pg_team import add_member
+
+    config = config_from(ctx)
+    url = _store_url(ctx, db)
+    if config.review.roster:
+        found = member(config, name)
+        if found is None:
+            team = ", ".join(m.name for m in config.review.roster)
+            raise UsageError(f"name {name!r}: not on the team; the roster: {team} (add them to [review] roster first)")
+        name = found.name
+    added = add_member(url, name, role)
+    stdout.print(added.url)
+    stderr.print(
+        f"created {added.name} ({', '.join(added.roles)}): hand them the URL above (`qaeval review --db URL` or "
+        f"${STORE_ENV}); it holds their password, which is shown only this once and kept nowhere"
+    )
+
+
+@guarded
+def team_list(ctx: typer.Context, as_json: AsJson = False, db: Db = None) -> None:
+    """List the store's logins and their roles. Exit 0, or 2."""
+    from qaeval_tui.core.store.pg_team import members
+
+    found = members(_store_url(ctx, db))
+    if as_json:
+        print_json([{"name": m.name, "roles": list(m.roles), "can_login": m.can_login} for m in found])
+        return
+    if not found:
+        stdout.print("no members yet: `qaeval team add NAME --role reviewer`")
+        return
+    table = Table("name", "roles", "login", box=None, pad_edge=False)
+    for person in found:
+        table.add_row(person.name, ", ".join(person.roles), "yes" if person.can_login else "no")
+    stdout.print(table)
+    stdout.print(f"{len(found)} member(s)")
+
+
+def register(app: typer.Typer) -> None:
+    team_app.command("init")(team_init)
+    team_app.command("add")(team_add)
+    team_app.command("list")(team_list)
+    app.add_typer(team_app, name="team")

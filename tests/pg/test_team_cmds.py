@@ -1,0 +1,180 @@
+"""`qaeval team init|add|list` against a real server: logins that work, a password shown once, clear refusals."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import psycopg
+import pytest
+from typer.testing import CliRunner
+
+from qaeval_tui.cli.main import app
+from qaeval_tui.core.store.pg_team import init_team, scram_verifier
+from tests.pg.server import PgServer
+from tests.pg.team_helpers import TeamStore, migrate, secured_store
+
+
+@pytest.fixture
+def team_store(pg_server: PgServer, pg_url: str) -> Iterator[TeamStore]:
+    yield from secured_store(pg_server, pg_url)
+
+
+@pytest.fixture(autouse=True)
+def _no_stray_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("QAEVAL_DB", raising=False)
+
+
+def qaeval(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_init_runs_again_without_harm_and_add_prints_a_url_that_logs_in_as_the_person(
+    team_store: TeamStore,
+) -> None:
+    url = team_store.owner_url
+    assert qaeval("team", "init", "--db", url)[0] == 0  # the fixture ran it once already
+    name = team_store.name("Ana")
+    code, out, err = qaeval("team", "add", name, "--role", "reviewer", "--db", url)
+    team_store.made.append(name)
+    assert code == 0, err
+    handed = out.strip()
+    password = urlsplit(handed).password
+    assert password and len(password) >= 32
+    assert (out + err).count(password) == 1  # shown once, on stdout, and nowhere else
+    with psycopg.connect(handed) as conn:
+        assert conn.execute("SELECT session_user").fetchone() == (name,)  # the roster's spelling, case kept
+    with pytest.raises(psycopg.OperationalError, match="password authentication failed"):
+        psycopg.connect(handed.replace(password, password[:-1] + ("x" if password[-1] != "x" else "y")))
+    with team_store.owner() as owner:  # the server holds a SCRAM verifier, never the password itself
+        (stored,) = owner.execute("SELECT rolpassword FROM pg_authid WHERE rolname = %s", (name,)).fetchone()  # type: ignore[misc]
+    assert str(stored).startswith("SCRAM-SHA-256$") and password not in str(stored)
+
+
+def test_adding_a_name_twice_is_refused_in_any_case(team_store: TeamStore) -> None:
+    url = team_store.owner_url
+    team_store.login("ben")
+    for spelling in (team_store.name("ben"), team_store.name("BEN")):
+        code, out, err = qaeval("team", "add", spelling, "--role", "curator", "--db", url)
+        assert code == 2 and out == ""
+        assert err.strip().splitlines() == [
+            f"error: name {spelling!r}: a login {team_store.name('ben')!r} exists already on this server; "
+            "nothing was changed"
+        ]
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [("ana; DROP ROLE postgres", "letters, digits"), ("pg_monitor2", "keeps for itself"), ("x" * 64, "63 bytes")],
+)
+def test_a_name_that_cannot_be_a_login_is_refused(team_store: TeamStore, name: str, problem: str) -> None:
+    code, out, err = qaeval("team", "add", name, "--role", "reviewer", "--db", team_store.owner_url)
+    assert code == 2 and out == "" and problem in err and len(err.strip().splitlines()) == 1
+    with team_store.owner() as owner:
+        assert owner.execute("SELECT count(*) FROM pg_roles WHERE rolname = %s", (name,)).fetchone() == (0,)
+
+
+def test_a_reviewer_login_may_neither_secure_the_store_nor_add_people(team_store: TeamStore) -> None:
+    ana_url = team_store.login("ana")
+    for args in (("team", "init"), ("team", "add", team_store.name("eve"), "--role", "curator")):
+        code, out, err = qaeval(*args, "--db", ana_url)
+        assert code == 2 and out == ""
+        assert "may not create roles" in err and len(err.strip().splitlines()) == 1
+        assert str(urlsplit(ana_url).password) not in err  # a message never shows a password
+
+
+def test_list_shows_each_person_with_their_roles(team_store: TeamStore) -> None:
+    team_store.login("ana")
+    team_store.login("ben", "reviewer", "curator")
+    code, out, _ = qaeval("team", "list", "--json", "--db", team_store.owner_url)
+    assert code == 0
+    listed = {m["name"]: m["roles"] for m in json.loads(out)}
+    assert listed[team_store.name("ana")] == ["reviewer"]
+    assert listed[team_store.name("ben")] == ["curator", "reviewer"]
+
+
+def test_a_sqlite_store_or_an_unreachable_server_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    code, _, err = qaeval("team", "list", "--db", str(tmp_path / "s.db"))
+    assert code == 2 and "need a PostgreSQL store" in err
+    code, _, err = qaeval("team", "list", "--db", "postgresql://x:secret@127.0.0.1:1/nowhere")
+    assert code == 2 and "cannot connect to PostgreSQL" in err and "secret" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_the_scram_verifier_matches_the_rfc_7677_worked_example() -> None:
+    """RFC 7677 section 3: user "user", password "pencil", salt W22ZaJ0SNY7soEsUEjb6gQ==, 4096 iterations,
+    whose exchange implies StoredKey/ServerKey; PostgreSQL stores exactly these (src/common/scram-common.c)."""
+    import base64
+
+    verifier = scram_verifier("pencil", salt=base64.b64decode("W22ZaJ0SNY7soEsUEjb6gQ=="), iterations=4096)
+    assert verifier == (
+        "SCRAM-SHA-256$4096:W22ZaJ0SNY7soEsUEjb6gQ==$WG5d8oPm3OtcPnkdi4Uo7BkeZkBFzpcXkuLmtbsT4qY=:"
+        "wfPLwcE6nTWhTAmQ7tl2KeoiWGPlZqQxSrmfPwDl2dU="
+    )
+
+
+def test_a_database_owner_who_may_create_roles_sets_up_the_team_without_being_a_superuser(
+    pg_server: PgServer,
+) -> None:
+    """The documented setup on a server one does not administer: a database owned by a CREATEROLE login."""
+    from psycopg import sql
+
+    owner, password = f"owner_{secrets.token_hex(3)}", secrets.token_hex(12)
+    reviewer = f"rita_{secrets.token_hex(3)}"
+    database = pg_server.new_database(template=None)
+    name = database.rsplit("/", 1)[1]
+    with pg_server.admin() as admin:
+        admin.execute(sql.SQL("CREATE ROLE {} LOGIN CREATEROLE PASSWORD {}").format(sql.Identifier(owner), password))
+        admin.execute(sql.SQL("ALTER DATABASE {} OWNER TO {}").format(sql.Identifier(name), sql.Identifier(owner)))
+    owner_url = pg_server.url(name, user=owner, password=password)
+    try:
+        assert qaeval("team", "init", "--db", owner_url)[0] == 0
+        code, out, err = qaeval("team", "add", reviewer, "--role", "reviewer", "--db", owner_url)
+        assert code == 0, err
+        with psycopg.connect(out.strip()) as conn:
+            assert conn.execute("SELECT count(*) FROM labels").fetchone() == (0,)
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute("SELECT * FROM inbox")
+    finally:
+        pg_server.drop_database(database)
+        with pg_server.admin() as admin:
+            for role in (reviewer, owner):
+                admin.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(role)))
+
+
+def test_with_a_roster_only_its_members_get_a_login_spelled_as_the_roster_spells_them(
+    team_store: TeamStore, tmp_path: Path
+) -> None:
+    name = team_store.name("Ana")
+    (tmp_path / "qaeval.toml").write_text(f'[review]\nroster = [{{name = "{name}"}}]\n', encoding="utf-8")
+    code, _, err = qaeval("team", "add", team_store.name("zed"), "--role", "reviewer", "--db", team_store.owner_url)
+    assert code == 2 and "not on the team" in err and name in err
+    code, out, _ = qaeval("team", "add", name.lower(), "--role", "reviewer", "--db", team_store.owner_url)
+    team_store.made.append(name)
+    assert code == 0 and urlsplit(out.strip()).username == name
+
+
+def test_a_login_of_one_team_store_cannot_connect_to_another_on_the_same_server(
+    pg_server: PgServer, team_store: TeamStore
+) -> None:
+    """The two groups are the server's: were any login in them let in everywhere, a curator of one
+    store would read every other qaeval store on the server."""
+    other = pg_server.new_database()
+    try:
+        migrate(other)
+        init_team(other)
+        cara_url = team_store.login("cara", "curator")
+        database = other.rsplit("/", 1)[1]
+        elsewhere = cara_url.rsplit("/", 1)[0] + "/" + database
+        with pytest.raises(psycopg.OperationalError, match="permission denied for database"):
+            psycopg.connect(elsewhere)
+        code, out, _ = qaeval("team", "list", "--json", "--db", other)
+        assert code == 0 and json.loads(out) == []  # cara is not of this store's team
+    finally:
+        pg_server.drop_database(other)
