@@ -29,6 +29,7 @@ STORE_TABLES = (
     "inbox_decisions",
     "exposures",
     "flag_resolutions",
+    "gold_shown",
 )
 
 
@@ -196,3 +197,17 @@ def test_a_reveal_is_recorded_only_after_the_own_submit_and_under_the_login(
         assert column(conn, "SELECT count(*) FROM reveals") == [1]
     with store.owner() as owner:
         assert column(owner, "SELECT reviewer FROM reveals") == [ana]
+
+
+def test_every_table_the_migrations_make_is_under_row_security(team_store: TeamStore) -> None:
+    """A table added by a later migration and forgotten by `team init` would be open to every login."""
+    from qaeval_tui.core.store.pg_security import TABLES
+
+    with team_store.owner() as owner:
+        rows = owner.execute(
+            """SELECT c.relname, c.relrowsecurity FROM pg_catalog.pg_class c
+               JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+               WHERE c.relkind = 'r' AND n.nspname = current_schema() AND c.relname <> 'schema_version'"""
+        ).fetchall()
+    assert {name for name, _ in rows} == set(TABLES) == set(STORE_TABLES)
+    assert [name for name, secured in rows if not secured] == []

@@ -11,7 +11,7 @@ database, not only the app, then enforces blindness and identity:
   label is always stored under the login that wrote it. The store's owner (who ran `team init`)
   and superusers are left alone: they import other people's label files and copy stores.
 - Blindness: a reviewer reads the review items assigned to them (or that they labeled), the cases
-  and system outputs of those items, and their own labels, reveals and exposures. The judge's
+  and system outputs of those items, and their own labels, reveals, exposures and gold locks. The judge's
   verdicts, other reviewers' labels and adjudications of an item become readable once they have
   submitted (not skipped) a label of their own for it. Runs are invisible to them (a run names the
   system that answered), and so is `run_outputs.result_json` (column privileges). The inbox, its
@@ -51,8 +51,9 @@ TABLES = (
     "inbox_decisions",
     "exposures",
     "flag_resolutions",
+    "gold_shown",
 )
-"""Every table of the store (schema.MIGRATIONS 1-4); row security is enabled on each."""
+"""Every table of the store (schema.MIGRATIONS 1-5); row security is enabled on each."""
 
 PERSON_COLUMN = {
     "labels": "reviewer",
@@ -61,6 +62,7 @@ PERSON_COLUMN = {
     "adjudications": "adjudicator",
     "inbox_decisions": "curator",
     "flag_resolutions": "curator",
+    "gold_shown": "reviewer",
 }
 """The column naming who wrote a row: always the session's login (the trigger sets it)."""
 
@@ -77,8 +79,9 @@ REVIEWER_READS = (
     "reveals",
     "exposures",
     "adjudications",
+    "gold_shown",
 )
-REVIEWER_WRITES = ("labels", "reveals")
+REVIEWER_WRITES = ("labels", "reveals", "gold_shown")
 CURATOR_WRITES = (
     "cases",
     "runs",
@@ -112,12 +115,16 @@ REVIEWER_SEES: dict[str, str] = {
     "reveals": "reviewer = session_user",
     "exposures": "person = session_user",
     "adjudications": _SUBMITTED,
+    "gold_shown": "reviewer = session_user",
 }
 """The rows of each table a reviewer's login reads (a SQL condition on the row, `{this}`)."""
 
 REVIEWER_INSERTS: dict[str, str] = {
     "labels": "reviewer = session_user AND EXISTS (SELECT 1 FROM {review_items} r WHERE r.item_id = {this}.item_id)",
     "reveals": f"reviewer = session_user AND {_SUBMITTED}",
+    "gold_shown": (
+        "reviewer = session_user AND EXISTS (SELECT 1 FROM {review_items} r WHERE r.item_id = {this}.item_id)"
+    ),
 }
 """The rows a reviewer's login may add: their own, on an item of theirs (a reveal after a submit)."""
 
