@@ -8,6 +8,9 @@ from typing import Any
 
 import pytest
 
+# The throwaway PostgreSQL server (session) and a fresh migrated database per test, for every test folder.
+from tests.pg.server import pg_server, pg_url  # noqa: F401
+
 REPO = Path(__file__).resolve().parent.parent
 DEMO_GOLDEN = REPO / "golden"
 
