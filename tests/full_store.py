@@ -5,6 +5,7 @@ stores between backends."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -12,9 +13,9 @@ from typer.testing import CliRunner
 
 from qaeval_tui.cli.main import app
 from qaeval_tui.core.store.backend import StoreBackend
-from qaeval_tui.core.store.rows import LabelDraft
+from qaeval_tui.core.store.rows import InboxMiss, LabelDraft
 from qaeval_tui.core.store.tables import TABLES
-from tests.curation_fixtures import RESTOCKING, demo_copy
+from tests.curation_fixtures import RESTOCKING, demo_copy, make_miss
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -59,6 +60,10 @@ def add_history(store: StoreBackend) -> None:
     store.insert_adjudication(item.item_id, "faithfulness", 2, "two of three", "ben")
     store.insert_adjudication(item.item_id, "faithfulness", None, "cannot judge after all", "ben")
     store.resolve_flag(revised.id, "talked it through", "ben")
+    # The inbox lists misses in the order they came, not by trace id: a copy must keep that order.
+    late = [make_miss(trace_id) for trace_id in ("zz-came-first", "aa-came-last")]
+    for miss in late:
+        store.add_inbox_misses([InboxMiss(miss["trace_id"], json.dumps(miss, sort_keys=True), "late.jsonl")])
 
 
 def assert_every_table_filled(store: StoreBackend) -> None:

@@ -84,6 +84,16 @@ def test_a_copy_goes_on_with_the_history_after_the_last_copied_revision(full: Pa
     )
 
 
+def test_runs_and_the_inbox_keep_the_order_they_were_written_in(full: Path, tmp_path: Path) -> None:
+    assert copy(full, tmp_path / "copy.db").exit_code == 0
+    listed = []
+    for db in (full, tmp_path / "copy.db"):
+        with Store.open(db) as store:
+            listed.append(([e.trace_id for e in store.inbox_entries()], [r.run_id for r in store.list_runs()]))
+    assert listed[0][0][-2:] == ["zz-came-first", "aa-came-last"]
+    assert listed[1] == listed[0]
+
+
 def test_the_json_report_names_every_table_with_its_count_and_hash(full: Path, tmp_path: Path) -> None:
     result = copy(full, tmp_path / "copy.db", "--json")
     assert result.exit_code == 0, result.output
@@ -144,7 +154,7 @@ def _target_with_trigger(path: Path, trigger: str) -> None:
         (  # a target that silently drops a row: the count differs
             "CREATE TRIGGER drop_one BEFORE INSERT ON inbox WHEN NEW.trace_id LIKE '%3f9a61' "
             "BEGIN SELECT RAISE(IGNORE); END",
-            "inbox: 10 row(s) hashing",
+            "inbox: 12 row(s) hashing",
         ),
         (  # a target that rewrites a value: same count, another hash
             "CREATE TRIGGER rewrite AFTER INSERT ON cases "

@@ -1,7 +1,8 @@
 """A whole table read or written as stored, ids included: what `qaeval store copy` moves.
 
 Raw SQL over the column lists of `tables`; rows go in with their ids, so the append-only history
-(label revisions, adjudications, inbox decisions in id order) arrives as it was, and the
+(label revisions, adjudications, inbox decisions in id order; runs and the inbox in the order they
+were written) arrives as it was, and the
 AUTOINCREMENT counters move past the highest id copied.
 """
 
@@ -15,11 +16,10 @@ class BulkTables(SQLiteConnection):
     """Every table of `tables.TABLES`, read and written whole."""
 
     def table_rows(self, table: str) -> TableRows:
-        """Every row of `table`, columns in `TABLE_SPECS[table]` order, sorted by its key."""
+        """Every row of `table`, columns in `TABLE_SPECS[table]` order, sorted by its key or as written."""
         spec = TABLE_SPECS[table]
-        rows = self.conn.execute(
-            f"SELECT {', '.join(spec.columns)} FROM {spec.name} ORDER BY {', '.join(spec.key)}"
-        ).fetchall()
+        order = "rowid" if spec.in_insertion_order else ", ".join(spec.key)
+        rows = self.conn.execute(f"SELECT {', '.join(spec.columns)} FROM {spec.name} ORDER BY {order}").fetchall()
         return TableRows(spec, rows)
 
     def insert_table_rows(self, rows: TableRows) -> int:

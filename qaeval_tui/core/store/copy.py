@@ -72,14 +72,16 @@ def _blob(value: object) -> object:
 
 
 def table_digest(rows: TableRows) -> str:
-    """SHA-256 of a table's rows in key order: each row one line of ASCII JSON, flags as 0 or 1.
+    """SHA-256 of a table's rows in key order (or as written, for a table read so): each row one line of
+    ASCII JSON, flags as 0 or 1.
 
     The same content gives the same digest whichever backend it was read from (a float prints its
     shortest round-trip form, text is escaped the same way, booleans count as whole numbers)."""
     spec = rows.spec
     digest = hashlib.sha256(json.dumps([spec.name, spec.columns]).encode("ascii") + b"\n")
     positions = [spec.columns.index(column) for column in spec.key]
-    for row in sorted(rows.rows, key=itemgetter(*positions)):
+    ordered = rows.rows if spec.in_insertion_order else sorted(rows.rows, key=itemgetter(*positions))
+    for row in ordered:
         cells = [int(cell) if type(cell) is bool else cell for cell in row]
         line = json.dumps(cells, ensure_ascii=True, separators=(",", ":"), default=_blob)
         digest.update(line.encode("ascii") + b"\n")

@@ -3,7 +3,8 @@
 One list for every backend, so a copy from SQLite to PostgreSQL (or back) moves the same columns in
 the same order and both sides hash alike (`copy.table_digest`). Parents come before their children
 (a run before its outputs, a label before its flag resolution), the order rows are written in.
-A table added by a migration is added here too: `tests/cli/test_store_copy.py` fails until it is.
+Two tables mean something by the order their rows were written in (`in_insertion_order`). A table
+added by a migration is added here too: `tests/cli/test_store_copy.py` fails until it is.
 """
 
 from __future__ import annotations
@@ -22,18 +23,21 @@ class TableSpec:
     name: str
     columns: tuple[str, ...]
     key: tuple[str, ...]
+    in_insertion_order: bool = False
+    """The store reads this table in the order its rows were written (SQLite's implicit rowid, the
+    PostgreSQL schema's `rowid` column): it is read, copied and hashed in that order, not by key."""
 
 
 @dataclass(frozen=True, slots=True)
 class TableRows:
-    """Every row of one table, in `spec.columns` order, sorted by its key: a store's raw content."""
+    """Every row of one table, cells in `spec.columns` order, rows by key (or as written): its raw content."""
 
     spec: TableSpec
     rows: list[tuple[Cell, ...]]
 
 
-def _spec(name: str, columns: str, key: str) -> TableSpec:
-    return TableSpec(name, tuple(columns.split()), tuple(key.split()))
+def _spec(name: str, columns: str, key: str, *, in_insertion_order: bool = False) -> TableSpec:
+    return TableSpec(name, tuple(columns.split()), tuple(key.split()), in_insertion_order)
 
 
 TABLES: tuple[TableSpec, ...] = (
@@ -43,6 +47,7 @@ TABLES: tuple[TableSpec, ...] = (
         "run_id suite_hash adapter judge_name judge_config_hash code_version started_at finished_at n_cases "
         "data_json metrics_json",
         "run_id",
+        in_insertion_order=True,  # the latest of two runs started at the same time is the later written
     ),
     _spec("run_outputs", "run_id position case_id case_hash output_hash output_json result_json", "run_id case_id"),
     _spec("judge_verdicts", "id run_id item_id case_id judge_name config_hash status verdict_json created_at", "id"),
@@ -56,7 +61,7 @@ TABLES: tuple[TableSpec, ...] = (
     ),
     _spec("reveals", "item_id reviewer revealed_at", "item_id reviewer"),
     _spec("adjudications", "id item_id axis score reason adjudicator created_at", "id"),
-    _spec("inbox", "trace_id miss_json source imported_at", "trace_id"),
+    _spec("inbox", "trace_id miss_json source imported_at", "trace_id", in_insertion_order=True),  # listed so
     _spec("inbox_decisions", "id trace_id decision case_id reason curator decided_at", "id"),
     _spec("exposures", "item_id person view seen seen_at", "item_id person view"),
     _spec("flag_resolutions", "label_id note curator resolved_at", "label_id"),
