@@ -10,7 +10,6 @@ run while a store opens or the review TUI starts, and sqlite-utils (whose `enabl
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,7 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.store.rows import ChangeToken, CorruptRowError, StoreConflictError
+from qaeval_tui.core.store.codec import parse_object
+from qaeval_tui.core.store.rows import ChangeToken, StoreConflictError
 from qaeval_tui.core.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -96,13 +96,7 @@ class SQLiteConnection:
 
     def parsed(self, text: object, table: str, row_id: object, field: str) -> Any:
         """A JSON column's document; text that is not a JSON object is a CorruptRowError naming the row."""
-        try:
-            value = json.loads(text)  # type: ignore[arg-type]  # anything but text is caught below
-        except (TypeError, ValueError) as exc:
-            raise CorruptRowError(self.path, table, row_id, field, f"not JSON ({exc})") from None
-        if not isinstance(value, dict):
-            raise CorruptRowError(self.path, table, row_id, field, f"not a JSON object: {str(text)[:60]}")
-        return value
+        return parse_object(self.path, text, table, row_id, field)
 
     def __enter__(self) -> Self:
         return self

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
+from qaeval_tui.core.store.codec import exposure_reason, reveal_reason
 from qaeval_tui.core.store.connection import SQLiteConnection, utc_now
 from qaeval_tui.core.store.rows import Exposure
 
@@ -71,9 +72,9 @@ def not_blind_reason(conn: sqlite3.Connection, item_id: str, reviewer: str) -> s
     reveal = conn.execute("SELECT revealed_at FROM reveals WHERE item_id = ? AND reviewer = ?", (item_id, reviewer))
     row = reveal.fetchone()
     if row is not None:
-        return f"revealed the judge verdict at {row[0]}"
+        return reveal_reason(row[0])
     row = conn.execute(
         "SELECT view, seen, seen_at FROM exposures WHERE item_id = ? AND person = ? ORDER BY seen_at LIMIT 1",
         (item_id, reviewer),
     ).fetchone()
-    return None if row is None else f"exposed: saw {row[1]} in the {row[0]} at {row[2]}"
+    return None if row is None else exposure_reason(*row)

@@ -11,11 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
-from pydantic import ValidationError
-
 from qaeval_tui.core.curation.models import ProductionMiss
+from qaeval_tui.core.store.codec import production_miss
 from qaeval_tui.core.store.connection import SQLiteConnection, utc_now
-from qaeval_tui.core.store.rows import CorruptRowError, InboxDecision, InboxImport, InboxMiss, InboxRecord, StoredMiss
+from qaeval_tui.core.store.rows import InboxDecision, InboxImport, InboxMiss, InboxRecord, StoredMiss
 
 _DECISION_COLUMNS = "decision, case_id, reason, curator, decided_at"
 
@@ -78,15 +77,7 @@ class InboxTables(SQLiteConnection):
         ]
 
     def _miss(self, trace_id: str, text: object) -> ProductionMiss:
-        """A stored miss, validated as an import validates it: a hand-edited one is located, not half-read."""
-        try:
-            return ProductionMiss.model_validate_json(text)  # type: ignore[arg-type]  # not text: caught below
-        except (TypeError, ValueError) as exc:  # a pydantic ValidationError is a ValueError
-            if isinstance(exc, ValidationError):
-                error = exc.errors()[0]
-                field = ".".join(["miss_json", *map(str, error["loc"])])
-                raise CorruptRowError(self.path, "inbox", trace_id, field, error["msg"]) from None
-            raise CorruptRowError(self.path, "inbox", trace_id, "miss_json", str(exc)) from None
+        return production_miss(self.path, trace_id, text)
 
     def record_inbox_decision(
         self,

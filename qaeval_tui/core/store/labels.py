@@ -17,10 +17,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from types import MappingProxyType
-from typing import Any
 
 from qaeval_tui.core.limits import MAX_REVISION
 from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.store import codec
+from qaeval_tui.core.store.codec import LABEL_COLUMNS as _COLUMNS
+from qaeval_tui.core.store.codec import label_revision as _revision
+from qaeval_tui.core.store.codec import scores_json as _scores_json
 from qaeval_tui.core.store.connection import SQLiteConnection, utc_now
 from qaeval_tui.core.store.exposures import not_blind_reason
 from qaeval_tui.core.store.rows import (
@@ -32,10 +35,6 @@ from qaeval_tui.core.store.rows import (
     checked_revision,
 )
 
-_COLUMNS = (
-    "item_id, case_id, reviewer, scores_json, note, flagged, skipped, rubric_version, revealed, revision, "
-    "created_at, seconds_spent, origin, id"
-)
 _INSERT = f"INSERT INTO labels ({_COLUMNS.removesuffix(', id')}, not_blind_reason) VALUES ({', '.join('?' * 14)})"
 
 
@@ -67,37 +66,6 @@ _MARK_FIELDS = ("item_id", "skipped", "flagged", "seconds_spent")  # all in the 
 _STATISTICS_FIELDS = (*_MARK_FIELDS, "reviewer", "revision", "rubric_version", "revealed")
 
 
-def _scores_ok(scores: object) -> bool:
-    """A scores document as the store writes it: axis name to a whole number (not true/false) or null."""
-    return isinstance(scores, dict) and all(
-        type(name) is str and (value is None or type(value) is int) for name, value in scores.items()
-    )
-
-
-def _scores_json(scores: object) -> str:
-    return json.dumps(scores, ensure_ascii=False, sort_keys=True)
-
-
-def _revision(row: tuple[Any, ...], scores: dict[str, int | None]) -> LabelRevision:
-    """A labels row (in `_COLUMNS` order) as the §8.2 label, its origin and its id; checked, not revalidated."""
-    item_id, case_id, reviewer, _, note, flagged, skipped, version, revealed, revision, created, secs = row[:12]
-    label = Label.model_construct(
-        item_id=item_id,
-        case_id=case_id,
-        reviewer=reviewer,
-        scores=scores,
-        note=note,
-        flagged=bool(flagged),
-        skipped=bool(skipped),
-        rubric_version=version,
-        revealed=bool(revealed),
-        revision=revision,
-        created_at=created,
-        seconds_spent=secs,
-    )
-    return LabelRevision(id=row[13], origin=row[12], label=label)
-
-
 class LabelTables(SQLiteConnection):
     """The `labels` table (append-only: a changed mind is a new revision)."""
 
@@ -122,17 +90,10 @@ class LabelTables(SQLiteConnection):
 
     def _scores(self, texts: Iterable[str]) -> dict[str, dict[str, int | None]]:
         """Each distinct scores text parsed and checked once; a bad one is located by its first row."""
-        parsed: dict[str, dict[str, int | None]] = {}
-        for text in set(texts):
-            try:
-                scores = json.loads(text)
-            except ValueError:
-                scores = None
-            if not _scores_ok(scores):
-                (row_id,) = self.conn.execute("SELECT min(id) FROM labels WHERE scores_json = ?", (text,)).fetchone()
-                problem = f"holds {text[:60]!r}, not a JSON object of axis name to a whole number or null"
-                raise CorruptRowError(self.path, "labels", row_id, "scores_json", problem)
-            parsed[text] = scores
+        parsed, bad = codec.bad_scores_text(texts)
+        if bad is not None:
+            (row_id,) = self.conn.execute("SELECT min(id) FROM labels WHERE scores_json = ?", (bad,)).fetchone()
+            raise codec.bad_scores_error(self.path, row_id, bad)
         return parsed
 
     def append_label(self, draft: LabelDraft, origin: str = "review") -> LabelRevision:
@@ -177,24 +138,7 @@ class LabelTables(SQLiteConnection):
         """Insert fully specified label revisions (revision numbers given) in one transaction."""
         with self._write() as conn:
             before = conn.total_changes
-            self.db.table("labels").insert_all(
-                {
-                    "item_id": lab.item_id,
-                    "case_id": lab.case_id,
-                    "reviewer": lab.reviewer,
-                    "scores_json": _scores_json(lab.scores),
-                    "note": lab.note,
-                    "flagged": int(lab.flagged),
-                    "skipped": int(lab.skipped),
-                    "rubric_version": lab.rubric_version,
-                    "revealed": int(lab.revealed),
-                    "revision": checked_revision(lab.revision, lab.item_id, lab.reviewer),
-                    "created_at": lab.created_at,
-                    "seconds_spent": float(lab.seconds_spent),
-                    "origin": origin,
-                }
-                for lab in labels
-            )
+            self.db.table("labels").insert_all(codec.label_row(label, origin) for label in labels)
             return conn.total_changes - before
 
     def labels(self, *, reviewer: str | None = None, item_id: str | None = None) -> list[LabelRevision]:

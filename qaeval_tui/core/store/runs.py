@@ -16,13 +16,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict
-from types import MappingProxyType
 from typing import Any
 
-from pydantic import ValidationError
-
-from qaeval_tui.core.running.models import JudgeVerdict
+from qaeval_tui.core.store import codec
 from qaeval_tui.core.store.connection import SQLiteConnection
 from qaeval_tui.core.store.rows import (
     CaseRecord,
@@ -37,51 +33,20 @@ from qaeval_tui.core.store.rows import (
 _RUN_ORDER = "started_at DESC, rowid DESC"
 
 
-def _dumps(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _scores_ok(scores: object) -> bool:
-    """Scores as the store writes them: whole numbers (not true/false) or null, by axis name."""
-    return isinstance(scores, dict) and all(value is None or type(value) is int for value in scores.values())
-
-
 class RunTables(SQLiteConnection):
     """The `cases`, `runs`, `run_outputs` and `judge_verdicts` tables."""
 
     def _run(self, row: Mapping[str, Any]) -> RunRecord:
-        fields = {key: value for key, value in row.items() if not key.endswith("_json")}
-        run_id = row["run_id"]
-        return RunRecord(
-            **fields,
-            data=self.parsed(row["data_json"], "runs", run_id, "data_json"),
-            metrics=self.parsed(row["metrics_json"], "runs", run_id, "metrics_json"),
-        )
+        return codec.run_record(self.path, row)
 
     def _verdict(self, row: Mapping[str, Any]) -> VerdictRecord:
-        """A judge_verdicts row, its §8.3 document validated: a hand-edited one is located, never half-read."""
-        fields = {key: value for key, value in row.items() if key not in {"verdict_json", "id", "run_id"}}
-        try:
-            verdict = JudgeVerdict.model_validate_json(row["verdict_json"])
-        except (TypeError, ValueError) as exc:  # a pydantic ValidationError is a ValueError
-            if not isinstance(exc, ValidationError):
-                raise CorruptRowError(self.path, "judge_verdicts", row["id"], "verdict_json", str(exc)) from None
-            error = exc.errors()[0]
-            where = ".".join(["verdict_json", *map(str, error["loc"])])
-            raise CorruptRowError(self.path, "judge_verdicts", row["id"], where, error["msg"]) from None
-        return VerdictRecord(**fields, verdict=verdict)
+        return codec.verdict_record(self.path, row)
 
     def upsert_cases(self, cases: Iterable[CaseRecord]) -> int:
         """Store golden cases; content-addressed, so re-adding one is a no-op. Returns how many were new."""
         with self._write() as conn:
             before = conn.total_changes
-            self.db.table("cases").insert_all(
-                (
-                    {"case_hash": c.case_hash, "case_id": c.case_id, "split": c.split, "case_json": _dumps(c.case)}
-                    for c in cases
-                ),
-                ignore=True,
-            )
+            self.db.table("cases").insert_all(map(codec.case_row, cases), ignore=True)
             return conn.total_changes - before
 
     def case_json(self, case_hash: str) -> JsonObject | None:
@@ -103,33 +68,9 @@ class RunTables(SQLiteConnection):
     def insert_run(self, run: RunRecord, outputs: Sequence[RunOutput], verdicts: Sequence[VerdictRecord]) -> None:
         """Store one whole run (its record, per-case outputs and judge verdicts) in one transaction."""
         with self._write():
-            header = {key: value for key, value in asdict(run).items() if key not in {"data", "metrics"}}
-            self.db.table("runs").insert({**header, "data_json": _dumps(run.data), "metrics_json": _dumps(run.metrics)})
-            self.db.table("run_outputs").insert_all(
-                {
-                    "run_id": run.run_id,
-                    "position": o.position,
-                    "case_id": o.case_id,
-                    "case_hash": o.case_hash,
-                    "output_hash": o.output_hash,
-                    "output_json": _dumps(o.output),
-                    "result_json": _dumps(o.result),
-                }
-                for o in outputs
-            )
-            self.db.table("judge_verdicts").insert_all(
-                {
-                    "run_id": run.run_id,
-                    "item_id": v.item_id,
-                    "case_id": v.case_id,
-                    "judge_name": v.judge_name,
-                    "config_hash": v.config_hash,
-                    "status": v.status,
-                    "verdict_json": _dumps(v.verdict.to_json()),
-                    "created_at": v.created_at,
-                }
-                for v in verdicts
-            )
+            self.db.table("runs").insert(codec.run_row(run))
+            self.db.table("run_outputs").insert_all(codec.output_rows(run.run_id, outputs))
+            self.db.table("judge_verdicts").insert_all(codec.verdict_rows(run.run_id, verdicts))
 
     _RUN_COLUMNS = (
         "run_id, suite_hash, adapter, judge_name, judge_config_hash, code_version, started_at, finished_at, "
@@ -220,11 +161,11 @@ class RunTables(SQLiteConnection):
         fields: dict[str, tuple[str, Mapping[str, Any], Mapping[str, Any]]] = {}
         # The integrity check stays cheap: the fields once per distinct text, the item ids once each.
         for text in {row[1] for row in rows or ()}:
-            status, judge, scores = json.loads(text)
-            if status not in ("ok", "error") or not isinstance(judge, dict) or not _scores_ok(scores):
+            try:
+                fields[text] = codec.verdict_fields(*json.loads(text))
+            except ValueError:
                 rows = None
                 break
-            fields[text] = (status, MappingProxyType(judge), MappingProxyType(scores))
         if rows is None or not all(type(item) is str for item, _ in rows):
             raise self._corrupt_verdict(where, params)
         return [StoredVerdict(item, *fields[text]) for item, text in rows]
@@ -233,15 +174,4 @@ class RunTables(SQLiteConnection):
         """The first verdict among `where` that fails validation, located (called once one is known to)."""
         cursor = self.conn.execute(f"SELECT * FROM judge_verdicts {where} ORDER BY id", params)
         keys = [column[0] for column in cursor.description]
-        for values in cursor:
-            row = dict(zip(keys, values, strict=True))
-            verdict = self._verdict(row).verdict
-            if not _scores_ok(verdict.scores):
-                return CorruptRowError(
-                    self.path,
-                    "judge_verdicts",
-                    row["id"],
-                    "verdict_json.scores",
-                    "a score that is not a whole number or null",
-                )
-        return CorruptRowError(self.path, "judge_verdicts", "?", "verdict_json", "a verdict calibration cannot read")
+        return codec.corrupt_verdict(self.path, (dict(zip(keys, values, strict=True)) for values in cursor))

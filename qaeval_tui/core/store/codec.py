@@ -1,0 +1,243 @@
+"""What every backend does alike in Python: rows to write built from the typed records, stored rows
+read back into them, and the integrity checks on JSON columns (a located `CorruptRowError`).
+
+No SQL and no database type here: the SQLite and PostgreSQL modules differ only in their statements.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict
+from types import MappingProxyType
+from typing import Any
+
+from pydantic import ValidationError
+
+from qaeval_tui.core.curation.models import ProductionMiss
+from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.running.models import JudgeVerdict
+from qaeval_tui.core.store.rows import (
+    CaseRecord,
+    CorruptRowError,
+    LabelRevision,
+    ReviewItemRecord,
+    RunOutput,
+    RunRecord,
+    VerdictRecord,
+    checked_revision,
+)
+
+Row = dict[str, Any]
+
+
+def dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def parse_object(path: str, text: object, table: str, row_id: object, field: str) -> Any:
+    """A JSON column's document; text that is not a JSON object is a CorruptRowError naming the row."""
+    try:
+        value = json.loads(text)  # type: ignore[arg-type]  # anything but text is caught below
+    except (TypeError, ValueError) as exc:
+        raise CorruptRowError(path, table, row_id, field, f"not JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise CorruptRowError(path, table, row_id, field, f"not a JSON object: {str(text)[:60]}")
+    return value
+
+
+# -- rows to write -----------------------------------------------------------------------------
+
+
+def case_row(case: CaseRecord) -> Row:
+    return {"case_hash": case.case_hash, "case_id": case.case_id, "split": case.split, "case_json": dumps(case.case)}
+
+
+def run_row(run: RunRecord) -> Row:
+    header = {key: value for key, value in asdict(run).items() if key not in {"data", "metrics"}}
+    return {**header, "data_json": dumps(run.data), "metrics_json": dumps(run.metrics)}
+
+
+def output_rows(run_id: str, outputs: Iterable[RunOutput]) -> Iterator[Row]:
+    for o in outputs:
+        yield {
+            "run_id": run_id,
+            "position": o.position,
+            "case_id": o.case_id,
+            "case_hash": o.case_hash,
+            "output_hash": o.output_hash,
+            "output_json": dumps(o.output),
+            "result_json": dumps(o.result),
+        }
+
+
+def verdict_rows(run_id: str, verdicts: Iterable[VerdictRecord]) -> Iterator[Row]:
+    for v in verdicts:
+        yield {
+            "run_id": run_id,
+            "item_id": v.item_id,
+            "case_id": v.case_id,
+            "judge_name": v.judge_name,
+            "config_hash": v.config_hash,
+            "status": v.status,
+            "verdict_json": dumps(v.verdict.to_json()),
+            "created_at": v.created_at,
+        }
+
+
+def review_item_row(item: ReviewItemRecord, now: str) -> Row:
+    return {
+        "item_id": item.item_id,
+        "case_id": item.case_id,
+        "case_hash": item.case_hash,
+        "output_hash": item.output_hash,
+        "run_id": item.run_id,
+        "created_at": now,
+    }
+
+
+def scores_json(scores: object) -> str:
+    return json.dumps(scores, ensure_ascii=False, sort_keys=True)
+
+
+def label_row(label: Label, origin: str) -> Row:
+    """A fully specified label revision (its number given, as a file carries it) as a labels row."""
+    return {
+        "item_id": label.item_id,
+        "case_id": label.case_id,
+        "reviewer": label.reviewer,
+        "scores_json": scores_json(label.scores),
+        "note": label.note,
+        "flagged": int(label.flagged),
+        "skipped": int(label.skipped),
+        "rubric_version": label.rubric_version,
+        "revealed": int(label.revealed),
+        "revision": checked_revision(label.revision, label.item_id, label.reviewer),
+        "created_at": label.created_at,
+        "seconds_spent": float(label.seconds_spent),
+        "origin": origin,
+    }
+
+
+# -- rows read back ----------------------------------------------------------------------------
+
+
+def run_record(path: str, row: Mapping[str, Any]) -> RunRecord:
+    fields = {key: value for key, value in row.items() if not key.endswith("_json")}
+    run_id = row["run_id"]
+    return RunRecord(
+        **fields,
+        data=parse_object(path, row["data_json"], "runs", run_id, "data_json"),
+        metrics=parse_object(path, row["metrics_json"], "runs", run_id, "metrics_json"),
+    )
+
+
+def verdict_record(path: str, row: Mapping[str, Any]) -> VerdictRecord:
+    """A judge_verdicts row, its §8.3 document validated: a hand-edited one is located, never half-read."""
+    fields = {key: value for key, value in row.items() if key not in {"verdict_json", "id", "run_id"}}
+    try:
+        verdict = JudgeVerdict.model_validate_json(row["verdict_json"])
+    except (TypeError, ValueError) as exc:  # a pydantic ValidationError is a ValueError
+        if not isinstance(exc, ValidationError):
+            raise CorruptRowError(path, "judge_verdicts", row["id"], "verdict_json", str(exc)) from None
+        error = exc.errors()[0]
+        where = ".".join(["verdict_json", *map(str, error["loc"])])
+        raise CorruptRowError(path, "judge_verdicts", row["id"], where, error["msg"]) from None
+    return VerdictRecord(**fields, verdict=verdict)
+
+
+def verdict_scores_ok(scores: object) -> bool:
+    """Verdict scores as the store writes them: whole numbers (not true/false) or null, by axis name."""
+    return isinstance(scores, dict) and all(value is None or type(value) is int for value in scores.values())
+
+
+def verdict_fields(status: object, judge: object, scores: object) -> tuple[str, Mapping[str, Any], Mapping[str, Any]]:
+    """What a calibration reads of one verdict, as read-only mappings; ValueError when qaeval did not write it."""
+    if status not in ("ok", "error") or not isinstance(judge, dict) or not verdict_scores_ok(scores):
+        raise ValueError("a verdict calibration cannot read")
+    return str(status), MappingProxyType(judge), MappingProxyType(scores)  # type: ignore[arg-type]
+
+
+def corrupt_verdict(path: str, rows: Iterable[Mapping[str, Any]]) -> CorruptRowError:
+    """The first verdict row that fails validation, located (called once one is known to)."""
+    for row in rows:
+        verdict = verdict_record(path, row).verdict
+        if not verdict_scores_ok(verdict.scores):
+            return CorruptRowError(
+                path, "judge_verdicts", row["id"], "verdict_json.scores", "a score that is not a whole number or null"
+            )
+    return CorruptRowError(path, "judge_verdicts", "?", "verdict_json", "a verdict calibration cannot read")
+
+
+def label_scores_ok(scores: object) -> bool:
+    """A scores document as the store writes it: axis name to a whole number (not true/false) or null."""
+    return isinstance(scores, dict) and all(
+        type(name) is str and (value is None or type(value) is int) for name, value in scores.items()
+    )
+
+
+def bad_scores_text(texts: Iterable[str]) -> tuple[dict[str, dict[str, int | None]], str | None]:
+    """Each distinct scores text parsed and checked once: the parsed ones, and the first bad text (or None)."""
+    parsed: dict[str, dict[str, int | None]] = {}
+    for text in set(texts):
+        try:
+            scores = json.loads(text)
+        except ValueError:
+            scores = None
+        if not label_scores_ok(scores):
+            return parsed, text
+        parsed[text] = scores
+    return parsed, None
+
+
+def bad_scores_error(path: str, row_id: object, text: str) -> CorruptRowError:
+    problem = f"holds {text[:60]!r}, not a JSON object of axis name to a whole number or null"
+    return CorruptRowError(path, "labels", row_id, "scores_json", problem)
+
+
+LABEL_COLUMNS = (
+    "item_id, case_id, reviewer, scores_json, note, flagged, skipped, rubric_version, revealed, revision, "
+    "created_at, seconds_spent, origin, id"
+)
+
+
+def label_revision(row: Sequence[Any], scores: dict[str, int | None]) -> LabelRevision:
+    """A labels row (in `LABEL_COLUMNS` order) as the §8.2 label, its origin and its id; checked, not revalidated."""
+    item_id, case_id, reviewer, _, note, flagged, skipped, version, revealed, revision, created, secs = row[:12]
+    label = Label.model_construct(
+        item_id=item_id,
+        case_id=case_id,
+        reviewer=reviewer,
+        scores=scores,
+        note=note,
+        flagged=bool(flagged),
+        skipped=bool(skipped),
+        rubric_version=version,
+        revealed=bool(revealed),
+        revision=revision,
+        created_at=created,
+        seconds_spent=secs,
+    )
+    return LabelRevision(id=row[13], origin=row[12], label=label)
+
+
+def production_miss(path: str, trace_id: str, text: object) -> ProductionMiss:
+    """A stored miss, validated as an import validates it: a hand-edited one is located, not half-read."""
+    try:
+        return ProductionMiss.model_validate_json(text)  # type: ignore[arg-type]  # not text: caught below
+    except (TypeError, ValueError) as exc:  # a pydantic ValidationError is a ValueError
+        if isinstance(exc, ValidationError):
+            error = exc.errors()[0]
+            field = ".".join(["miss_json", *map(str, error["loc"])])
+            raise CorruptRowError(path, "inbox", trace_id, field, error["msg"]) from None
+        raise CorruptRowError(path, "inbox", trace_id, "miss_json", str(exc)) from None
+
+
+def reveal_reason(revealed_at: str) -> str:
+    """Why a label is not blind: its reviewer revealed the judge verdict."""
+    return f"revealed the judge verdict at {revealed_at}"
+
+
+def exposure_reason(view: str, seen: str, seen_at: str) -> str:
+    """Why a label is not blind: its reviewer saw hidden information in a curator view."""
+    return f"exposed: saw {seen} in the {view} at {seen_at}"
