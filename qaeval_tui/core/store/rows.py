@@ -260,6 +260,11 @@ class StoreConflictError(QaevalError):
     """A write collided with a row another writer stored first (e.g. the same label revision): nothing was written."""
 
 
+class StoreUnavailableError(QaevalError):
+    """The store's server cannot be reached (down, restarting, the connection cut): the transaction in
+    flight did not commit, or its outcome is unknown; the connection is unusable, open the store again."""
+
+
 class CorruptRowError(UsageError):
     """A stored row that no qaeval wrote (the file was edited by hand, or damaged): exit 2, located.
 
