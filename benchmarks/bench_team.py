@@ -84,5 +84,5 @@ def _measure(server: PgServer, workdir: Path) -> list[Figure]:
         *figures,
         Figure(f"store copy SQLite -> PostgreSQL, {n_labels:,} labels", copy_seconds, "s", "(reported)", True),
         Figure(f"agreement + calibration, {n_labels:,} labels from SQLite", sqlite_seconds, "s", "(reference)", True),
-        Figure(f"  the same from PostgreSQL: x the SQLite time", ratio, "x", f"<= {RATIO}", ratio <= RATIO),
+        Figure("  the same from PostgreSQL: x the SQLite time", ratio, "x", f"<= {RATIO}", ratio <= RATIO),
     ]

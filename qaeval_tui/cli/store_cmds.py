@@ -26,7 +26,9 @@ store_app = typer.Typer(
 
 
 def _is_url(target: str) -> bool:
-    return target.startswith(("postgresql://", "postgres://"))
+    from qaeval_tui.core.store.postgres.connection import is_postgres_url
+
+    return is_postgres_url(target)
 
 
 def same_store(source: str, target: str) -> bool:
@@ -36,9 +38,11 @@ def same_store(source: str, target: str) -> bool:
 
 
 def open_any_store(target: str, *, must_exist: bool = False) -> StoreBackend:
-    """A SQLite file or a PostgreSQL URL; a source that must exist and does not is refused, nothing created."""
+    """A SQLite file or a PostgreSQL URL; a source file that must exist and does not is refused, nothing created."""
     if _is_url(target):
-        raise UsageError(f"{target}: PostgreSQL stores are not supported yet")
+        from qaeval_tui.core.store.postgres.store import PgStore
+
+        return PgStore.open(target)
     from qaeval_tui.core.store.sqlite import Store
 
     if must_exist and not Path(target).is_file():

@@ -7,7 +7,8 @@ connection is opened pinned to this thread (`Store.open(..., one_thread=True)`),
 anywhere else fails loudly instead of racing.
 
 A store on a server can become unreachable while the app is open (a restart, a network cut): the
-store raises `StoreUnavailableError`. The call in flight is then not lost: this thread drops the
+store raises `StoreUnavailableError`. Once the store has been reached, the call in flight is then
+not lost (a store never reached, a wrong URL or login, fails the call at once): this thread drops the
 connection, says so once (`on_unavailable` with the reason; with None when the store is back),
 and retries the same call on a new connection, waiting longer each time (up to `RETRY_MAX_SECONDS`),
 until it succeeds or the app quits. Callers hold a `StoreHandle`, never a connection, so the
@@ -63,6 +64,7 @@ class StoreThread:
         # Touched on the store thread only: no lock guards them because no other thread reads them.
         self._store: Store | None = None
         self._closed = False
+        self._reached = False  # once a connection opened, an unreachable store is an outage, waited out
         self._quitting = threading.Event()  # set from any thread: a retry waiting for the server stops
         self._handle = cast(Store, StoreHandle(self))
 
@@ -83,6 +85,7 @@ class StoreThread:
             raise UsageError(CLOSED)
         if self._store is None:
             self._store = Store.open(self.path, one_thread=True)
+            self._reached = True
         return self._store
 
     def _run(self, work: Callable[[Store], T]) -> T:
@@ -93,6 +96,8 @@ class StoreThread:
                 result = work(self._handle)
             except StoreUnavailableError as exc:
                 self._drop()
+                if not self._reached:  # never reached (a wrong URL, a refused login): no outage to wait out
+                    raise
                 if not down:
                     down = True
                     self._tell(unavailable_text(str(exc)))

@@ -123,7 +123,9 @@ def read_acks(path: Path) -> list[dict[str, object]]:
     """The acknowledged labels a reviewer wrote; a last line cut short by a kill is not an ack."""
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines(keepends=True) if line.endswith("\n")]
+    return [
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines(keepends=True) if line.endswith("\n")
+    ]
 
 
 def check_team(store: StoreBackend, workdir: Path, names: list[str], *, in_flight: int = 0) -> TeamOutcome:
@@ -143,7 +145,9 @@ def check_team(store: StoreBackend, workdir: Path, names: list[str], *, in_fligh
     problems = [f"{key} stored {count} times" for key, count in stored.items() if count > 1]
     lost = sorted(f"{item} by {who} revision {revision}" for item, who, revision in acknowledged - stored.keys())
     unacked = Counter(who for _, who, _ in stored.keys() - acknowledged)
-    problems += [f"{who}: {n} label(s) stored that were never acknowledged" for who, n in unacked.items() if n > in_flight]
+    problems += [
+        f"{who}: {n} label(s) stored that were never acknowledged" for who, n in unacked.items() if n > in_flight
+    ]
     assigned: dict[str, set[str]] = {}
     for entry in store.assignments():
         assigned.setdefault(entry.item_id, set()).add(entry.reviewer)

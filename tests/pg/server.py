@@ -212,8 +212,14 @@ class PgServer:
 
 
 def _migrator() -> Callable[[str], None] | None:
-    """How the template gets the store schema (None until the PostgreSQL backend exists)."""
-    return None
+    """How the template gets the store schema: opening it as a store migrates it."""
+
+    def migrate(url: str) -> None:
+        from qaeval_tui.core.store.postgres.store import PgStore
+
+        PgStore.open(url).close()
+
+    return migrate
 
 
 @pytest.fixture(scope="session")

@@ -32,9 +32,7 @@ def _wait_for(condition: object, seconds: float = 60.0) -> None:
         time.sleep(0.01)
 
 
-def test_a_reviewer_killed_mid_submit_loses_nothing_acknowledged_and_blocks_no_one(
-    pg_url: str, tmp_path: Path
-) -> None:
+def test_a_reviewer_killed_mid_submit_loses_nothing_acknowledged_and_blocks_no_one(pg_url: str, tmp_path: Path) -> None:
     opener = PgOpener(pg_url)
     team_store(opener, tmp_path, ITEMS, 4)
     names = reviewer_names(4)

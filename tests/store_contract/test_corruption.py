@@ -78,6 +78,8 @@ def _located(read: Callable[[], object], table: str, field: str) -> None:
 def test_a_hand_edited_label_row_is_named_by_every_read_that_meets_it(
     backend: Backend, field: str, literal: str
 ) -> None:
+    if literal.startswith("x'") and not backend.text_holds_blobs:
+        return  # SQLite-only: a blob in a TEXT column cannot be written to this backend's store at all
     store = backend.open()
     (item,) = seeded(store, n_items=1)
     mine = store.append_label(a_draft(item, reviewer="ana"))
@@ -125,11 +127,15 @@ def test_a_hand_edited_verdict_is_named_not_half_read(backend: Backend, verdict_
 def test_a_hand_edited_adjudication_score_is_named(backend: Backend) -> None:
     store = backend.open()
     store.insert_adjudication("i1", "faithfulness", 2, "clear", "dana")
-    backend.execute_raw(
-        store,
-        f"""INSERT INTO adjudications (id, item_id, axis, score, reason, adjudicator, created_at)
-            VALUES ({BAD_ROW}, 'i1', 'faithfulness', 'high', 'typed by hand', 'dana', '2026-11-01T00:00:00Z')""",
-    )
+    try:
+        backend.execute_raw(
+            store,
+            f"""INSERT INTO adjudications (id, item_id, axis, score, reason, adjudicator, created_at)
+                VALUES ({BAD_ROW}, 'i1', 'faithfulness', 'high', 'typed by hand', 'dana', '2026-11-01T00:00:00Z')""",
+        )
+    except backend.bad_value_refused:  # the database itself refused it: nothing to read back
+        assert store.adjudications() == {("i1", "faithfulness"): 2}
+        return
     _located(store.adjudications, "adjudications", "score")
 
 

@@ -260,9 +260,11 @@ class StoreConflictError(QaevalError):
     """A write collided with a row another writer stored first (e.g. the same label revision): nothing was written."""
 
 
-class StoreUnavailableError(QaevalError):
-    """The store's server cannot be reached (down, restarting, the connection cut): the transaction in
-    flight did not commit, or its outcome is unknown; the connection is unusable, open the store again."""
+class StoreUnavailableError(UsageError):
+    """The store's server cannot be reached (a wrong URL, refused login, or a restart): exit 2, the store named.
+
+    Nothing of the write that met it was committed; the caller may retry once the server is back.
+    """
 
 
 class CorruptRowError(UsageError):

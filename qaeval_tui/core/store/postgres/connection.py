@@ -1,0 +1,242 @@
+"""Opening a PostgreSQL store by URL, its transactions, the schema bookkeeping and the change token.
+
+One psycopg connection in autocommit mode: each write method is one transaction of its own
+(`psycopg`'s `transaction()`, a savepoint when nested), several reads that must agree run in one
+REPEATABLE READ snapshot. Writers that must not interleave (label revisions numbered inside the
+transaction, in commit order; the inbox's first decision) take a transaction-level advisory lock,
+which any login may take: no table lock, so no UPDATE right is needed (row-level security grants
+reviewers INSERT on their own labels only).
+
+`path` is the URL with its password masked: it names the store in every message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, Self
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+from psycopg import errors, pq
+
+from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.store.codec import parse_object
+from qaeval_tui.core.store.connection import utc_now
+from qaeval_tui.core.store.rows import ChangeToken, StoreConflictError, StoreUnavailableError
+from qaeval_tui.core.store.schema import PG_MIGRATIONS, SCHEMA_VERSION
+
+CONNECT_TIMEOUT_S = 10
+URL_SCHEMES = ("postgresql://", "postgres://")
+
+# Advisory lock keys (one namespace per store database): what must happen one writer at a time.
+LOCK_MIGRATE = 0x71A0_0001
+LOCK_LABELS = 0x71A0_0002
+LOCK_INBOX = 0x71A0_0003
+
+Params = Sequence[Any] | dict[str, Any]
+
+
+def is_postgres_url(target: object) -> bool:
+    return isinstance(target, str) and target.startswith(URL_SCHEMES)
+
+
+def redacted(url: str) -> str:
+    """The URL as it may be shown: any password (in the netloc or a `password=` parameter) masked."""
+    try:
+        parts = urlsplit(url)
+        netloc = parts.netloc
+        if "@" in netloc:
+            who, at, where = netloc.rpartition("@")
+            if ":" in who:
+                who = who.split(":", 1)[0] + ":***"
+            netloc = who + at + where
+        query = "&".join(
+            "password=***" if item.lower().startswith("password=") else item for item in parts.query.split("&")
+        )
+        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    except ValueError:
+        return url.split("://", 1)[0] + "://***"
+
+
+def _secret(url: str) -> str | None:
+    try:
+        return urlsplit(url).password
+    except ValueError:
+        return None
+
+
+class PgConnection:
+    """One open PostgreSQL store; the domain modules add their reads and writes to it."""
+
+    def __init__(self, connection: psycopg.Connection[tuple[Any, ...]], url: str) -> None:
+        self.conn = connection
+        self.url = url
+        self.path = redacted(url)
+        self._own_commits = 0
+
+    # -- opening and closing ------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, url: str, *, one_thread: bool = False) -> Self:
+        """Connect to the store at `url`, creating and migrating its schema as needed.
+
+        `one_thread` is accepted for the SQLite backend's signature: a psycopg connection may be
+        used from any thread."""
+        store = cls(cls._connect(url), url)
+        try:
+            store.migrate()
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    @classmethod
+    def _connect(cls, url: str) -> psycopg.Connection[tuple[Any, ...]]:
+        try:
+            return psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+        except psycopg.Error as exc:
+            raise StoreUnavailableError(f"{redacted(url)}: cannot connect to the store: {cls._why(url, exc)}") from None
+
+    @staticmethod
+    def _why(url: str, exc: BaseException) -> str:
+        """The driver's reason on one line, never the password."""
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        secret = _secret(url)
+        return text.replace(secret, "***") if secret else text
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def parsed(self, text: object, table: str, row_id: object, field: str) -> Any:
+        return parse_object(self.path, text, table, row_id, field)
+
+    # -- statements ---------------------------------------------------------------------------
+
+    def _unavailable(self, exc: BaseException) -> StoreUnavailableError:
+        return StoreUnavailableError(f"{self.path}: the store is unavailable: {self._why(self.url, exc)}")
+
+    def _ready(self) -> None:
+        """Reconnect a connection the server dropped (a restart), outside any transaction."""
+        if self.conn.broken:
+            self.conn = self._connect(self.url)
+
+    def _q(self, query: str, params: Params | None = None) -> psycopg.Cursor[tuple[Any, ...]]:
+        """Run one statement; a lost server is a StoreUnavailableError naming the store."""
+        if not self._in_transaction():
+            self._ready()
+        try:
+            return self.conn.execute(query, params)
+        except psycopg.OperationalError as exc:
+            raise self._unavailable(exc) from exc
+
+    def _in_transaction(self) -> bool:
+        return self.conn.info.transaction_status in (pq.TransactionStatus.INTRANS, pq.TransactionStatus.INERROR)
+
+    def _lock(self, key: int) -> None:
+        """Hold an advisory lock until this transaction ends: writers of `key` queue, readers do not."""
+        self._q("SELECT pg_advisory_xact_lock(%s)", (key,))
+
+    # -- transactions -------------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One write transaction: everything inside commits together or not at all.
+
+        Nested inside another, it is a savepoint of the outer one: an error inside undoes only the
+        nested block's writes. A write that collides with a stored row (a key or a uniqueness
+        rule) is a StoreConflictError; a server that cannot be reached, a StoreUnavailableError.
+        """
+        with self._write():
+            yield
+
+    @contextmanager
+    def _write(self) -> Iterator[psycopg.Connection[tuple[Any, ...]]]:
+        outer = not self._in_transaction()
+        if outer:
+            self._ready()
+        try:
+            with self.conn.transaction():
+                yield self.conn
+        except errors.IntegrityError as exc:
+            raise StoreConflictError(self._why(self.url, exc)) from exc
+        except psycopg.OperationalError as exc:
+            raise self._unavailable(exc) from exc
+        if outer:
+            self._own_commits += 1
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """Several reads that see one state of the store: a read-only snapshot, or the transaction already open."""
+        if self._in_transaction():
+            yield
+            return
+        self._ready()
+        try:
+            with self.conn.transaction():
+                self.conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                yield
+        except psycopg.OperationalError as exc:
+            raise self._unavailable(exc) from exc
+
+    # -- schema -------------------------------------------------------------------------------
+
+    @property
+    def schema_version(self) -> int:
+        """The newest migration this store has (0 for an empty database)."""
+        exists = self._q("SELECT to_regclass('schema_version') IS NOT NULL").fetchone()
+        if not exists or not exists[0]:
+            return 0
+        row = self._q("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()
+        return int(row[0]) if row else 0
+
+    def migrate(self) -> None:
+        """Run the missing migrations, each in one transaction; a store already current is only read."""
+        current = self.schema_version
+        if current > SCHEMA_VERSION:
+            raise UsageError(
+                f"{self.path}: store schema version {current} is newer than this qaeval ({SCHEMA_VERSION}); "
+                "upgrade qaeval"
+            )
+        if current == SCHEMA_VERSION:
+            return
+        try:
+            with self._write():
+                self._lock(LOCK_MIGRATE)  # two processes opening a new store at once: one migrates
+                self._q("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT)")
+                for version in range(self.schema_version + 1, SCHEMA_VERSION + 1):
+                    for statement in PG_MIGRATIONS[version - 1]:
+                        self._q(statement)
+                    self._q("INSERT INTO schema_version (version, applied_at) VALUES (%s, %s)", (version, utc_now()))
+        except errors.InsufficientPrivilege as exc:
+            raise UsageError(
+                f"{self.path}: the store's schema is at version {current}, and this login may not upgrade it "
+                f"to {SCHEMA_VERSION} ({self._why(self.url, exc)}); ask its owner to open it once with this qaeval"
+            ) from None
+
+    def table_names(self) -> list[str]:
+        rows = self._q("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")
+        return [name for (name,) in rows]
+
+    def count(self, table: str) -> int:
+        if table not in self.table_names():
+            raise KeyError(table)
+        row = self._q(f'SELECT count(*) FROM "{table}"').fetchone()
+        return int(row[0]) if row else 0
+
+    def change_token(self) -> ChangeToken:
+        """Differs from an earlier token once anything was committed since, by this connection or another.
+
+        The server's current snapshot (the transactions finished and in progress) changes whenever a
+        writing transaction starts or ends, anywhere on the server; reads take no transaction id.
+        """
+        row = self._q("SELECT pg_current_snapshot()::text").fetchone()
+        digest = hashlib.blake2b(str(row[0] if row else "").encode(), digest_size=8).digest()
+        return ChangeToken(others=int.from_bytes(digest, "big"), own=self._own_commits)

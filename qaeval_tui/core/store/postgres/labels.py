@@ -1,0 +1,144 @@
+"""Label revisions and the flags they carry, on PostgreSQL.
+
+Label writers queue on one advisory lock, held to their commit: a revision is numbered inside the
+transaction (no two sessions take the same one) and ids are handed out in commit order, so a
+reader catching up past the last id it saw (`label_marks(after_id=...)`) misses nothing.
+
+The columns' types and CHECK constraints refuse what `Label` would refuse (a flag that is not 0 or
+1, a negative or infinite `seconds_spent`, an empty item id), so the reads check only what the
+database cannot: the scores document, each distinct text once, a bad one located by its first row.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from types import MappingProxyType
+
+from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.store import codec
+from qaeval_tui.core.store.connection import utc_now
+from qaeval_tui.core.store.flags import FlagRow
+from qaeval_tui.core.store.postgres.connection import LOCK_LABELS
+from qaeval_tui.core.store.postgres.review import PgReviewTables
+from qaeval_tui.core.store.rows import LabelDraft, LabelMark, LabelRevision, StoredLabel, checked_revision
+
+_INSERT = f"""INSERT INTO labels ({codec.LABEL_COLUMNS.removesuffix(", id")}, not_blind_reason)
+              VALUES ({", ".join(["%s"] * 14)}) RETURNING {codec.LABEL_COLUMNS}"""
+
+
+class PgLabelTables(PgReviewTables):
+    """The `labels` table (append-only: a changed mind is a new revision) and `flag_resolutions`."""
+
+    def _scores(self, texts: Iterable[str]) -> dict[str, dict[str, int | None]]:
+        parsed, bad = codec.bad_scores_text(texts)
+        if bad is not None:
+            row = self._q("SELECT min(id) FROM labels WHERE scores_json = %s", (bad,)).fetchone()
+            raise codec.bad_scores_error(self.path, row[0] if row else "?", bad)
+        return parsed
+
+    def append_label(self, draft: LabelDraft, origin: str = "review") -> LabelRevision:
+        """Append one label revision in one committed transaction and return it as stored."""
+        with self._write():
+            self._lock(LOCK_LABELS)
+            item_id, reviewer = draft.item_id, draft.reviewer
+            latest = self._q(
+                "SELECT coalesce(max(revision), 0) FROM labels WHERE item_id = %s AND reviewer = %s",
+                (item_id, reviewer),
+            ).fetchone()
+            revealed, reason = draft.revealed, None
+            if revealed is None:  # a reveal or an exposure makes it not blind, and says why
+                reason = self._not_blind_reason(item_id, reviewer)
+                revealed = reason is not None
+            row = self._q(
+                _INSERT,
+                (
+                    item_id,
+                    draft.case_id,
+                    reviewer,
+                    codec.scores_json(dict(draft.scores)),
+                    draft.note,
+                    int(draft.flagged),
+                    int(draft.skipped),
+                    draft.rubric_version,
+                    int(revealed),
+                    checked_revision(int(latest[0] if latest else 0) + 1, item_id, reviewer),
+                    draft.created_at or utc_now(),
+                    float(draft.seconds_spent),
+                    origin,
+                    reason,
+                ),
+            ).fetchone()
+        assert row is not None  # INSERT ... RETURNING returns the row it wrote
+        return codec.label_revision(row, json.loads(row[3]))
+
+    def insert_labels(self, labels: Iterable[Label], origin: str) -> int:
+        """Insert fully specified label revisions (revision numbers given) in one transaction."""
+        rows = [codec.label_row(label, origin) for label in labels]
+        with self._write():
+            self._lock(LOCK_LABELS)
+            return self._insert_all("labels", rows)
+
+    def labels(self, *, reviewer: str | None = None, item_id: str | None = None) -> list[LabelRevision]:
+        """Every label revision (history included), oldest first."""
+        wanted = {"reviewer": reviewer, "item_id": item_id}
+        where = " AND ".join(f"{column} = %s" for column, value in wanted.items() if value is not None) or "TRUE"
+        params = [value for value in wanted.values() if value is not None]
+        rows = self._q(f"SELECT {codec.LABEL_COLUMNS} FROM labels WHERE {where} ORDER BY id", params).fetchall()
+        scores = self._scores({row[3] for row in rows})
+        # Each label gets its own dict: a caller changing one label's scores must not change another's.
+        return [codec.label_revision(row, dict(scores[row[3]])) for row in rows]
+
+    def label_reviewers(self) -> list[str]:
+        return [row[0] for row in self._q("SELECT DISTINCT reviewer FROM labels ORDER BY reviewer")]
+
+    def label_marks(self, reviewer: str, *, after_id: int = 0) -> list[LabelMark]:
+        """`reviewer`'s revisions with id > `after_id`, oldest first, as the ledger reads them."""
+        rows = self._q(
+            """SELECT id, item_id, skipped, flagged, seconds_spent FROM labels
+               WHERE reviewer = %s AND id > %s ORDER BY id""",
+            (reviewer, after_id),
+        )
+        return list(map(LabelMark._make, rows))
+
+    def label_revisions(self) -> list[StoredLabel]:
+        """Every label revision (history included), oldest first, with the fields the statistics read."""
+        rows = self._q(
+            """SELECT item_id, reviewer, revision, skipped, rubric_version, revealed, flagged, seconds_spent,
+                      scores_json FROM labels ORDER BY id"""
+        ).fetchall()
+        scores = {text: MappingProxyType(value) for text, value in self._scores({row[8] for row in rows}).items()}
+        return [
+            StoredLabel(
+                item, reviewer, revision, skipped != 0, version, revealed != 0, flagged != 0, secs, scores[text]
+            )
+            for item, reviewer, revision, skipped, version, revealed, flagged, secs, text in rows
+        ]
+
+    # -- flags --------------------------------------------------------------------------------
+
+    def flag_rows(self) -> list[FlagRow]:
+        """Each reviewer's latest revision per item that is flagged or carries a note, oldest first."""
+        rows = self._q(
+            """SELECT l.id, l.item_id, l.case_id, l.reviewer, l.revision, l.flagged, l.note, l.created_at,
+                      r.note, r.curator, r.resolved_at
+               FROM labels AS l LEFT JOIN flag_resolutions AS r ON r.label_id = l.id
+               WHERE (l.flagged != 0 OR l.note != '')
+                 AND l.revision = (SELECT MAX(revision) FROM labels AS m
+                                   WHERE m.item_id = l.item_id AND m.reviewer = l.reviewer)
+               ORDER BY l.id"""
+        ).fetchall()
+        return [
+            FlagRow(int(a), str(b), str(c), str(d), int(e), bool(f), str(g), str(h), i, j, k)
+            for a, b, c, d, e, f, g, h, i, j, k in rows
+        ]
+
+    def resolve_flag(self, label_id: int, note: str, curator: str) -> bool:
+        """Record a resolution; False (nothing written) when that flag was already resolved."""
+        with self._write():
+            row = self._q(
+                """INSERT INTO flag_resolutions (label_id, note, curator, resolved_at) VALUES (%s, %s, %s, %s)
+                   ON CONFLICT DO NOTHING RETURNING label_id""",
+                (label_id, note, curator, utc_now()),
+            ).fetchone()
+        return row is not None

@@ -1,0 +1,173 @@
+"""Review items, reviewers' queues (assignments), reveals and exposures, on PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from qaeval_tui.core.store import codec
+from qaeval_tui.core.store.connection import utc_now
+from qaeval_tui.core.store.postgres.runs import PgRunTables
+from qaeval_tui.core.store.rows import (
+    Assignment,
+    Exposure,
+    QueueEntry,
+    ReviewItemContent,
+    ReviewItemRecord,
+    checked_seed,
+)
+
+_OWN_ITEM = """(EXISTS (SELECT 1 FROM assignments WHERE reviewer = %(person)s AND item_id = %(item)s)
+                OR EXISTS (SELECT 1 FROM labels WHERE reviewer = %(person)s AND item_id = %(item)s))"""
+
+
+class PgReviewTables(PgRunTables):
+    """The `review_items`, `assignments`, `reveals` and `exposures` tables."""
+
+    def insert_review_items(self, items: Iterable[ReviewItemRecord]) -> int:
+        """Store review items; an existing item is kept as is. Returns how many were new."""
+        now = utc_now()
+        rows = (codec.review_item_row(item, now) for item in items)
+        return self._insert_all("review_items", rows, "ON CONFLICT DO NOTHING")
+
+    def review_items(self) -> list[ReviewItemRecord]:
+        rows = self._q("SELECT item_id, case_id, case_hash, output_hash, run_id FROM review_items ORDER BY item_id")
+        return [ReviewItemRecord(*row) for row in rows]
+
+    def review_item(self, item_id: str) -> ReviewItemContent | None:
+        """One review item with its case content and the system output it pairs, or None."""
+        row = self._q(
+            """SELECT r.item_id, r.case_id, r.case_hash, r.output_hash, r.run_id, c.case_json, o.output_json
+               FROM review_items r
+               LEFT JOIN cases c ON c.case_hash = r.case_hash
+               LEFT JOIN run_outputs o ON o.run_id = r.run_id AND o.case_id = r.case_id
+               WHERE r.item_id = %s""",
+            (item_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        return ReviewItemContent(
+            ReviewItemRecord(*row[:5]),
+            None if row[5] is None else self.parsed(row[5], "cases", row[2], "case_json"),
+            None if row[6] is None else self.parsed(row[6], "run_outputs", f"{row[4]}/{row[1]}", "output_json"),
+        )
+
+    def case_ids_by_item(self) -> dict[str, str]:
+        return {item: case for item, case in self._q("SELECT item_id, case_id FROM review_items")}
+
+    def assignments(self, reviewer: str | None = None) -> list[Assignment]:
+        """Queue entries, in each reviewer's queue order."""
+        if reviewer is None:
+            rows = self._q("SELECT reviewer, item_id, position FROM assignments ORDER BY reviewer, position")
+        else:
+            rows = self._q(
+                "SELECT reviewer, item_id, position FROM assignments WHERE reviewer = %s ORDER BY position", (reviewer,)
+            )
+        return [Assignment(r, i, int(p)) for r, i, p in rows]
+
+    def write_assignments(self, entries: Iterable[QueueEntry], *, replace: bool) -> int:
+        """Store queue entries in one transaction; `replace` clears the old queues first. Returns how many were new."""
+        now = utc_now()
+        rows = [
+            {"reviewer": e.reviewer, "item_id": e.item_id, "position": e.position, "seed": checked_seed(e.seed)}
+            for e in entries
+        ]
+        with self._write():
+            if replace:
+                self._q("DELETE FROM assignments")
+            return self._insert_all(
+                "assignments", ({**row, "created_at": now} for row in rows), "ON CONFLICT DO NOTHING"
+            )
+
+    def queue_length(self, reviewer: str) -> int:
+        row = self._q("SELECT count(*) FROM assignments WHERE reviewer = %s", (reviewer,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def queue_item_ids(self, reviewer: str) -> list[str]:
+        """The item ids of `reviewer`'s queue, in queue order."""
+        rows = self._q("SELECT item_id FROM assignments WHERE reviewer = %s ORDER BY position", (reviewer,))
+        return [item_id for (item_id,) in rows]
+
+    def queued_items(self) -> dict[str, frozenset[str]]:
+        """The item ids in each reviewer's queue, by reviewer: the queues as sets."""
+        queues: dict[str, set[str]] = {}
+        for reviewer, item_id in self._q("SELECT reviewer, item_id FROM assignments"):
+            queues.setdefault(reviewer, set()).add(item_id)
+        return {reviewer: frozenset(items) for reviewer, items in queues.items()}
+
+    def record_reveal(self, item_id: str, reviewer: str) -> None:
+        """Remember that `reviewer` saw the judge verdict of `item_id` (the first time counts)."""
+        with self._write():
+            self._q(
+                """INSERT INTO reveals (item_id, reviewer, revealed_at) VALUES (%s, %s, %s)
+                   ON CONFLICT DO NOTHING""",
+                (item_id, reviewer, utc_now()),
+            )
+
+    def has_revealed(self, item_id: str, reviewer: str) -> bool:
+        row = self._q("SELECT 1 FROM reveals WHERE item_id = %s AND reviewer = %s", (item_id, reviewer)).fetchone()
+        return row is not None
+
+    # -- exposures (DESIGN §4) ----------------------------------------------------------------
+
+    def record_exposure(self, person: str, item_ids: Iterable[str], view: str, seen: str) -> int:
+        """Record that `person` saw `seen` of each of `item_ids` in `view`, for their own items only.
+
+        Returns how many exposures were new (an item seen before in the same view is not again)."""
+        now = utc_now()
+        params: list[dict[str, Any]] = [
+            {"item": item, "person": person, "view": view, "seen": seen, "now": now} for item in set(item_ids)
+        ]
+        if not params:
+            return 0
+        with self._write() as conn, conn.cursor() as cursor:
+            cursor.executemany(
+                f"""INSERT INTO exposures (item_id, person, view, seen, seen_at)
+                    SELECT %(item)s, %(person)s, %(view)s, %(seen)s, %(now)s WHERE {_OWN_ITEM}
+                    ON CONFLICT DO NOTHING""",
+                params,
+            )
+            return max(cursor.rowcount, 0)
+
+    def exposures(self, *, person: str | None = None, item_id: str | None = None) -> list[Exposure]:
+        """Recorded exposures, oldest first."""
+        wanted = {"person": person, "item_id": item_id}
+        where = " AND ".join(f"{column} = %s" for column, value in wanted.items() if value is not None) or "TRUE"
+        rows = self._q(
+            f"SELECT item_id, person, view, seen, seen_at FROM exposures WHERE {where} ORDER BY seen_at, item_id",
+            [value for value in wanted.values() if value is not None],
+        )
+        return [Exposure(*row) for row in rows]
+
+    def unblinded_at(self) -> dict[tuple[str, str], str]:
+        """The first time each (item, person) saw hidden information: a reveal or an exposure."""
+        rows = self._q(
+            """SELECT item_id, person, min(at) FROM (
+                   SELECT item_id, reviewer AS person, revealed_at AS at FROM reveals
+                   UNION ALL SELECT item_id, person, seen_at FROM exposures) AS seen
+               GROUP BY item_id, person"""
+        )
+        return {(item, person): at for item, person, at in rows}
+
+    def not_blind_reasons(self, *, reviewer: str | None = None) -> dict[tuple[str, str, int], str]:
+        """Why each non-blind label revision is not blind, by (item, reviewer, revision); blind ones are absent."""
+        where, params = ("reviewer = %s", (reviewer,)) if reviewer is not None else ("TRUE", ())
+        rows = self._q(
+            f"""SELECT item_id, reviewer, revision, not_blind_reason FROM labels
+                WHERE {where} AND not_blind_reason IS NOT NULL ORDER BY id""",
+            params,
+        )
+        return {(item, who, revision): reason for item, who, revision, reason in rows}
+
+    def _not_blind_reason(self, item_id: str, reviewer: str) -> str | None:
+        """Why a label `reviewer` appends now on `item_id` is not blind: the reveal, else the first exposure."""
+        row = self._q(
+            "SELECT revealed_at FROM reveals WHERE item_id = %s AND reviewer = %s", (item_id, reviewer)
+        ).fetchone()
+        if row is not None:
+            return codec.reveal_reason(row[0])
+        row = self._q(
+            "SELECT view, seen, seen_at FROM exposures WHERE item_id = %s AND person = %s ORDER BY seen_at LIMIT 1",
+            (item_id, reviewer),
+        ).fetchone()
+        return None if row is None else codec.exposure_reason(*row)

@@ -1,0 +1,156 @@
+"""Golden cases, runs, their per-case outputs and the judge verdicts, on PostgreSQL.
+
+The rows written and the checks on what is read back are the codec's, as for SQLite. The bulk read
+of verdict fields parses each stored document in Python (SQLite's `json_extract` has no faster
+equivalent over TEXT here), each distinct text once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from qaeval_tui.core.store import codec
+from qaeval_tui.core.store.postgres.connection import PgConnection
+from qaeval_tui.core.store.rows import (
+    CaseRecord,
+    CorruptRowError,
+    JsonObject,
+    RunOutput,
+    RunRecord,
+    StoredVerdict,
+    VerdictRecord,
+)
+
+_RUN_COLUMNS = (
+    "run_id, suite_hash, adapter, judge_name, judge_config_hash, code_version, started_at, finished_at, "
+    "n_cases, data_json, metrics_json"
+)
+_VERDICT_COLUMNS = "id, item_id, case_id, judge_name, config_hash, status, verdict_json, created_at"
+
+
+def insert_sql(table: str, row: Mapping[str, Any], suffix: str = "") -> str:
+    """An INSERT of `row`'s columns with named placeholders (for executemany over rows like it)."""
+    columns = ", ".join(row)
+    values = ", ".join(f"%({column})s" for column in row)
+    return f"INSERT INTO {table} ({columns}) VALUES ({values}) {suffix}"
+
+
+class PgRunTables(PgConnection):
+    """The `cases`, `runs`, `run_outputs` and `judge_verdicts` tables."""
+
+    def _insert_all(self, table: str, rows: Iterable[Mapping[str, Any]], suffix: str = "") -> int:
+        """Insert rows of one shape; returns how many were written (ON CONFLICT DO NOTHING skips some)."""
+        rows = list(rows)
+        if not rows:
+            return 0
+        with self._write() as conn, conn.cursor() as cursor:
+            cursor.executemany(insert_sql(table, rows[0], suffix), rows)
+            return max(cursor.rowcount, 0)
+
+    def upsert_cases(self, cases: Iterable[CaseRecord]) -> int:
+        """Store golden cases; content-addressed, so re-adding one is a no-op. Returns how many were new."""
+        return self._insert_all("cases", map(codec.case_row, cases), "ON CONFLICT DO NOTHING")
+
+    def case_json(self, case_hash: str) -> JsonObject | None:
+        row = self._q("SELECT case_json FROM cases WHERE case_hash = %s", (case_hash,)).fetchone()
+        return None if row is None else dict(self.parsed(row[0], "cases", case_hash, "case_json"))
+
+    def case_rows(self) -> list[CaseRecord]:
+        rows = self._q("SELECT case_hash, case_id, split, case_json FROM cases ORDER BY case_id, case_hash")
+        return [CaseRecord(h, c, s, self.parsed(text, "cases", h, "case_json")) for h, c, s, text in rows]
+
+    def insert_run(self, run: RunRecord, outputs: Sequence[RunOutput], verdicts: Sequence[VerdictRecord]) -> None:
+        """Store one whole run (its record, per-case outputs and judge verdicts) in one transaction."""
+        with self._write():
+            self._insert_all("runs", [codec.run_row(run)])
+            self._insert_all("run_outputs", codec.output_rows(run.run_id, outputs))
+            self._insert_all("judge_verdicts", codec.verdict_rows(run.run_id, verdicts))
+
+    def _runs(self, where: str = "", params: Sequence[str] = (), limit: str = "") -> list[RunRecord]:
+        cursor = self._q(
+            f"SELECT {_RUN_COLUMNS} FROM runs {where} ORDER BY started_at DESC, rowid DESC {limit}", tuple(params)
+        )
+        keys = [column.name for column in cursor.description or ()]
+        return [codec.run_record(self.path, dict(zip(keys, row, strict=True))) for row in cursor]
+
+    def list_runs(self) -> list[RunRecord]:
+        """Every run, newest first."""
+        return self._runs()
+
+    def get_run(self, run_id: str) -> RunRecord | None:
+        runs = self._runs("WHERE run_id = %s", (run_id,))
+        return runs[0] if runs else None
+
+    def latest_run(self) -> RunRecord | None:
+        runs = self._runs(limit="LIMIT 1")
+        return runs[0] if runs else None
+
+    def run_outputs(self, run_id: str) -> list[RunOutput]:
+        """Per-case outputs of a run, in suite order."""
+        rows = self._q(
+            """SELECT position, case_id, case_hash, output_hash, output_json, result_json FROM run_outputs
+               WHERE run_id = %s ORDER BY position""",
+            (run_id,),
+        )
+        where = f"{run_id}/"
+        return [
+            RunOutput(
+                position,
+                case_id,
+                case_hash,
+                output_hash,
+                self.parsed(output, "run_outputs", where + case_id, "output_json"),
+                self.parsed(result, "run_outputs", where + case_id, "result_json"),
+            )
+            for position, case_id, case_hash, output_hash, output, result in rows
+        ]
+
+    def _verdict_rows(self, where: str, params: Sequence[str], columns: str = _VERDICT_COLUMNS) -> list[dict[str, Any]]:
+        cursor = self._q(f"SELECT {columns} FROM judge_verdicts {where} ORDER BY id", tuple(params))
+        keys = [column.name for column in cursor.description or ()]
+        return [dict(zip(keys, row, strict=True)) for row in cursor]
+
+    @staticmethod
+    def _filters(run_id: str | None, config_hash: str | None, item_id: str | None) -> tuple[str, list[str]]:
+        wanted = {"run_id": run_id, "config_hash": config_hash, "item_id": item_id}
+        clauses = [f"{column} = %s" for column, value in wanted.items() if value is not None]
+        return ("WHERE " + " AND ".join(clauses)) if clauses else "", [v for v in wanted.values() if v is not None]
+
+    def verdicts(
+        self, *, run_id: str | None = None, config_hash: str | None = None, item_id: str | None = None
+    ) -> list[VerdictRecord]:
+        """Stored judge verdicts, oldest first, optionally for one run, one judge config or one item."""
+        where, params = self._filters(run_id, config_hash, item_id)
+        return [codec.verdict_record(self.path, row) for row in self._verdict_rows(where, params)]
+
+    def latest_verdict(self, item_id: str) -> VerdictRecord | None:
+        """The most recently stored judge verdict for one item, any judge."""
+        cursor = self._q(
+            f"SELECT {_VERDICT_COLUMNS} FROM judge_verdicts WHERE item_id = %s ORDER BY id DESC LIMIT 1", (item_id,)
+        )
+        row = cursor.fetchone()
+        if row is None:
+            return None
+        keys = [column.name for column in cursor.description or ()]
+        return codec.verdict_record(self.path, dict(zip(keys, row, strict=True)))
+
+    def verdict_scores(self, *, config_hash: str | None = None) -> list[StoredVerdict]:
+        """What a calibration reads of `verdicts()`, in the same order; the mappings are shared and read-only."""
+        where, params = self._filters(None, config_hash, None)
+        rows = self._q(f"SELECT id, verdict_json FROM judge_verdicts {where} ORDER BY id", tuple(params)).fetchall()
+        fields: dict[str, tuple[str, Mapping[str, Any], Mapping[str, Any], str]] = {}
+        try:
+            for text in {text for _, text in rows}:
+                document = json.loads(text)
+                item = document["item_id"]
+                if type(item) is not str:
+                    raise ValueError("item_id")
+                fields[text] = (*codec.verdict_fields(document["status"], document["judge"], document["scores"]), item)
+        except (ValueError, TypeError, KeyError):
+            raise self._corrupt_verdict(where, params) from None
+        return [StoredVerdict(fields[text][3], *fields[text][:3]) for _, text in rows]
+
+    def _corrupt_verdict(self, where: str, params: Sequence[str]) -> CorruptRowError:
+        return codec.corrupt_verdict(self.path, self._verdict_rows(where, params, "*"))
