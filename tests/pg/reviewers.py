@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import random
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -51,17 +52,22 @@ def team_store(opener: Callable[[], StoreBackend], workdir: Path, items: int, re
     scratch.unlink()
 
 
-def reviewer(opener: Callable[[], StoreBackend], name: str, acks: Path, go: Event, limit: int | None = None) -> None:
-    """Label `name`'s whole queue (or `limit` items), one acknowledged label per line in `acks`,
-    written as soon as submit returns; then, in `<acks>.ms`, the milliseconds from each submit to
-    the next item on screen."""
+def reviewer(opener: Callable[[], StoreBackend], name: str, acks: Path, go: Event, think_seconds: float = 0.0) -> None:
+    """Label `name`'s whole queue, one acknowledged label per line in `acks`, written as soon as
+    submit returns; then, in `<acks>.ms`, the milliseconds from each submit to the next item on screen.
+
+    `think_seconds`: the mean time spent reading an item before submitting it (0: flat out, a
+    stress test; a pause drawn uniformly from half to one and a half times it, seeded by name)."""
+    rng = random.Random(name)
     store = opener()
     session = ReviewSession(store, Config(), name)  # type: ignore[arg-type]  # any StoreBackend serves
     view = session.next_item()
     go.wait()
     latencies: list[float] = []
     with acks.open("a", encoding="utf-8", buffering=1) as out:  # line-buffered: each ack is written at once
-        while view is not None and (limit is None or len(latencies) < limit):
+        while view is not None:
+            if think_seconds:
+                time.sleep(think_seconds * rng.uniform(0.5, 1.5))
             started = time.perf_counter()
             label = session.submit(view.item_id, dict(FULL), "", False, 1.0)
             out.write(json.dumps({"item": label.item_id, "revision": label.revision}) + "\n")
@@ -85,7 +91,12 @@ class TeamOutcome:
 
 
 def run_team(
-    opener: Callable[[], StoreBackend], workdir: Path, reviewers: int, *, timeout: float = 300.0
+    opener: Callable[[], StoreBackend],
+    workdir: Path,
+    reviewers: int,
+    *,
+    think_seconds: float = 0.0,
+    timeout: float = 300.0,
 ) -> TeamOutcome:
     """Start `reviewers` processes at once on the store `opener` reaches; wait for them; check the store."""
     context = multiprocessing.get_context("spawn")
@@ -95,7 +106,7 @@ def run_team(
         acks = workdir / f"{name}.acks"
         acks.unlink(missing_ok=True)
         acks.with_suffix(".ms").unlink(missing_ok=True)
-        process = context.Process(target=reviewer, args=(opener, name, acks, go), name=name)
+        process = context.Process(target=reviewer, args=(opener, name, acks, go, think_seconds), name=name)
         process.start()
         processes.append(process)
     go.set()

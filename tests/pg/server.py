@@ -134,8 +134,23 @@ class PgServer:
             self.executor.start()
         except Exception as exc:  # any failure is reported with the server's own words
             raise PgServerError(f"the PostgreSQL test server did not start ({exc}){self._log_tail()}") from exc
+        self._wait_until_ready()
         if first:
             self._require_passwords()
+
+    def _wait_until_ready(self, seconds: float = 60.0) -> None:
+        """The port opens before the server takes logins ("the database system is starting up"): wait for them."""
+        import time
+
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                psycopg.connect(host=str(self.socket_dir), port=self.port, user=SUPERUSER, dbname="postgres").close()
+                return
+            except psycopg.OperationalError as exc:
+                if "starting up" not in str(exc) or time.monotonic() > deadline:
+                    raise PgServerError(f"the PostgreSQL test server did not start ({exc}){self._log_tail()}") from exc
+                time.sleep(0.05)
 
     def _require_passwords(self) -> None:
         """Logins over TCP need their password (as on a real server); the Unix socket stays trusted.
