@@ -69,7 +69,8 @@ def _measure(server: PgServer, workdir: Path) -> list[Figure]:
         figures += [
             Figure(f"{REVIEWERS} reviewers, {pace}: submit -> next item, p95", p95, "ms", target,
                    p95 <= P95_MS or not think),
-            Figure(f"  labels lost of {outcome.acknowledged} acknowledged", len(outcome.lost), "", "0", not outcome.lost),
+            Figure(f"  labels lost of {outcome.acknowledged} acknowledged", len(outcome.lost), "", "0",
+                   not outcome.lost),
             Figure("  queue invariants broken", len(outcome.problems), "", "0", not outcome.problems),
         ]  # fmt: skip
 
