@@ -19,7 +19,8 @@ from qaeval_tui.core.errors import InputError, QaevalError, UsageError
 from qaeval_tui.core.text import json_visible
 
 if TYPE_CHECKING:
-    from qaeval_tui.core.store.sqlite import Store
+    from qaeval_tui.core.store.backend import StoreBackend
+    from qaeval_tui.core.store.opening import StoreTarget
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -61,33 +62,48 @@ def choose_reviewer(config: Config, option: str | None) -> str | None:
     return chosen
 
 
-def store_path(ctx: typer.Context, db: Path | None) -> Path:
-    """The store a command uses: `--db`, else `paths.store` from the config."""
+STORE_ENV = "QAEVAL_DB"
+
+
+def store_path(ctx: typer.Context, db: str | None) -> StoreTarget:
+    """The store a command uses: `--db`, else $QAEVAL_DB, else `paths.store` from the config.
+
+    Each is a SQLite file path or a `postgresql://` URL; a relative `paths.store` is against the
+    config file's folder, a relative `--db` or $QAEVAL_DB against the working folder."""
+    from qaeval_tui.core.store.opening import resolve_target
+
     config = config_from(ctx)
-    return db or config.path(config.paths.store)
+    chosen = db or os.environ.get(STORE_ENV)
+    if chosen:
+        return resolve_target(chosen, Path.cwd())
+    return resolve_target(config.paths.store, Path(config.base_dir))
 
 
-def open_store(ctx: typer.Context, db: Path | None, *, must_exist: bool = False) -> Store:
+def open_store(ctx: typer.Context, db: str | None, *, must_exist: bool = False) -> StoreBackend:
     """Open the command's store (see `store_path`), creating it unless `must_exist`.
 
-    The one way a command opens the store: a store that cannot be opened or written is a UsageError
-    naming it (Store.open), and one that must exist and does not is refused before anything is created.
+    The one way a command opens the store: a store that cannot be opened, reached or written is a
+    UsageError naming it (a URL's password masked), and one that must exist and does not is refused
+    before anything is created.
     """
-    from qaeval_tui.core.store.sqlite import Store
+    from qaeval_tui.core.store.opening import open_store as open_target
+    from qaeval_tui.core.store.opening import store_exists
 
-    path = store_path(ctx, db)
-    if must_exist and not path.is_file():
+    target = store_path(ctx, db)
+    if must_exist and not store_exists(target):
         if db is not None:
-            raise UsageError(f"{path}: no such store")
-        raise UsageError(f"{path}: no store here yet; run `qaeval run` first or pass --db")
-    return Store.open(path)
+            raise UsageError(f"{target}: no such store")
+        raise UsageError(f"{target}: no store here yet; run `qaeval run` first or pass --db")
+    return open_target(target)
 
 
 @contextmanager
-def optional_store(ctx: typer.Context, db: Path | None) -> Iterator[Store | None]:
+def optional_store(ctx: typer.Context, db: str | None) -> Iterator[StoreBackend | None]:
     """The store when there is one, else None (a command that can read files instead); a `--db` that
     names no store is refused. Closed after the block."""
-    if db is None and not store_path(ctx, db).is_file():
+    from qaeval_tui.core.store.opening import store_exists
+
+    if db is None and not store_exists(store_path(ctx, db)):
         yield None
         return
     with open_store(ctx, db, must_exist=True) as store:

@@ -14,7 +14,12 @@ from typing import Annotated
 
 import typer
 
-Db = Annotated[Path | None, typer.Option("--db", help="SQLite store (default: paths.store from the config).")]
+Db = Annotated[
+    str | None,
+    typer.Option(
+        "--db", help="SQLite store path or postgresql:// URL (default: $QAEVAL_DB, then paths.store from the config)."
+    ),
+]
 AsJson = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout instead of text and tables.")]
 Data = Annotated[
     list[Path] | None, typer.Option("--data", help="Golden files or folders (default: paths.golden from the config).")

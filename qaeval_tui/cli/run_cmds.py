@@ -70,7 +70,7 @@ def execute(
     adapter: str | None,
     judge: str | None,
     workers: int | None,
-    db: Path | None,
+    db: str | None,
     against: Baseline | None = None,
 ) -> RunResult:
     """Load, run, store: the part every command shares. With `against`, refuse a mismatched baseline first."""

@@ -25,29 +25,21 @@ store_app = typer.Typer(
 )
 
 
-def _is_url(target: str) -> bool:
-    from qaeval_tui.core.store.postgres.connection import is_postgres_url
-
-    return is_postgres_url(target)
-
-
 def same_store(source: str, target: str) -> bool:
-    if _is_url(source) or _is_url(target):
+    from qaeval_tui.core.store.opening import is_postgres_url
+
+    if is_postgres_url(source) or is_postgres_url(target):
         return source == target
     return Path(source).resolve() == Path(target).resolve()
 
 
 def open_any_store(target: str, *, must_exist: bool = False) -> StoreBackend:
-    """A SQLite file or a PostgreSQL URL; a source file that must exist and does not is refused, nothing created."""
-    if _is_url(target):
-        from qaeval_tui.core.store.postgres.store import PgStore
+    """A SQLite file or a PostgreSQL URL; a source that must exist and does not is refused, nothing created."""
+    from qaeval_tui.core.store.opening import open_store, store_exists, store_name
 
-        return PgStore.open(target)
-    from qaeval_tui.core.store.sqlite import Store
-
-    if must_exist and not Path(target).is_file():
-        raise UsageError(f"{target}: no such store")
-    return Store.open(target)
+    if must_exist and not store_exists(target):
+        raise UsageError(f"{store_name(target)}: no such store")
+    return open_store(target)
 
 
 @guarded
@@ -66,7 +58,9 @@ def store_copy(
     from qaeval_tui.core.store.copy import copy_store
 
     if same_store(source, target):
-        raise UsageError(f"{target}: the source and the target are the same store")
+        from qaeval_tui.core.store.opening import store_name
+
+        raise UsageError(f"{store_name(target)}: the source and the target are the same store")
     with ExitStack() as stack:
         source_store = open_any_store(source, must_exist=True)
         stack.callback(source_store.close)

@@ -19,6 +19,7 @@ from textual.screen import Screen
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.review.session import BlindItemView, SessionSummary
 from qaeval_tui.core.review.views import Role, seat_for
+from qaeval_tui.core.store.opening import StoreTarget
 from qaeval_tui.tui.commands import RULE_HELP, Scope, bindings, commands_for, keymap, resolve_keys, scale_digits
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import notice, palette
@@ -184,7 +185,7 @@ class ReviewApp(QaevalApp[int]):
 def create_app(
     config: Config,
     *,
-    db_path: Path,
+    db_path: StoreTarget,
     data_paths: Sequence[Path],
     reviewer: str | None,
     clock: Callable[[], float] = time.monotonic,

@@ -41,7 +41,8 @@ from qaeval_tui.core.golden.loader import GoldenSet, load_golden
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.prepare import PrepareReport, StoreOverview, ensure_prepared, store_overview
 from qaeval_tui.core.review.session import BlindItemView, Progress, RevealView, ReviewSession, SessionSummary
-from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.store.backend import StoreBackend
+from qaeval_tui.core.store.opening import StoreTarget
 from qaeval_tui.tui.store_thread import StoreThread
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ class Services:
     def __init__(
         self,
         config: Config,
-        db_path: Path,
+        db_path: StoreTarget,
         data_paths: Sequence[Path] = (),
         *,
         now: Callable[[], str] | None = None,
@@ -91,7 +92,7 @@ class Services:
     def _on_session(self, work: Callable[[ReviewSession], T]) -> T:
         """Run `work` on the reviewer's session, on the store thread."""
 
-        def run(_store: Store) -> T:
+        def run(_store: StoreBackend) -> T:
             if self._session is None:
                 raise UsageError("the review session is not open yet")
             return work(self._session)
@@ -103,7 +104,7 @@ class Services:
     def prepare(self, reviewer: str, step: Callable[[str], object]) -> PrepareReport:
         """Open the store, prepare it for `reviewer` if needed, and open their session."""
 
-        def run(store: Store) -> PrepareReport:
+        def run(store: StoreBackend) -> PrepareReport:
             report = ensure_prepared(store, self.config, self.data_paths, reviewer, step=step)
             self._session = ReviewSession(store, self.config, reviewer)
             return report
@@ -227,7 +228,7 @@ class Services:
         from qaeval_tui.core.errors import QaevalError
         from qaeval_tui.core.review.queue import unreviewed_cases
 
-        def run(store: Store) -> str | None:
+        def run(store: StoreBackend) -> str | None:
             try:
                 return unreviewed_cases(store, load_golden(self.data_paths)).notice
             except QaevalError:

@@ -3,7 +3,7 @@
 sqlite3 connections belong to the thread that opened them. Rather than share one across worker
 threads (`check_same_thread=False` plus a lock), the app hands every store call to this one
 thread, in the order the calls were made, and waits for the answer in the worker that asked. The
-connection is opened pinned to this thread (`Store.open(..., one_thread=True)`), so a use from
+connection is opened pinned to this thread (`open_store(..., one_thread=True)`), so a use from
 anywhere else fails loudly instead of racing.
 
 A store on a server can become unreachable while the app is open (a restart, a network cut): the
@@ -23,12 +23,12 @@ import contextlib
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.store.backend import StoreBackend
+from qaeval_tui.core.store.opening import StoreTarget, open_store
 from qaeval_tui.core.store.rows import StoreUnavailableError
-from qaeval_tui.core.store.sqlite import Store
 
 T = TypeVar("T")
 
@@ -56,19 +56,19 @@ class StoreHandle:
 class StoreThread:
     """One thread, one connection opened on first use; `call` runs work on it and returns its result."""
 
-    def __init__(self, path: Path, *, on_unavailable: Callable[[str | None], object] | None = None) -> None:
+    def __init__(self, path: StoreTarget, *, on_unavailable: Callable[[str | None], object] | None = None) -> None:
         self.path = path
         self.on_unavailable = on_unavailable
         """Told the reason once when the store becomes unreachable, then None once it is back; on the store thread."""
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qaeval-store")
         # Touched on the store thread only: no lock guards them because no other thread reads them.
-        self._store: Store | None = None
+        self._store: StoreBackend | None = None
         self._closed = False
         self._reached = False  # once a connection opened, an unreachable store is an outage, waited out
         self._quitting = threading.Event()  # set from any thread: a retry waiting for the server stops
-        self._handle = cast(Store, StoreHandle(self))
+        self._handle = cast(StoreBackend, StoreHandle(self))
 
-    def call(self, work: Callable[[Store], T]) -> T:
+    def call(self, work: Callable[[StoreBackend], T]) -> T:
         """Run `work` on the store thread after every call handed over before it; block until it is done.
 
         Called from worker threads, never the UI thread. Its exceptions are raised here, in the caller;
@@ -80,15 +80,15 @@ class StoreThread:
             raise UsageError(CLOSED) from exc
         return future.result()
 
-    def _current(self) -> Store:
+    def _current(self) -> StoreBackend:
         if self._closed:  # handed over after `close` began: never reopen
             raise UsageError(CLOSED)
         if self._store is None:
-            self._store = Store.open(self.path, one_thread=True)
+            self._store = open_store(self.path, one_thread=True)
             self._reached = True
         return self._store
 
-    def _run(self, work: Callable[[Store], T]) -> T:
+    def _run(self, work: Callable[[StoreBackend], T]) -> T:
         delay, down = RETRY_FIRST_SECONDS, False
         while True:
             try:

@@ -27,8 +27,8 @@ from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.rubric import Axis
 from qaeval_tui.core.statistics.calibration import adjudicate, human_consensus
 from qaeval_tui.core.statistics.label_table import LabelTable
+from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import LabelRevision
-from qaeval_tui.core.store.sqlite import Store
 
 __all__ = ["AdjudicationQueue", "BlindScore", "Disagreement", "adjudication_queue", "record_consensus"]
 
@@ -121,7 +121,7 @@ def _labellers(rows: list[LabelRevision]) -> dict[str, frozenset[str]]:
     return {item_id: frozenset(names) for item_id, names in found.items()}
 
 
-def adjudication_queue(store: Store, config: Config, *, viewer: str | None = None) -> AdjudicationQueue:
+def adjudication_queue(store: StoreBackend, config: Config, *, viewer: str | None = None) -> AdjudicationQueue:
     """Every (item, axis) where blind reviewers disagree, worst first.
 
     Built for a named `viewer`, it records an exposure for each listed item that is theirs (in their
@@ -133,7 +133,7 @@ def adjudication_queue(store: Store, config: Config, *, viewer: str | None = Non
     return queue
 
 
-def _queue(store: Store, config: Config) -> AdjudicationQueue:
+def _queue(store: StoreBackend, config: Config) -> AdjudicationQueue:
     rubric = config.rubric
     rows = store.labels()
     blind = latest_blind_labels(rows, rubric.version)
@@ -188,7 +188,7 @@ def _queue(store: Store, config: Config) -> AdjudicationQueue:
 
 
 def record_consensus(
-    store: Store, config: Config, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str
+    store: StoreBackend, config: Config, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str
 ) -> None:
     """Record a curator's consensus label (append-only; the latest ruling counts). Raises UsageError,
     also when the curator labelled the item: a curator never rules on a disagreement they labelled."""

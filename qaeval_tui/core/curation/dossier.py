@@ -21,8 +21,8 @@ from qaeval_tui.core.review.views import CitationView, SourceView, content_views
 from qaeval_tui.core.running.models import JudgeVerdict
 from qaeval_tui.core.statistics.consensus import NO_HUMAN_VALUE, SOURCE_NAMES, human_consensus
 from qaeval_tui.core.statistics.label_table import LabelTable, select_labels
+from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import LabelRevision
-from qaeval_tui.core.store.sqlite import Store
 
 CONSENSUS_SOURCES: dict[int, str] = SOURCE_NAMES
 
@@ -97,7 +97,7 @@ def _judge_view(verdict: JudgeVerdict | None) -> JudgeView | None:
     )
 
 
-def _verdict_for(store: Store, item_id: str, config_hash: str | None) -> JudgeVerdict | None:
+def _verdict_for(store: StoreBackend, item_id: str, config_hash: str | None) -> JudgeVerdict | None:
     latest = store.latest_verdict(item_id)
     if config_hash is None or latest is None or latest.verdict.judge.get("config_hash") == config_hash:
         return None if latest is None else latest.verdict
@@ -118,7 +118,7 @@ def hidden_shown(dossier: ItemDossier, viewer: str) -> str:
 
 
 def item_dossier(
-    store: Store,
+    store: StoreBackend,
     config: Config,
     item_id: str,
     *,
@@ -140,7 +140,7 @@ def item_dossier(
 
 
 def _dossier(
-    store: Store, config: Config, item_id: str, *, with_judge: bool, judge_config_hash: str | None
+    store: StoreBackend, config: Config, item_id: str, *, with_judge: bool, judge_config_hash: str | None
 ) -> ItemDossier:
     item = store.review_item(item_id)
     if item is None:
@@ -189,7 +189,7 @@ def _dossier(
     )
 
 
-def record_case_view(store: Store, viewer: str, case_id: str) -> int:
+def record_case_view(store: StoreBackend, viewer: str, case_id: str) -> int:
     """Record that `viewer` opened golden case `case_id` whole (the golden browser's case view): its
     id, gold answer and gold sources, hidden from them on their own items of that case (DESIGN §4).
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.flags import FlagRow
-from qaeval_tui.core.store.sqlite import Store
 
 FlagState = Literal["open", "resolved", "all"]
 
@@ -34,7 +34,7 @@ class Flag:
 
 
 def list_flags(
-    store: Store, *, state: FlagState = "open", reviewer: str | None = None, search: str | None = None
+    store: StoreBackend, *, state: FlagState = "open", reviewer: str | None = None, search: str | None = None
 ) -> list[Flag]:
     """Flags oldest first; `reviewer` matches case-insensitively, `search` in note, item id or case id."""
     wanted = reviewer.casefold() if reviewer else None
@@ -52,12 +52,12 @@ def list_flags(
     return flags
 
 
-def open_flag_count(store: Store) -> int:
+def open_flag_count(store: StoreBackend) -> int:
     """How many flags and notes wait for a curator (the dashboard's count)."""
     return sum(1 for row in store.flag_rows() if row.resolved_at is None)
 
 
-def resolve_flag(store: Store, flag_id: int, *, note: str, curator: str) -> Flag:
+def resolve_flag(store: StoreBackend, flag_id: int, *, note: str, curator: str) -> Flag:
     """Resolve one open flag with a note. UsageError (exit 2, nothing written): unknown id, blank
     note or curator, or already resolved."""
     if not note.strip():

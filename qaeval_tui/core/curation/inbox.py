@@ -23,9 +23,9 @@ from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.golden.loader import iter_lines, problems_from_validation
 from qaeval_tui.core.golden.models import parse_timestamp
 from qaeval_tui.core.jsonl import json_problem, loads, lone_surrogate_column, lone_surrogate_message
+from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import InboxDecision as InboxDecision  # the curation API names it here
 from qaeval_tui.core.store.rows import InboxMiss, InboxRecord, StoredMiss
-from qaeval_tui.core.store.sqlite import Store
 
 InboxStatus = Literal["pending", "promoted", "rejected"]
 STATUSES: tuple[InboxStatus, ...] = ("pending", "promoted", "rejected")
@@ -100,7 +100,7 @@ def _parse_line(raw: bytes, path: str, line: int) -> tuple[ProductionMiss | None
         return None, problems_from_validation(exc, path, line)
 
 
-def import_misses(store: Store, path: str | Path) -> ImportReport:
+def import_misses(store: StoreBackend, path: str | Path) -> ImportReport:
     """Import a production-miss JSONL file: all lines or none. Raises InputError listing every problem."""
     file = Path(path)
     display = str(path)
@@ -167,7 +167,7 @@ def _haystack(entry: InboxEntry) -> str:
     return "\n".join((miss.trace_id, miss.question, miss.answer, miss.reason, miss.reporter)).casefold()
 
 
-def list_inbox(store: Store, status: str | None = None, search: str | None = None) -> list[InboxEntry]:
+def list_inbox(store: StoreBackend, status: str | None = None, search: str | None = None) -> list[InboxEntry]:
     """Inbox entries, oldest report first; `status` and case-insensitive `search` narrow them."""
     wanted = parse_status(status)
     entries = [_entry(row) for row in store.inbox_entries()]
@@ -193,7 +193,7 @@ def status_counts(entries: list[InboxEntry]) -> dict[InboxStatus, int]:
     return counts
 
 
-def inbox_entry(store: Store, trace_id: str) -> InboxEntry:
+def inbox_entry(store: StoreBackend, trace_id: str) -> InboxEntry:
     """One entry by trace id. Raises UsageError when it is not in the inbox."""
     rows = store.inbox_entries(trace_id)
     if not rows:

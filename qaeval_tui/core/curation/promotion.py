@@ -39,8 +39,9 @@ from qaeval_tui.core.curation.target import GoldenSnapshot, GoldenTarget, living
 from qaeval_tui.core.errors import QaevalError
 from qaeval_tui.core.golden.loader import GoldenSet, case_content_hash, load_golden
 from qaeval_tui.core.golden.models import CASE_ID_PATTERN, GoldenCase, LoadedCase
+from qaeval_tui.core.store.backend import StoreBackend
+from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.rows import InboxDecision
-from qaeval_tui.core.store.sqlite import Store, utc_now
 
 if TYPE_CHECKING:  # neardup brings numpy; only a promotion needs it
     from qaeval_tui.core.golden.neardup import SimilarCase
@@ -195,7 +196,7 @@ def case_from_draft(draft: PromotionDraft, context: PromotionContext, promoted_a
 
 
 def complete_interrupted_promotion(
-    store: Store, entry: InboxEntry, snapshot: GoldenSnapshot, target: GoldenTarget, action: str
+    store: StoreBackend, entry: InboxEntry, snapshot: GoldenSnapshot, target: GoldenTarget, action: str
 ) -> None:
     """Before deciding a pending miss whose case is already in the set: record that promotion, refuse.
 
@@ -256,13 +257,13 @@ class _GoneMeanwhile(Exception):
     """The case seen in the golden set was no longer there under the write lock."""
 
 
-def promotion_context(store: Store, target: GoldenTarget, trace_id: str) -> PromotionContext:
+def promotion_context(store: StoreBackend, target: GoldenTarget, trace_id: str) -> PromotionContext:
     """Load the miss and the current golden set (UsageError: unknown trace id; InputError: invalid set)."""
     return PromotionContext(inbox_entry(store, trace_id), GoldenSnapshot.load(target))
 
 
 def promote(
-    store: Store,
+    store: StoreBackend,
     draft: PromotionDraft,
     target: GoldenTarget,
     *,
@@ -281,7 +282,7 @@ def promote(
 
 
 def _promote_locked(
-    store: Store,
+    store: StoreBackend,
     draft: PromotionDraft,
     target: GoldenTarget,
     snapshot: GoldenSnapshot,

@@ -7,8 +7,9 @@ from qaeval_tui.core.curation.inbox import InboxEntry, inbox_entry
 from qaeval_tui.core.curation.promotion import CurationError, already_decided, complete_interrupted_promotion
 from qaeval_tui.core.curation.target import GoldenSnapshot, GoldenTarget, living_file_lock
 from qaeval_tui.core.errors import QaevalError
+from qaeval_tui.core.store.backend import StoreBackend
+from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.rows import InboxDecision
-from qaeval_tui.core.store.sqlite import Store, utc_now
 
 
 def validate_rejection(entry: InboxEntry, reason: str, curator: str) -> list[FieldError]:
@@ -24,7 +25,7 @@ def validate_rejection(entry: InboxEntry, reason: str, curator: str) -> list[Fie
 
 
 def reject(
-    store: Store,
+    store: StoreBackend,
     trace_id: str,
     *,
     reason: str,

@@ -35,7 +35,7 @@ from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.text import one_line
 
 if TYPE_CHECKING:  # the name rules below are read when a config is loaded: no store for that
-    from qaeval_tui.core.store.sqlite import Store
+    from qaeval_tui.core.store.backend import StoreBackend
 
 VERDICTS_FILENAME = "judge-verdicts.jsonl"
 EXPORT_LOCK = ".qaeval-export.lock"
@@ -95,7 +95,7 @@ class ExportReport:
 
 
 def export_folder(
-    store: Store,
+    store: StoreBackend,
     folder: Path,
     *,
     reviewers: Sequence[str] | None = None,
@@ -146,13 +146,15 @@ def export_folder(
 
 
 def export_labels(
-    store: Store, folder: Path, reviewers: Sequence[str] | None = None, *, golden: Iterable[Path] = ()
+    store: StoreBackend, folder: Path, reviewers: Sequence[str] | None = None, *, golden: Iterable[Path] = ()
 ) -> dict[str, int]:
     """`export_folder` without verdicts: lines written per reviewer."""
     return export_folder(store, folder, reviewers=reviewers, golden=golden).labels
 
 
-def export_verdicts(store: Store, path: Path, *, run_id: str | None = None, config_hash: str | None = None) -> int:
+def export_verdicts(
+    store: StoreBackend, path: Path, *, run_id: str | None = None, config_hash: str | None = None
+) -> int:
     """Write stored judge verdicts (§8.3), one a line; returns how many."""
     verdicts = store.verdicts(run_id=run_id, config_hash=config_hash)
     lines = [

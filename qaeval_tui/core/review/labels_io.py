@@ -33,8 +33,9 @@ from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.rubric_fit import score_misfits
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.models import JudgeVerdict
+from qaeval_tui.core.store.backend import StoreBackend
+from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.rows import StoreConflictError
-from qaeval_tui.core.store.sqlite import Store, utc_now
 
 __all__ = [
     "LABEL_FIELDS",
@@ -228,7 +229,7 @@ def _format_of(path: Path, fmt: Format | None) -> Format:
 
 
 def import_labels(
-    store: Store,
+    store: StoreBackend,
     paths: Iterable[str | Path],
     rubric: Rubric,
     *,

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from qaeval_tui.core.review.views import Progress
+from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import ChangeToken, LabelMark
-from qaeval_tui.core.store.sqlite import Store
 
 
 @dataclass(slots=True)
@@ -29,7 +29,7 @@ class _ItemMarks:
 class QueueLedger:
     """The queue, per-item marks and progress counts of one reviewer; call `sync` before reading."""
 
-    def __init__(self, store: Store, reviewer: str) -> None:
+    def __init__(self, store: StoreBackend, reviewer: str) -> None:
         self.store = store
         self.reviewer = reviewer
         self.queue: tuple[str, ...] = ()

@@ -20,8 +20,8 @@ from qaeval_tui.core.errors import QaevalError, UsageError
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
 from qaeval_tui.core.review.label_export import reviewer_name_problem as reviewer_name_problem  # the one rule
 from qaeval_tui.core.review.session import Progress, assign, build_review_items
+from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import QueueEntry
-from qaeval_tui.core.store.sqlite import Store
 
 Step = Callable[[str], object]
 
@@ -68,9 +68,14 @@ def pace(progress: Progress) -> float | None:
 
 
 @contextmanager
-def _preparation_lock(store: Store) -> Iterator[None]:
-    """Two reviewers starting on one fresh store at once must not both run the suite."""
-    if store.path == ":memory:":
+def _preparation_lock(store: StoreBackend) -> Iterator[None]:
+    """Two reviewers starting on one fresh store at once must not both run the suite.
+
+    A lock file beside a SQLite store; a server's store has no folder to hold one (its reviewers sit
+    at other machines), so there the first run is left to whoever runs `qaeval run` against it."""
+    from qaeval_tui.core.store.opening import is_postgres_url
+
+    if store.path == ":memory:" or is_postgres_url(store.path):
         yield
         return
     import fcntl
@@ -94,7 +99,7 @@ def _announce_progress(cases: int, say: Step) -> Callable[[int, int], None]:
     return progress
 
 
-def _join_queue(store: Store, reviewer: str, config: Config) -> int:
+def _join_queue(store: StoreBackend, reviewer: str, config: Config) -> int:
     """Give a reviewer who arrives after the queue was built their share of the items.
 
     They take the items with the fewest reviewers so far (seeded tie-break), as many as the
@@ -120,7 +125,7 @@ def _join_queue(store: Store, reviewer: str, config: Config) -> int:
 
 
 def ensure_prepared(
-    store: Store, config: Config, data_paths: Sequence[Path], reviewer: str, *, step: Step | None = None
+    store: StoreBackend, config: Config, data_paths: Sequence[Path], reviewer: str, *, step: Step | None = None
 ) -> PrepareReport:
     """Make sure the store has a run, review items and a queue for `reviewer`; idempotent."""
     say: Step = step or (lambda _message: None)
@@ -161,7 +166,7 @@ def ensure_prepared(
         return PrepareReport(ran, run_id, items_created, newly_assigned, queue_length)
 
 
-def store_overview(store: Store, data_paths: Sequence[Path]) -> StoreOverview:
+def store_overview(store: StoreBackend, data_paths: Sequence[Path]) -> StoreOverview:
     """Golden-set counts (from the files now) and every stored run, newest first."""
     golden: GoldenSet | None = None
     problem: str | None = None

@@ -16,8 +16,8 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.hashing import item_id_for
 from qaeval_tui.core.golden.loader import GoldenSet
 from qaeval_tui.core.golden.models import CASE_ID_PATTERN
+from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import CaseRecord, QueueEntry, ReviewItemRecord
-from qaeval_tui.core.store.sqlite import Store
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class AssignmentReport:
 
 
 def build_review_items(
-    store: Store, run_id: str, golden: GoldenSet | None = None, *, only_cases: AbstractSet[str] | None = None
+    store: StoreBackend, run_id: str, golden: GoldenSet | None = None, *, only_cases: AbstractSet[str] | None = None
 ) -> int:
     """One review item per (case, output) of the run (only the case hashes in `only_cases`, if
     given); returns how many were new.
@@ -99,7 +99,7 @@ def _check_reviewers(reviewers: Sequence[str], overlap: int) -> tuple[str, ...]:
 
 
 def assign(
-    store: Store, reviewers: Sequence[str], overlap: int, seed: int, *, replace: bool = False
+    store: StoreBackend, reviewers: Sequence[str], overlap: int, seed: int, *, replace: bool = False
 ) -> AssignmentReport:
     """Give each review item to `overlap` reviewers, balancing load and pair overlap, in seeded order.
 
@@ -192,7 +192,7 @@ class MoreLabelsReport:
 
 
 def assign_more_labels(
-    store: Store,
+    store: StoreBackend,
     reviewers: Sequence[str],
     short: dict[str, frozenset[str]],
     min_reviewers: int,
@@ -271,7 +271,7 @@ def _some(case_ids: Sequence[str]) -> str:
     return ", ".join(case_ids[:3]) + (", ..." if len(case_ids) > 3 else "")
 
 
-def unreviewed_cases(store: Store, golden: GoldenSet) -> UnreviewedCases:
+def unreviewed_cases(store: StoreBackend, golden: GoldenSet) -> UnreviewedCases:
     """Which of `golden`'s cases (matched by content hash, so an edited case counts as new) no run
     answered, and which a run answered but no reviewer's queue holds."""
     run_hashes: set[str] = set()

@@ -29,8 +29,8 @@ from qaeval_tui.core.review.views import (
     find_quote,
 )
 from qaeval_tui.core.rubric import Rubric
+from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import LabelDraft, LabelRevision
-from qaeval_tui.core.store.sqlite import Store
 
 __all__ = [
     "AssignmentReport",
@@ -86,7 +86,7 @@ def score_problems(rubric: Rubric, scores: Mapping[str, object], *, require_all:
 class ReviewSession:
     """One reviewer working through their queue in one store."""
 
-    def __init__(self, store: Store, config: Config, reviewer: str) -> None:
+    def __init__(self, store: StoreBackend, config: Config, reviewer: str) -> None:
         if not reviewer or not reviewer.strip():
             raise UsageError("a reviewer name is required")
         self.store = store

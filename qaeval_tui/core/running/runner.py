@@ -30,8 +30,9 @@ from qaeval_tui.core.running.metrics import case_values, scoreboard
 from qaeval_tui.core.running.models import CaseView, Citation, JudgeConfig, SUTOutput
 from qaeval_tui.core.running.result import CaseResult, RunResult
 from qaeval_tui.core.running.trajectory import TrajectoryResult, score_trajectory
+from qaeval_tui.core.store.backend import StoreBackend
+from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.rows import CaseRecord, RunOutput, RunRecord, VerdictRecord
-from qaeval_tui.core.store.sqlite import Store, utc_now
 
 Progress = Callable[[int, int], None]
 
@@ -280,13 +281,13 @@ def _in_parallel(
     return [slot for slot in slots if slot is not None]
 
 
-def store_run(store: Store, result: RunResult) -> None:
+def store_run(store: StoreBackend, result: RunResult) -> None:
     """Append the run (cases, outputs, verdicts) to the store; nothing is ever updated in place."""
     with collector_paused():
         _store_run(store, result)
 
 
-def _store_run(store: Store, result: RunResult) -> None:
+def _store_run(store: StoreBackend, result: RunResult) -> None:
     store.upsert_cases(
         CaseRecord(r.loaded.content_hash, r.case_id, r.loaded.split, case_to_json_dict(r.loaded.case))
         for r in result.cases

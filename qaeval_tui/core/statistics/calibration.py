@@ -45,8 +45,8 @@ from qaeval_tui.core.statistics.verdict import (
     overall_verdict,
 )
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
+from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import ItemAxis
-from qaeval_tui.core.store.sqlite import Store
 
 __all__ = [
     "ADJUDICATED", "EXIT_CODES", "MEDIAN", "NO_HUMAN_VALUE", "ONE_REVIEWER", "TOO_FEW_REVIEWERS", "UNANIMOUS",
@@ -308,7 +308,7 @@ def calibrate(
 
 
 def adjudicate(
-    store: Store, rubric: Rubric, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str
+    store: StoreBackend, rubric: Rubric, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str
 ) -> None:
     """Record a curator's ruling on one (item, axis); it becomes the consensus, superseding earlier rulings."""
     if store.review_item(item_id) is None:

@@ -35,8 +35,8 @@ from qaeval_tui.core.statistics.sources import (
     verdicts_from_store,
 )
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
-from qaeval_tui.core.store.rows import ItemAxis, LabelRevision
-from qaeval_tui.core.store.sqlite import Store, StoredLabel
+from qaeval_tui.core.store.backend import StoreBackend
+from qaeval_tui.core.store.rows import ItemAxis, LabelRevision, StoredLabel
 
 STEPS: tuple[str, ...] = (
     "Reading labels",
@@ -220,7 +220,7 @@ def _pairs(
 
 
 @with_collector_paused  # a batch step over every label: see core/batch.py
-def compute_dashboard(store: Store, config: Config, *, step: Step | None = None) -> Dashboard:
+def compute_dashboard(store: StoreBackend, config: Config, *, step: Step | None = None) -> Dashboard:
     """Every figure of the dashboard. Slow on big stores (the bootstrap): run it off the UI thread.
 
     `step(index, text)` is called before each of STEPS.

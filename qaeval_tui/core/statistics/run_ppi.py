@@ -29,8 +29,8 @@ from qaeval_tui.core.running.result import CaseResult, RunResult
 from qaeval_tui.core.statistics.calibration import human_consensus
 from qaeval_tui.core.statistics.label_table import LabelRevision, LabelTable, select_labels
 from qaeval_tui.core.statistics.ppi import PPIEstimate, ppi_mean
+from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import ItemAxis
-from qaeval_tui.core.store.sqlite import Store
 
 JUDGE_METRICS = tuple(spec.name for spec in METRICS if spec.judge_axis is not None)
 
@@ -102,7 +102,7 @@ def run_ppi(
     return RunPPI(estimates, len(per_item), selection.counts())
 
 
-def run_ppi_from_store(result: RunResult, rubric: Rubric, store: Store, *, min_reviewers: int) -> RunPPI:
+def run_ppi_from_store(result: RunResult, rubric: Rubric, store: StoreBackend, *, min_reviewers: int) -> RunPPI:
     """`run_ppi` from the labels and adjudications in the store (empty store: no labelled case)."""
     if not store.count("labels"):
         return run_ppi(result, rubric, [], min_reviewers=min_reviewers)

@@ -18,7 +18,7 @@ from qaeval_tui.core.statistics.agreement import AgreementReport, agreement_repo
 from qaeval_tui.core.statistics.calibration import CalibrationReport, calibrate
 from qaeval_tui.core.statistics.label_table import LabelRevision, LabelTable, Selection, select_labels
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
-from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.store.backend import StoreBackend
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ def label_input(
     return LabelInput(selection, LabelTable.from_labels(selection.labels, rubric), source)
 
 
-def labels_from_store(store: Store, rubric: Rubric, *, include_post_reveal: bool = False) -> LabelInput:
+def labels_from_store(store: StoreBackend, rubric: Rubric, *, include_post_reveal: bool = False) -> LabelInput:
     # Not re-validated: the store validated every label on the way in, and 100,000 models cost seconds.
     revisions = store.label_revisions()
     return label_input(revisions, rubric, f"store {store.path}", include_post_reveal=include_post_reveal)
@@ -63,7 +63,7 @@ def verdict_files_beside(paths: Sequence[str | Path]) -> list[Path]:
     return [Path(p) / VERDICTS_FILENAME for p in paths if (Path(p) / VERDICTS_FILENAME).is_file()]
 
 
-def verdicts_from_store(store: Store, rubric: Rubric, config_hash: str | None = None) -> VerdictTable:
+def verdicts_from_store(store: StoreBackend, rubric: Rubric, config_hash: str | None = None) -> VerdictTable:
     """Stored verdicts of one judge: the given config hash, else the latest run's judge, else the only judge."""
     if config_hash is not None:
         verdicts = store.verdict_scores(config_hash=config_hash)
@@ -99,7 +99,7 @@ def agreement_for(
 
 
 def calibration_for(
-    labels: LabelInput, verdicts: VerdictTable, config: Config, store: Store | None = None
+    labels: LabelInput, verdicts: VerdictTable, config: Config, store: StoreBackend | None = None
 ) -> CalibrationReport:
     """Calibrate; adjudications come from the store when one is given."""
     return calibrate(
@@ -114,12 +114,12 @@ def calibration_for(
 
 
 def calibration_from_store(
-    store: Store, config: Config, *, judge_config_hash: str | None = None, include_post_reveal: bool = False
+    store: StoreBackend, config: Config, *, judge_config_hash: str | None = None, include_post_reveal: bool = False
 ) -> CalibrationReport:
     """The calibration of the store's judge (the latest run's unless a hash is given)."""
     labels = labels_from_store(store, config.rubric, include_post_reveal=include_post_reveal)
     return calibration_for(labels, verdicts_from_store(store, config.rubric, judge_config_hash), config, store)
 
 
-def agreement_from_store(store: Store, config: Config, *, include_post_reveal: bool = False) -> AgreementReport:
+def agreement_from_store(store: StoreBackend, config: Config, *, include_post_reveal: bool = False) -> AgreementReport:
     return agreement_for(labels_from_store(store, config.rubric, include_post_reveal=include_post_reveal), config)

@@ -8,7 +8,8 @@ score the calibration could not count (edited by hand) is a located CorruptRowEr
 
 from __future__ import annotations
 
-from qaeval_tui.core.store.connection import SQLiteConnection, utc_now
+from qaeval_tui.core.store.codec import utc_now
+from qaeval_tui.core.store.connection import SQLiteConnection
 from qaeval_tui.core.store.rows import CorruptRowError, ItemAxis
 
 

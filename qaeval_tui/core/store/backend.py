@@ -1,4 +1,4 @@
-"""The store's interface: what any backend (SQLite today, PostgreSQL later) offers the rest of qaeval.
+"""The store's interface: what any backend (SQLite, PostgreSQL) offers the rest of qaeval.
 
 Rows go in and come out as the types of `rows` (and the §8.2 `Label`, the §8.3 `JudgeVerdict`); no
 database type crosses it, nor an anonymous tuple or an untyped dict. A row the backend did not
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
-from typing import Literal, Protocol
+from typing import Literal, Protocol, Self
 
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.store.flags import FlagRow
@@ -49,6 +49,8 @@ class StoreBackend(Protocol):
     path: str
 
     def close(self) -> None: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(self, *_: object) -> None: ...
     def transaction(self) -> AbstractContextManager[None]: ...
     def count(self, table: str) -> int: ...
     def change_token(self) -> ChangeToken: ...

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict
+from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any
 
@@ -29,6 +30,11 @@ from qaeval_tui.core.store.rows import (
 )
 
 Row = dict[str, Any]
+
+
+def utc_now() -> str:
+    """The store's timestamps: ISO-8601 UTC text to the millisecond."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def dumps(value: object) -> str:

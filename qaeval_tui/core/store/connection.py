@@ -13,7 +13,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
@@ -27,10 +26,6 @@ if TYPE_CHECKING:
     import sqlite_utils
 
 BUSY_TIMEOUT_MS = 10_000
-
-
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def store_error(path: str, exc: OSError | sqlite3.Error) -> UsageError | None:

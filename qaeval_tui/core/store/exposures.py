@@ -11,8 +11,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-from qaeval_tui.core.store.codec import exposure_reason, reveal_reason
-from qaeval_tui.core.store.connection import SQLiteConnection, utc_now
+from qaeval_tui.core.store.codec import exposure_reason, reveal_reason, utc_now
+from qaeval_tui.core.store.connection import SQLiteConnection
 from qaeval_tui.core.store.rows import Exposure
 
 _OWN_ITEM = """EXISTS (SELECT 1 FROM assignments WHERE reviewer = :person AND item_id = :item)

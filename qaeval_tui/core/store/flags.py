@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from qaeval_tui.core.store.connection import SQLiteConnection, utc_now
+from qaeval_tui.core.store.codec import utc_now
+from qaeval_tui.core.store.connection import SQLiteConnection
 
 
 class FlagRow(NamedTuple):

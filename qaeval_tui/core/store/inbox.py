@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
 from qaeval_tui.core.curation.models import ProductionMiss
-from qaeval_tui.core.store.codec import production_miss
-from qaeval_tui.core.store.connection import SQLiteConnection, utc_now
+from qaeval_tui.core.store.codec import production_miss, utc_now
+from qaeval_tui.core.store.connection import SQLiteConnection
 from qaeval_tui.core.store.rows import InboxDecision, InboxImport, InboxMiss, InboxRecord, StoredMiss
 
 _DECISION_COLUMNS = "decision, case_id, reason, curator, decided_at"

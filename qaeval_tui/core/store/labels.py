@@ -24,7 +24,8 @@ from qaeval_tui.core.store import codec
 from qaeval_tui.core.store.codec import LABEL_COLUMNS as _COLUMNS
 from qaeval_tui.core.store.codec import label_revision as _revision
 from qaeval_tui.core.store.codec import scores_json as _scores_json
-from qaeval_tui.core.store.connection import SQLiteConnection, utc_now
+from qaeval_tui.core.store.codec import utc_now
+from qaeval_tui.core.store.connection import SQLiteConnection
 from qaeval_tui.core.store.exposures import not_blind_reason
 from qaeval_tui.core.store.rows import (
     CorruptRowError,

@@ -12,7 +12,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-from qaeval_tui.core.store.connection import SQLiteConnection, utc_now
+from qaeval_tui.core.store.codec import utc_now
+from qaeval_tui.core.store.connection import SQLiteConnection
 from qaeval_tui.core.store.rows import Assignment, QueueEntry, ReviewItemContent, ReviewItemRecord, checked_seed
 
 _QUEUE = "SELECT item_id FROM assignments WHERE reviewer = ?"

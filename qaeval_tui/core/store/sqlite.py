@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from qaeval_tui.core.store.adjudications import AdjudicationTables
 from qaeval_tui.core.store.bulk import BulkTables
-from qaeval_tui.core.store.connection import BUSY_TIMEOUT_MS, utc_now
+from qaeval_tui.core.store.codec import utc_now
+from qaeval_tui.core.store.connection import BUSY_TIMEOUT_MS
 from qaeval_tui.core.store.exposures import ExposureTables
 from qaeval_tui.core.store.flags import FlagTables
 from qaeval_tui.core.store.inbox import InboxTables

@@ -15,13 +15,13 @@ from qaeval_tui.core.config import Config
 from qaeval_tui.core.gate.calibration_file import CalibrationArtifact, artifact_from
 from qaeval_tui.core.statistics.calibration import CalibrationReport
 from qaeval_tui.core.statistics.sources import calibration_for
-from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.usecases.statistics import Say, calibration_inputs, quiet
 
 
 def calibration_with_artifact(
     config: Config,
-    store: Store | None,
+    store: StoreBackend | None,
     labels: Sequence[Path] | None,
     verdicts: Sequence[Path] | None,
     *,

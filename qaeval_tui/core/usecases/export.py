@@ -7,12 +7,12 @@ from pathlib import Path
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.review.label_export import ExportReport, export_folder
-from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.store.backend import StoreBackend
 
 
 def export_labels(
     config: Config,
-    store: Store,
+    store: StoreBackend,
     out: Path | None = None,
     *,
     reviewers: Sequence[str] | None = None,

@@ -24,7 +24,8 @@ from qaeval_tui.core.gate.ppi_gate import PPIGate, baseline_ppi, current_ppi, ga
 from qaeval_tui.core.gate.report import gate_junit, gate_markdown
 from qaeval_tui.core.gate.trust import calibration_for_gate, gate_trust
 from qaeval_tui.core.running.result import RunResult
-from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.store.backend import StoreBackend
+from qaeval_tui.core.store.opening import StoreTarget, open_store
 from qaeval_tui.core.usecases.run import (
     ProgressDisplay,
     check_output_targets,
@@ -58,7 +59,7 @@ def gate_against_baseline(
     config: Config,
     baseline_path: Path,
     golden_paths: Sequence[Path],
-    store_path: Path,
+    store_path: StoreTarget,
     *,
     adapter: str | None = None,
     judge: str | None = None,
@@ -91,7 +92,7 @@ def gate_against_baseline(
         against=reference,
         progress=progress,
     )
-    with Store.open(store_path) as store:  # read only for PPI: labels on the run's cases
+    with open_store(store_path) as store:  # read only for PPI: labels on the run's cases
         report = decide(config, result, reference, loaded, require_trusted=require_trusted, store=store)
     write_gate_reports(report, result, outputs, stdout)
     return GateOutcome(result, report, console)
@@ -104,7 +105,7 @@ def decide(
     calibration: LoadedCalibration | None = None,
     *,
     require_trusted: bool = False,
-    store: Store | None = None,
+    store: StoreBackend | None = None,
 ) -> GateReport:
     """The gate's verdict on a finished run: the judge's trust from the calibration artifact (none:
     every judge axis uncalibrated), then Tier 1 and Tier 2. `store` holds the labels PPI reads."""
@@ -122,7 +123,9 @@ def decide(
     )
 
 
-def ppi_comparison(config: Config, result: RunResult, reference: Baseline, store: Store | None) -> PPIGate | None:
+def ppi_comparison(
+    config: Config, result: RunResult, reference: Baseline, store: StoreBackend | None
+) -> PPIGate | None:
     """With `[gate] judge_metrics = "ppi"`, the PPI estimates to gate; refused (exit 2) where one is missing."""
     if config.gate.judge_metrics != "ppi":
         return None

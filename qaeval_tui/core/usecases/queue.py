@@ -21,7 +21,7 @@ from qaeval_tui.core.review.queue import (
     assign_more_labels,
     build_review_items,
 )
-from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.store.backend import StoreBackend
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class QueueOutcome:
 
 def queue_from_run(
     config: Config,
-    store: Store,
+    store: StoreBackend,
     *,
     reviewers: Sequence[str] | None = None,
     overlap: int | None = None,
@@ -69,7 +69,7 @@ def queue_from_run(
     return QueueOutcome(run.run_id, created, report)
 
 
-def _cases_new_since_the_last_queue(store: Store, latest: str, golden_paths: Sequence[Path]) -> int:
+def _cases_new_since_the_last_queue(store: StoreBackend, latest: str, golden_paths: Sequence[Path]) -> int:
     """Review items for the cases that runs stored since the last queued run answered and no review
     item holds yet (a run of newly promoted cases followed by another run does not hide them)."""
     queued_runs = {item.run_id for item in store.review_items()}
@@ -90,7 +90,7 @@ def _cases_new_since_the_last_queue(store: Store, latest: str, golden_paths: Seq
 
 
 def queue_more_labels(
-    config: Config, store: Store, *, reviewers: Sequence[str] | None = None, seed: int | None = None
+    config: Config, store: StoreBackend, *, reviewers: Sequence[str] | None = None, seed: int | None = None
 ) -> MoreLabelsReport:
     """Assign every item with too few blind reviewers (and no ruling) to others who have not labelled it.
 
@@ -121,7 +121,7 @@ class NewCasesQueued:
     run_id: str | None
 
 
-def run_new_cases_and_queue(config: Config, store: Store, golden_paths: Sequence[Path]) -> NewCasesQueued:
+def run_new_cases_and_queue(config: Config, store: StoreBackend, golden_paths: Sequence[Path]) -> NewCasesQueued:
     """After a promotion, one step to review: run only the golden cases no run has answered (the
     configured system and judge), store that run, and queue what is new for the roster (`review.reviewers`)."""
     from dataclasses import replace

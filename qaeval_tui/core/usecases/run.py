@@ -16,7 +16,7 @@ from qaeval_tui.core.gate.baseline import Baseline, check_settings
 from qaeval_tui.core.running.configured import plan_run
 from qaeval_tui.core.running.result import RunResult, dumps_document, write_json
 from qaeval_tui.core.running.runner import store_run
-from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.store.opening import StoreTarget, open_store
 from qaeval_tui.core.text import json_visible
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ def write_report(path: Path | None, text: str, stdout: TextIO | None = None) -> 
 def run_from_config(
     config: Config,
     golden_paths: Sequence[Path],
-    store_path: Path,
+    store_path: StoreTarget,
     *,
     adapter: str | None = None,
     judge: str | None = None,
@@ -93,16 +93,16 @@ def run_from_config(
         check_settings(against, plan.judge_config, config.rubric.version, config.run.top_k)
     with progress() as update:
         result = plan.run(update)
-    with Store.open(store_path) as store:
+    with open_store(store_path) as store:
         store_run(store, result)
     return result
 
 
-def run_ppi_for(config: Config, result: RunResult, store_path: Path) -> RunPPI:
+def run_ppi_for(config: Config, result: RunResult, store_path: StoreTarget) -> RunPPI:
     """PPI estimates of the run's judge metrics from the labels on its cases in the store it went to."""
     from qaeval_tui.core.statistics.run_ppi import run_ppi_from_store  # numpy and the statistics: only here
 
-    with Store.open(store_path) as store:
+    with open_store(store_path) as store:
         return run_ppi_from_store(result, config.rubric, store, min_reviewers=config.calibration.min_reviewers)
 
 

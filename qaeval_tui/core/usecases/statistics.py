@@ -25,7 +25,7 @@ from qaeval_tui.core.statistics.sources import (
     verdicts_from_store,
 )
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
-from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.store.backend import StoreBackend
 
 Say = Callable[[str], object]
 
@@ -36,7 +36,7 @@ def quiet(_message: str) -> None:
 
 def labels_for_statistics(
     config: Config,
-    store: Store | None,
+    store: StoreBackend | None,
     paths: Sequence[Path] | None,
     *,
     include_post_reveal: bool = False,
@@ -58,7 +58,7 @@ def labels_for_statistics(
 
 def verdicts_for_calibration(
     config: Config,
-    store: Store | None,
+    store: StoreBackend | None,
     paths: Sequence[Path] | None,
     folders: Sequence[Path],
     config_hash: str | None,
@@ -76,7 +76,7 @@ def verdicts_for_calibration(
 
 def agreement_report(
     config: Config,
-    store: Store | None,
+    store: StoreBackend | None,
     labels: Sequence[Path] | None,
     *,
     include_post_reveal: bool = False,
@@ -91,7 +91,7 @@ def agreement_report(
 
 def calibration_inputs(
     config: Config,
-    store: Store | None,
+    store: StoreBackend | None,
     labels: Sequence[Path] | None,
     verdicts: Sequence[Path] | None,
     *,
@@ -108,7 +108,7 @@ def calibration_inputs(
 
 def calibration_report(
     config: Config,
-    store: Store | None,
+    store: StoreBackend | None,
     labels: Sequence[Path] | None,
     verdicts: Sequence[Path] | None,
     *,

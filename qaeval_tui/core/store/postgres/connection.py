@@ -16,19 +16,18 @@ import hashlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Self
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import psycopg
 from psycopg import errors, pq
 
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.store.codec import parse_object
-from qaeval_tui.core.store.connection import utc_now
+from qaeval_tui.core.store.codec import parse_object, utc_now
+from qaeval_tui.core.store.opening import redacted
 from qaeval_tui.core.store.rows import ChangeToken, StoreConflictError, StoreUnavailableError
 from qaeval_tui.core.store.schema import PG_MIGRATIONS, SCHEMA_VERSION
 
 CONNECT_TIMEOUT_S = 10
-URL_SCHEMES = ("postgresql://", "postgres://")
 
 # Advisory lock keys (one namespace per store database): what must happen one writer at a time.
 LOCK_MIGRATE = 0x71A0_0001
@@ -36,28 +35,6 @@ LOCK_LABELS = 0x71A0_0002
 LOCK_INBOX = 0x71A0_0003
 
 Params = Sequence[Any] | dict[str, Any]
-
-
-def is_postgres_url(target: object) -> bool:
-    return isinstance(target, str) and target.startswith(URL_SCHEMES)
-
-
-def redacted(url: str) -> str:
-    """The URL as it may be shown: any password (in the netloc or a `password=` parameter) masked."""
-    try:
-        parts = urlsplit(url)
-        netloc = parts.netloc
-        if "@" in netloc:
-            who, at, where = netloc.rpartition("@")
-            if ":" in who:
-                who = who.split(":", 1)[0] + ":***"
-            netloc = who + at + where
-        query = "&".join(
-            "password=***" if item.lower().startswith("password=") else item for item in parts.query.split("&")
-        )
-        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-    except ValueError:
-        return url.split("://", 1)[0] + "://***"
 
 
 def _secret(url: str) -> str | None:

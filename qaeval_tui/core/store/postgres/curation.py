@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
-from qaeval_tui.core.store.codec import production_miss
-from qaeval_tui.core.store.connection import utc_now
+from qaeval_tui.core.store.codec import production_miss, utc_now
 from qaeval_tui.core.store.postgres.connection import LOCK_INBOX
 from qaeval_tui.core.store.postgres.labels import PgLabelTables
 from qaeval_tui.core.store.rows import InboxDecision, InboxImport, InboxMiss, InboxRecord, ItemAxis, StoredMiss

@@ -17,7 +17,7 @@ from types import MappingProxyType
 
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.store import codec
-from qaeval_tui.core.store.connection import utc_now
+from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.flags import FlagRow
 from qaeval_tui.core.store.postgres.connection import LOCK_LABELS
 from qaeval_tui.core.store.postgres.review import PgReviewTables

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from qaeval_tui.core.store import codec
-from qaeval_tui.core.store.connection import utc_now
+from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.postgres.runs import PgRunTables
 from qaeval_tui.core.store.rows import (
     Assignment,

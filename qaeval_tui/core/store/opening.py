@@ -1,0 +1,82 @@
+"""Opening a store by what names it: a SQLite file path, or a `postgresql://` (or `postgres://`) URL.
+
+The one function every command and both apps open their store with (`open_store`): nothing
+outside `core.store` knows which backend it got, only the `StoreBackend` interface. A URL's
+password is never shown: `store_name` masks it, and so does every message naming the store.
+psycopg is imported only when a URL is opened (the review TUI's cold start stays SQLite's).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit, urlunsplit
+
+from qaeval_tui.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from qaeval_tui.core.store.backend import StoreBackend
+
+StoreTarget = str | Path
+"""What names a store: a SQLite path, or a PostgreSQL URL (kept as text: a Path would fold its `//`)."""
+
+URL_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_postgres_url(target: object) -> bool:
+    return isinstance(target, str) and target.startswith(URL_SCHEMES)
+
+
+def redacted(url: str) -> str:
+    """The URL as it may be shown: any password (in the user part or a `password=` parameter) masked."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url.split("://", 1)[0] + "://***"
+    who, at, where = parts.netloc.rpartition("@")
+    if ":" in who:
+        who = who.split(":", 1)[0] + ":***"
+    query = "&".join(
+        "password=***" if item.lower().startswith("password=") else item for item in parts.query.split("&")
+    )
+    return urlunsplit((parts.scheme, who + at + where, parts.path, query, parts.fragment))
+
+
+def store_name(target: StoreTarget) -> str:
+    """How messages name the store: its path, or its URL without the password."""
+    return redacted(str(target)) if is_postgres_url(target) else str(target)
+
+
+def resolve_target(value: str | Path, base: Path) -> StoreTarget:
+    """A configured store: a URL as it is, a relative path against `base`; a URL of another scheme is refused."""
+    if is_postgres_url(value):
+        return str(value)
+    _refuse_other_urls(str(value))
+    path = Path(value)
+    return path if path.is_absolute() else base / path
+
+
+def store_exists(target: StoreTarget) -> bool:
+    """Whether there is a store there already: a SQLite file, or (assumed) the database a URL names."""
+    return is_postgres_url(target) or Path(target).is_file()
+
+
+def open_store(target: StoreTarget, *, one_thread: bool = False) -> StoreBackend:
+    """Open (creating and migrating as needed) the store `target` names; close it with `close()` or `with`.
+
+    A URL of another scheme, an unreachable server or a refused login is a UsageError naming the
+    store (password masked); `one_thread` pins a SQLite connection to the opening thread.
+    """
+    if is_postgres_url(target):
+        from qaeval_tui.core.store.postgres.store import PgStore
+
+        return PgStore.open(str(target))
+    _refuse_other_urls(str(target))
+    from qaeval_tui.core.store.sqlite import Store
+
+    return Store.open(target, one_thread=one_thread)
+
+
+def _refuse_other_urls(text: str) -> None:
+    if "://" in text:
+        raise UsageError(f"{redacted(text)}: not a store: give a SQLite file path or a postgresql:// URL")
