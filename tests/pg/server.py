@@ -29,6 +29,7 @@ import shutil
 import stat
 import subprocess
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -134,22 +135,22 @@ class PgServer:
             self.executor.start()
         except Exception as exc:  # any failure is reported with the server's own words
             raise PgServerError(f"the PostgreSQL test server did not start ({exc}){self._log_tail()}") from exc
-        self._wait_until_ready()
+        self._wait_until_ready(first)
         if first:
             self._require_passwords()
 
-    def _wait_until_ready(self, seconds: float = 60.0) -> None:
-        """The port opens before the server takes logins ("the database system is starting up"): wait for them."""
-        import time
-
-        deadline = time.monotonic() + seconds
+    def _wait_until_ready(self, first: bool, timeout: float = 60) -> None:
+        """mirakuru returns once the port accepts connections; the server may still be starting up then."""
+        url = f"postgresql://{SUPERUSER}@{self.host}:{self.port}/postgres" if first else self.dsn
+        deadline = time.monotonic() + timeout
         while True:
             try:
-                psycopg.connect(host=str(self.socket_dir), port=self.port, user=SUPERUSER, dbname="postgres").close()
+                psycopg.connect(url, connect_timeout=5).close()
                 return
             except psycopg.OperationalError as exc:
-                if "starting up" not in str(exc) or time.monotonic() > deadline:
-                    raise PgServerError(f"the PostgreSQL test server did not start ({exc}){self._log_tail()}") from exc
+                if time.monotonic() > deadline:
+                    why = f"the PostgreSQL test server never accepted a login ({exc}){self._log_tail()}"
+                    raise PgServerError(why) from exc
                 time.sleep(0.05)
 
     def _require_passwords(self) -> None:

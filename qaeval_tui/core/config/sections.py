@@ -49,7 +49,9 @@ Seed = Annotated[int, Field(strict=True, ge=0, le=MAX_SEED)]
 
 class PathsConfig(Section):
     golden: str = Field(default="golden", description="Golden files or folder loaded by default.")
-    store: str = Field(default=".qaeval/qaeval.db", description="SQLite store (created on first use).")
+    store: str = Field(
+        default=".qaeval/qaeval.db", description="SQLite store (created on first use) or a postgresql:// URL."
+    )
     labels: str = Field(default="labels", description="Folder of label exports, one JSONL file per reviewer.")
     inbox: str = Field(
         default="golden/inbox/misses.jsonl", description="Production-miss file `qaeval inbox import` reads by default."

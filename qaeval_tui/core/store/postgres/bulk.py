@@ -26,8 +26,7 @@ class PgBulkTables(PgConnection):
         query = sql.SQL("SELECT {} FROM {}").format(columns, sql.Identifier(spec.name))
         if spec.in_insertion_order:
             query = sql.SQL("{} ORDER BY rowid").format(query)
-        with self._snapshot():
-            rows = self._q(query.as_string(self.conn)).fetchall()
+        rows = self._q(query.as_string(self.conn)).fetchall()
         if not spec.in_insertion_order:
             rows.sort(key=itemgetter(*(spec.columns.index(column) for column in spec.key)))
         return TableRows(spec, rows)

@@ -1,11 +1,12 @@
 """Opening a PostgreSQL store by URL, its transactions, the schema bookkeeping and the change token.
 
 One psycopg connection in autocommit mode: each write method is one transaction of its own
-(`psycopg`'s `transaction()`, a savepoint when nested), several reads that must agree run in one
-REPEATABLE READ snapshot. Writers that must not interleave (label revisions numbered inside the
-transaction, in commit order; the inbox's first decision) take a transaction-level advisory lock,
-which any login may take: no table lock, so no UPDATE right is needed (row-level security grants
-reviewers INSERT on their own labels only).
+(`psycopg`'s `transaction()`, a savepoint when nested); each read is one statement, so it sees one
+committed state (SQLite's backend reads twice, checking rows first; here the column types and
+CHECKs did the checking on the way in). Writers that must not interleave (label revisions numbered
+inside the transaction, in commit order; the inbox's first decision) take a transaction-level
+advisory lock, which any login may take: no table lock, so no UPDATE right is needed (row-level
+security grants reviewers INSERT on their own labels only).
 
 `path` is the URL with its password masked: it names the store in every message.
 """
@@ -16,7 +17,7 @@ import hashlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Self
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import psycopg
 from psycopg import errors, pq
@@ -38,8 +39,10 @@ Params = Sequence[Any] | dict[str, Any]
 
 
 def _secret(url: str) -> str | None:
+    """The URL's password (in the user part or a `password=` parameter), to keep it out of any message."""
     try:
-        return urlsplit(url).password
+        parts = urlsplit(url)
+        return parts.password or next(iter(parse_qs(parts.query).get("password", [])), None)
     except ValueError:
         return None
 
@@ -148,20 +151,6 @@ class PgConnection:
             raise self._unavailable(exc) from exc
         if outer:
             self._own_commits += 1
-
-    @contextmanager
-    def _snapshot(self) -> Iterator[None]:
-        """Several reads that see one state of the store: a read-only snapshot, or the transaction already open."""
-        if self._in_transaction():
-            yield
-            return
-        self._ready()
-        try:
-            with self.conn.transaction():
-                self.conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                yield
-        except psycopg.OperationalError as exc:
-            raise self._unavailable(exc) from exc
 
     # -- schema -------------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ equivalent over TEXT here), each distinct text once.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -145,7 +146,8 @@ class PgRunTables(PgConnection):
         evidence never reaches Python and JSON is parsed once per distinct (status, judge, scores)."""
         where, params = self._filters(None, config_hash, None)
         try:
-            with self._snapshot(), self.conn.transaction():  # a savepoint: a document that is not JSON fails it alone
+            # Inside a caller's transaction, a savepoint: a document that is not JSON fails it alone.
+            with self.conn.transaction() if self._in_transaction() else contextlib.nullcontext():
                 rows: list[tuple[Any, str]] | None = self._q(
                     f"""SELECT CASE WHEN json_typeof(d->'item_id') = 'string' THEN d->>'item_id' END,
                                json_build_array(d->'status', d->'judge', d->'scores')::text
