@@ -173,6 +173,40 @@ fixed(
 )
 fixed("team list", 2, "no server", ["team", "list", "--db", "postgresql://x@127.0.0.1:1/x"], "usage", bad_input=True)
 
+# -- store copy ----------------------------------------------------------------------------------------
+
+
+def _copy_source(root: Path) -> None:
+    from tests.flag_fixtures import flagged_store
+
+    flagged_store(root / "s.db")
+
+
+@scenario("store copy", 0, "copied")
+def store_copy_into_a_new_file(root: Path) -> list[str]:
+    _copy_source(root)
+    return ["store", "copy", "--from", "s.db", "--to", "copy.db"]
+
+
+@scenario("store copy", 1, "mismatch")
+def store_copy_into_a_store_that_drops_a_row(root: Path) -> list[str]:
+    import sqlite3
+
+    from qaeval_tui.core.store.sqlite import Store
+
+    _copy_source(root)
+    Store.open(root / "odd.db").close()
+    with sqlite3.connect(root / "odd.db") as conn:
+        conn.execute("CREATE TRIGGER drop_all BEFORE INSERT ON labels BEGIN SELECT RAISE(IGNORE); END")
+    return ["store", "copy", "--from", "s.db", "--to", "odd.db"]
+
+
+@scenario("store copy", 2, "not empty", bad_input=True)
+def store_copy_into_a_store_with_rows(root: Path) -> list[str]:
+    _copy_source(root)
+    _copy_source(root / "other")
+    return ["store", "copy", "--from", "s.db", "--to", "other/s.db"]
+
 
 # -- qaeval itself -----------------------------------------------------------------------------------------
 

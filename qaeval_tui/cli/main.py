@@ -81,6 +81,9 @@ def _register(target: typer.Typer) -> None:
     from qaeval_tui.cli import team_cmds
 
     team_cmds.register(target)
+    from qaeval_tui.cli import store_cmds
+
+    store_cmds.register(target)
 
 
 def _app() -> typer.Typer:

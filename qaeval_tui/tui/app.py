@@ -22,7 +22,8 @@ from qaeval_tui.core.review.views import Role, seat_for
 from qaeval_tui.core.store.opening import StoreTarget
 from qaeval_tui.tui.commands import RULE_HELP, Scope, bindings, commands_for, keymap, resolve_keys, scale_digits
 from qaeval_tui.tui.context import AppContext
-from qaeval_tui.tui.literal import palette
+from qaeval_tui.tui.literal import notice, palette
+from qaeval_tui.tui.messages import StoreAvailability
 from qaeval_tui.tui.navigation import DESTINATIONS, Destination, Navigate, destination, entries_for
 from qaeval_tui.tui.screens.help import open_help
 from qaeval_tui.tui.screens.home import HomeScreen
@@ -76,12 +77,21 @@ class ReviewApp(QaevalApp[int]):
 
     def on_mount(self) -> None:
         self.set_keymap(keymap(self.config.review.keys))
+        # post_message is thread-safe and never waits on this thread (which may be closing the store)
+        self.context.services.on_unavailable = lambda text: self.post_message(StoreAvailability(text))
         if self.start is not None:
             self.push_screen(self.start(self.context))
         elif self.context.reviewer:
             self._prepare()
         else:
             self.push_screen(ReviewerScreen(self.context), self._reviewer_chosen)
+
+    def on_store_availability(self, message: StoreAvailability) -> None:
+        """The store went away (why; the call in flight waits and retries) or came back (None)."""
+        if message.text is None:
+            self.notify("the store is back; the work that waited for it is done", title="Store", markup=False)
+        else:
+            self.notify(notice(message.text), title="Store unavailable", severity="warning", timeout=30, markup=False)
 
     def on_unmount(self) -> None:
         """Close the store on its own thread, after a save still in flight (services.py)."""

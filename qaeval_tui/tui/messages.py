@@ -65,3 +65,10 @@ class Prepared(Message):
 class OverviewArrived(Message):
     overview: StoreOverview
     progress: Progress
+
+
+@dataclass
+class StoreAvailability(Message):
+    """The store became unreachable (`text` says why; calls wait and retry) or came back (None)."""
+
+    text: str | None

@@ -78,9 +78,16 @@ class Services:
         default = GoldenTarget.from_config(config)
         self.target = GoldenTarget(golden=self.data_paths or default.golden, living=default.living)
         self.now = now
-        self._thread = StoreThread(db_path)
+        self.on_unavailable: Callable[[str | None], object] | None = None
+        """Told on the store thread when the store becomes unreachable (the reason) and when it is back
+        (None); the app shows it. Calls meanwhile wait and retry (store_thread.py)."""
+        self._thread = StoreThread(db_path, on_unavailable=self._unavailable)
         self._session: ReviewSession | None = None
         """Opened by `prepare`; created, used and dropped on the store thread only."""
+
+    def _unavailable(self, text: str | None) -> None:
+        if self.on_unavailable is not None:
+            self.on_unavailable(text)
 
     def _on_session(self, work: Callable[[ReviewSession], T]) -> T:
         """Run `work` on the reviewer's session, on the store thread."""

@@ -69,11 +69,12 @@ def pace(progress: Progress) -> float | None:
 
 @contextmanager
 def _preparation_lock(store: StoreBackend) -> Iterator[None]:
-    """Two reviewers starting on one fresh store at once must not both run the suite."""
+    """Two reviewers starting on one fresh store at once must not both run the suite.
+
+    A lock file beside a SQLite store; a server's store has no folder to hold one (its reviewers sit
+    at other machines), so there the first run is left to whoever runs `qaeval run` against it."""
     from qaeval_tui.core.store.opening import is_postgres_url
 
-    # A server store has no file to lock beside it; there the owner or a curator prepares, once
-    # (a reviewer's login may not run the system or build queues: row-level security).
     if store.path == ":memory:" or is_postgres_url(store.path):
         yield
         return

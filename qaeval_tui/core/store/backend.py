@@ -40,6 +40,7 @@ from qaeval_tui.core.store.rows import (
     StoredVerdict,
     VerdictRecord,
 )
+from qaeval_tui.core.store.tables import TableRows
 
 
 class StoreBackend(Protocol):
@@ -122,3 +123,7 @@ class StoreBackend(Protocol):
     # flags
     def flag_rows(self) -> list[FlagRow]: ...
     def resolve_flag(self, label_id: int, note: str, curator: str) -> bool: ...
+
+    # whole tables, as stored (ids included): `qaeval store copy` (tables.TABLES lists them)
+    def table_rows(self, table: str) -> TableRows: ...
+    def insert_table_rows(self, rows: TableRows) -> int: ...

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from qaeval_tui.core.store.adjudications import AdjudicationTables
+from qaeval_tui.core.store.bulk import BulkTables
 from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.connection import BUSY_TIMEOUT_MS
 from qaeval_tui.core.store.exposures import ExposureTables
@@ -33,7 +34,9 @@ __all__ = [
 ]
 
 
-class Store(RunTables, ReviewTables, LabelTables, InboxTables, AdjudicationTables, ExposureTables, FlagTables):
+class Store(
+    RunTables, ReviewTables, LabelTables, InboxTables, AdjudicationTables, ExposureTables, FlagTables, BulkTables
+):
     """One open SQLite database. Use `Store.open(path)`; close with `close()` or a `with` block."""
 
 

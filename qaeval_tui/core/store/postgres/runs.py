@@ -7,9 +7,12 @@ equivalent over TEXT here), each distinct text once.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+import psycopg
 
 from qaeval_tui.core.store import codec
 from qaeval_tui.core.store.postgres.connection import PgConnection
@@ -137,20 +140,32 @@ class PgRunTables(PgConnection):
         return codec.verdict_record(self.path, dict(zip(keys, row, strict=True)))
 
     def verdict_scores(self, *, config_hash: str | None = None) -> list[StoredVerdict]:
-        """What a calibration reads of `verdicts()`, in the same order; the mappings are shared and read-only."""
+        """What a calibration reads of `verdicts()`, in the same order; the mappings are shared and read-only.
+
+        The server takes the fields out of each document (as SQLite's `json_extract` does), so the
+        evidence never reaches Python and JSON is parsed once per distinct (status, judge, scores)."""
         where, params = self._filters(None, config_hash, None)
-        rows = self._q(f"SELECT id, verdict_json FROM judge_verdicts {where} ORDER BY id", tuple(params)).fetchall()
-        fields: dict[str, tuple[str, Mapping[str, Any], Mapping[str, Any], str]] = {}
         try:
-            for text in {text for _, text in rows}:
-                document = json.loads(text)
-                item = document["item_id"]
-                if type(item) is not str:
-                    raise ValueError("item_id")
-                fields[text] = (*codec.verdict_fields(document["status"], document["judge"], document["scores"]), item)
-        except (ValueError, TypeError, KeyError):
-            raise self._corrupt_verdict(where, params) from None
-        return [StoredVerdict(fields[text][3], *fields[text][:3]) for _, text in rows]
+            # Inside a caller's transaction, a savepoint: a document that is not JSON fails it alone.
+            with self.conn.transaction() if self._in_transaction() else contextlib.nullcontext():
+                rows: list[tuple[Any, str]] | None = self._q(
+                    f"""SELECT CASE WHEN json_typeof(d->'item_id') = 'string' THEN d->>'item_id' END,
+                               json_build_array(d->'status', d->'judge', d->'scores')::text
+                        FROM (SELECT id, verdict_json::json AS d FROM judge_verdicts {where}) v ORDER BY id""",
+                    tuple(params),
+                ).fetchall()
+        except psycopg.errors.DataError:  # a verdict_json that is not JSON: found below
+            rows = None
+        fields: dict[str, tuple[str, Mapping[str, Any], Mapping[str, Any]]] = {}
+        for text in {row[1] for row in rows or ()}:
+            try:
+                fields[text] = codec.verdict_fields(*json.loads(text))
+            except (ValueError, TypeError, KeyError):
+                rows = None
+                break
+        if rows is None or not all(type(item) is str for item, _ in rows):
+            raise self._corrupt_verdict(where, params)
+        return [StoredVerdict(item, *fields[text]) for item, text in rows]
 
     def _corrupt_verdict(self, where: str, params: Sequence[str]) -> CorruptRowError:
         return codec.corrupt_verdict(self.path, self._verdict_rows(where, params, "*"))

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from qaeval_tui.core.store.postgres.bulk import PgBulkTables
 from qaeval_tui.core.store.postgres.curation import PgCurationTables
 
 __all__ = ["PgStore"]
 
 
-class PgStore(PgCurationTables):
+class PgStore(PgCurationTables, PgBulkTables):
     """One open PostgreSQL store. Use `PgStore.open(url)`; close with `close()` or a `with` block."""
 
 
