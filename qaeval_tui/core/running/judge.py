@@ -234,7 +234,7 @@ def judge_verdict(
         return verdict("error", unscored, {}, error=problem, call=call)
     if result.abstained:
         why = result.reason or "the judge cannot judge this case"
-        return verdict("abstained", result.scores, result.evidence, reason=why, call=result.call)
+        return verdict("abstained", unscored, {}, reason=why, call=result.call)  # no score it disowns
     outcome = faithfulness_outcome(result.scores, rubric)
     unscored_why = "the judge did not score faithfulness" if outcome == "abstained" else None
     return verdict(outcome, result.scores, result.evidence, reason=unscored_why, call=result.call)
