@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from qaeval_tui.bundled.hub import ReferenceHub
 from qaeval_tui.core.config.judge import JudgeSection
 from qaeval_tui.core.judges.factory import configured_judge
@@ -55,3 +57,16 @@ def test_the_server_also_runs_in_a_child_process_for_benches() -> None:
         )
         assert server.calls == 4 and server.max_in_flight == 2
     assert {r.verdict.outcome for r in result.cases} == {"faithful"}
+
+
+def test_an_error_inside_the_harness_is_raised_not_hung_on() -> None:
+    from qaeval_tui.core.running.pipeline import pipelined
+
+    def prepare(position: int) -> int:
+        if position == 3:
+            raise RuntimeError("a bug in the harness")
+        return position
+
+    with pytest.raises(RuntimeError, match="a bug in the harness"):
+        pipelined(prepare, lambda value: value * 2, 50, 2, 4, None)
+    assert pipelined(lambda p: p, lambda value: value * 2, 5, 1, 3, None) == [0, 2, 4, 6, 8]
