@@ -60,7 +60,7 @@ class JudgeFailure(Exception):
 
     def __init__(self, reason: str, call: JudgeCall | None = None) -> None:
         super().__init__(reason)
-        self.reason = one_line(reason)
+        self.reason = one_line(reason, 300)
         self.call = call
 
 
