@@ -5,6 +5,7 @@ else the defaults. Relative paths are resolved against the config file's folder.
 splits the sections (`sections`, `team`), the whole model (`model`) and the loader (`loading`).
 """
 
+from qaeval_tui.core.config.judge import JudgeSection
 from qaeval_tui.core.config.loading import load_config
 from qaeval_tui.core.config.model import DEFAULT_AXES, Config
 from qaeval_tui.core.config.sections import CalibrationConfig, GateConfig, PathsConfig, RunConfig, Section
@@ -16,6 +17,7 @@ __all__ = [
     "CalibrationConfig",
     "Config",
     "GateConfig",
+    "JudgeSection",
     "PathsConfig",
     "ReviewConfig",
     "Role",

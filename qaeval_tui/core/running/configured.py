@@ -13,7 +13,7 @@ from pathlib import Path
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
 from qaeval_tui.core.running.adapters import SystemAdapter, adapter_label, load_adapter
-from qaeval_tui.core.running.judge import JudgeClient, effective_config, load_judge
+from qaeval_tui.core.running.judge import JudgeClient, SkippedJudge, effective_config, load_judge
 from qaeval_tui.core.running.models import JudgeConfig
 from qaeval_tui.core.running.result import RunResult
 from qaeval_tui.core.running.runner import run_suite
@@ -59,14 +59,29 @@ def plan_run(
     adapter: str | None = None,
     judge: str | None = None,
     workers: int | None = None,
+    checks_only: bool = False,
 ) -> RunPlan:
     """Load the golden set, then the system and the judge (`module:factory`, else the configured ones).
 
-    Everything that can be wrong with the input fails here, before a single case runs.
+    Everything that can be wrong with the input fails here, before a single case runs. `checks_only`
+    asks no judge (none is loaded, no credential read): every verdict is skipped.
     """
     golden = load_golden(golden_paths)
     adapter_spec = adapter or config.run.adapter
-    judge_spec = judge or config.run.judge
     system = load_adapter(adapter_spec)
-    judge_client = load_judge(judge_spec)
+    judge_client, judge_spec = _judge(config, judge, checks_only)
     return RunPlan(config, golden, system, adapter_spec, judge_client, judge_spec, workers or config.run.workers)
+
+
+def _judge(config: Config, spec: str | None, checks_only: bool) -> tuple[JudgeClient, str]:
+    """`--judge module:factory`, else a `[judge]` model judge (its key checked now, before any call), else
+    `[run] judge`; none at all for a checks-only run."""
+    if checks_only:
+        return SkippedJudge(), "checks-only"
+    if spec is None and config.judge.is_model:
+        from qaeval_tui.core.judges.factory import configured_judge  # the SDKs: only for a model judge
+
+        section = config.judge
+        return configured_judge(section, config.rubric), f"[judge] {section.kind} {section.model}"
+    chosen = spec or config.run.judge
+    return load_judge(chosen), chosen

@@ -159,7 +159,7 @@ def verdict_scores_ok(scores: object) -> bool:
 
 def verdict_fields(status: object, judge: object, scores: object) -> tuple[str, Mapping[str, Any], Mapping[str, Any]]:
     """What a calibration reads of one verdict, as read-only mappings; ValueError when qaeval did not write it."""
-    if status not in ("ok", "error") or not isinstance(judge, dict) or not verdict_scores_ok(scores):
+    if status not in ("ok", "error", "skipped") or not isinstance(judge, dict) or not verdict_scores_ok(scores):
         raise ValueError("a verdict calibration cannot read")
     return str(status), MappingProxyType(judge), MappingProxyType(scores)  # type: ignore[arg-type]
 
