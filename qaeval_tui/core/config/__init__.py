@@ -7,7 +7,14 @@ splits the sections (`sections`, `team`), the whole model (`model`) and the load
 
 from qaeval_tui.core.config.loading import load_config
 from qaeval_tui.core.config.model import DEFAULT_AXES, Config
-from qaeval_tui.core.config.sections import CalibrationConfig, GateConfig, PathsConfig, RunConfig, Section
+from qaeval_tui.core.config.sections import (
+    CalibrationConfig,
+    GateConfig,
+    HttpSystemConfig,
+    PathsConfig,
+    RunConfig,
+    Section,
+)
 from qaeval_tui.core.config.team import ROLES, ReviewConfig, Role, RosterMember
 
 __all__ = [
@@ -16,6 +23,7 @@ __all__ = [
     "CalibrationConfig",
     "Config",
     "GateConfig",
+    "HttpSystemConfig",
     "PathsConfig",
     "ReviewConfig",
     "Role",
