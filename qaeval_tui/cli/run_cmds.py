@@ -72,6 +72,7 @@ def execute(
     workers: int | None,
     db: Path | None,
     against: Baseline | None = None,
+    checks_only: bool = False,
 ) -> RunResult:
     """Load, run, store: the part every command shares. With `against`, refuse a mismatched baseline first."""
     from qaeval_tui.core.usecases.run import run_from_config
@@ -86,6 +87,7 @@ def execute(
         workers=workers,
         against=against,
         progress=progress_bar,
+        checks_only=checks_only,
     )
 
 
@@ -100,6 +102,9 @@ def run(
     db: Db = None,
     out: ArtifactOut = None,
     as_json: AsJson = False,
+    checks_only: bool = typer.Option(
+        False, "--checks-only", help="Run the deterministic checks only: no judge is asked, every verdict is skipped."
+    ),
 ) -> None:
     """Run the suite through the adapter and the judge, print the scoreboard and store the run.
 
@@ -109,7 +114,7 @@ def run(
     from qaeval_tui.core.usecases.run import run_ppi_for, with_ppi
 
     console = _check_targets(as_json, ("--out", out))
-    result = execute(ctx, data, adapter, judge, workers, db)
+    result = execute(ctx, data, adapter, judge, workers, db, checks_only=checks_only)
     ppi = run_ppi_for(config_from(ctx), result, store_path(ctx, db))
     if out is not None or as_json:  # built only when asked for: on 10,000 cases it costs a second
         artifact = with_ppi(result.artifact(), ppi)

@@ -51,7 +51,9 @@ def print_scoreboard(result: RunResult, ppi: RunPPI | None = None) -> None:
         f"Judge: {one_line(judge.name, 40)}/{one_line(judge.model, 40)}   config {judge.config_hash()[:12]}"
         f"   judge errors: {len(errors)}"
     )
-    if errors:
+    if errors and all(r.verdict.status == "skipped" for r in errors):
+        say("Checks-only run: no judge was asked; every verdict is skipped and the judge metrics are n/a.")
+    elif errors:
         say(f"The judge failed on {len(errors)} case(s); their judge scores are missing, not zero:")
         for r in errors[:SHOWN]:
             say(f"  {one_line(r.case_id, 50)}: {one_line(r.judge_error or '', 160)}")

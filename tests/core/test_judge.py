@@ -106,7 +106,10 @@ def test_a_verdict_has_the_export_shape_and_the_pinned_config_hash() -> None:
     config = effective_config(judge, RUBRIC)
     golden = case()
     verdict = judge_verdict(judge, config, golden, quoting_output(golden), RUBRIC, item_id="abc.def", created_at="T")
-    assert list(verdict.to_json()) == ["item_id", "case_id", "judge", "status", "scores", "evidence", "created_at"]
+    assert list(verdict.to_json()) == [
+        *["item_id", "case_id", "judge", "status", "scores", "evidence", "created_at"],
+        *["outcome", "reason", "requested_model", "returned_model", "usage", "attempts", "retries"],
+    ]
     assert verdict.item_id == "abc.def" and verdict.case_id == golden.id and verdict.status == "ok"
     assert verdict.judge["config_hash"] == config.config_hash()
     assert {"name", "model", "temperature", "seed", "prompt_version", "rubric_version"} <= set(verdict.judge)
@@ -146,7 +149,11 @@ def test_a_judge_failure_is_an_error_verdict_not_a_crash(judge: object, message:
     assert verdict.status == "error" and verdict.error == message
     assert verdict.scores == dict.fromkeys(RUBRIC.axis_names)
     exported = verdict.to_json()
-    assert list(exported) == ["item_id", "case_id", "judge", "status", "scores", "evidence", "created_at", "error"]
+    assert list(exported) == [
+        *["item_id", "case_id", "judge", "status", "scores", "evidence", "created_at", "error"],
+        *["outcome", "reason", "requested_model", "returned_model", "usage", "attempts", "retries"],
+    ]
+    assert exported["outcome"] == "error" and exported["usage"] == {"input_tokens": None, "output_tokens": None}
     assert exported["error"] == message
 
 

@@ -16,7 +16,7 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.models import GoldenCase
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.adapters import describe_failure, load_factory
-from qaeval_tui.core.running.models import JudgeConfig, JudgeVerdict, SUTOutput
+from qaeval_tui.core.running.models import Attempt, JudgeConfig, JudgeVerdict, Outcome, SUTOutput, TokenUsage
 from qaeval_tui.core.text import one_line
 
 FAITHFULNESS = "faithfulness"
@@ -25,11 +25,60 @@ CITATION_CORRECTNESS = "citation_correctness"
 
 
 @dataclass(frozen=True)
+class JudgeCall:
+    """What asking a model cost: the model ids, tokens (None: unknown, never 0) and each attempt."""
+
+    requested_model: str | None = None
+    returned_model: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    attempts: tuple[Attempt, ...] = ()
+
+    @property
+    def retries(self) -> int:
+        return max(0, len(self.attempts) - 1)
+
+
+@dataclass(frozen=True)
 class JudgeResult:
-    """Scores per axis (None: can't judge) and the quoted span behind each score."""
+    """Scores per axis (None: can't judge) and the quoted span behind each score.
+
+    `abstained` says on purpose that the judge cannot judge this case (with a `reason`); `call` is
+    what a model judge's request cost, recorded in the verdict.
+    """
 
     scores: dict[str, int | None]
     evidence: dict[str, str] = field(default_factory=dict)
+    abstained: bool = False
+    reason: str | None = None
+    call: JudgeCall | None = None
+
+
+class JudgeFailure(Exception):
+    """A model judge's failed call (request, refusal, truncation, invalid reply): an error verdict that
+    keeps what the call cost. `reason` is one sanitized line."""
+
+    def __init__(self, reason: str, call: JudgeCall | None = None) -> None:
+        super().__init__(reason)
+        self.reason = one_line(reason)
+        self.call = call
+
+
+class SkippedJudge:
+    """The judge of a checks-only run: asks nobody; every verdict is `skipped`."""
+
+    def __init__(self) -> None:
+        self._config = JudgeConfig(name="checks-only", model="none", kind="skipped")
+
+    @property
+    def config(self) -> JudgeConfig:
+        return self._config
+
+    def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
+        raise AssertionError("a checks-only run asks no judge")  # judge_verdict never calls it
+
+
+SKIPPED_REASON = "checks-only run: no judge was asked"
 
 
 @runtime_checkable
@@ -60,7 +109,7 @@ def judge_descriptor(config: JudgeConfig) -> dict[str, Any]:
 
 @lru_cache(maxsize=64)
 def _descriptor(config: JudgeConfig) -> dict[str, Any]:
-    return {**config.model_dump(mode="json"), "config_hash": config.config_hash()}
+    return {**config.model_dump(mode="json", exclude_none=True), "config_hash": config.config_hash()}
 
 
 def validate_result(result: object, rubric: Rubric) -> JudgeResult:
@@ -94,7 +143,21 @@ def validate_result(result: object, rubric: Rubric) -> JudgeResult:
             raise ValueError(f"the judge's evidence for {name} is {type(span).__name__}, not a quoted span")
         if not _is_text(span):
             raise ValueError(f"the judge's evidence for {name} is not valid Unicode (a lone surrogate)")
-    return JudgeResult({axis: scores[axis] for axis in rubric.axis_names}, dict(evidence))
+    return JudgeResult(
+        {axis: scores[axis] for axis in rubric.axis_names},
+        dict(evidence),
+        abstained=result.abstained is True,
+        reason=None if result.reason is None else one_line(str(result.reason)),
+        call=result.call if isinstance(result.call, JudgeCall) else None,
+    )
+
+
+def faithfulness_outcome(scores: dict[str, int | None], rubric: Rubric) -> Outcome:
+    """faithful at the top of the faithfulness scale, unfaithful below it, abstained when unscored
+    (or when the rubric has no faithfulness axis: there is no faithfulness to judge)."""
+    if FAITHFULNESS not in rubric.axis_names or scores.get(FAITHFULNESS) is None:
+        return "abstained"
+    return "faithful" if scores[FAITHFULNESS] == rubric.axis(FAITHFULNESS).scale[-1] else "unfaithful"
 
 
 def _checked(raw: object, rubric: Rubric) -> tuple[str, JudgeResult | None]:
@@ -119,35 +182,62 @@ def judge_verdict(
     item_id: str,
     created_at: str,
 ) -> JudgeVerdict:
-    """One verdict in the §8.3 export shape. Any judge failure, an exit included, becomes status "error"."""
+    """One verdict in the §8.3 export shape with its outcome. Any judge failure, an exit included,
+    becomes status and outcome "error"; a checks-only run's verdicts are "skipped"."""
     unscored = dict.fromkeys(rubric.axis_names)
 
-    def verdict(scores: dict[str, int | None], evidence: dict[str, str], error: str | None = None) -> JudgeVerdict:
+    def verdict(
+        outcome: Outcome,
+        scores: dict[str, int | None],
+        evidence: dict[str, str],
+        *,
+        error: str | None = None,
+        reason: str | None = None,
+        call: JudgeCall | None = None,
+    ) -> JudgeVerdict:
+        spent = call or JudgeCall()
         return JudgeVerdict(
             item_id=item_id,
             case_id=case.id,
             judge=judge_descriptor(config),
-            status="ok" if error is None else "error",
+            status="error" if outcome == "error" else "skipped" if outcome == "skipped" else "ok",
             scores=scores,
             evidence=evidence,
             created_at=created_at,
             error=error,
+            outcome=outcome,
+            reason=reason,
+            requested_model=spent.requested_model,
+            returned_model=spent.returned_model,
+            usage=TokenUsage(input_tokens=spent.input_tokens, output_tokens=spent.output_tokens),
+            attempts=list(spent.attempts),
+            retries=spent.retries,
         )
 
+    if isinstance(judge, SkippedJudge):
+        return verdict("skipped", unscored, {}, reason=SKIPPED_REASON)
     if output.error is not None:
-        return verdict(unscored, {})
+        return verdict("abstained", unscored, {}, reason="the system failed on this case: nothing to judge")
     result: JudgeResult | None = None
+    call: JudgeCall | None = None
     try:
         raw = judge.score(case, output, rubric)
     except KeyboardInterrupt:
         raise
+    except JudgeFailure as exc:
+        problem, call = exc.reason, exc.call if isinstance(exc.call, JudgeCall) else None
     except BaseException as exc:  # a judge failure (sys.exit too) is data, an error verdict, never a crash
         problem = describe_failure(exc)
     else:
         problem, result = _checked(raw, rubric)
     if result is None:
-        return verdict(unscored, {}, problem)
-    return verdict(result.scores, result.evidence)
+        return verdict("error", unscored, {}, error=problem, call=call)
+    if result.abstained:
+        why = result.reason or "the judge cannot judge this case"
+        return verdict("abstained", result.scores, result.evidence, reason=why, call=result.call)
+    outcome = faithfulness_outcome(result.scores, rubric)
+    unscored_why = "the judge did not score faithfulness" if outcome == "abstained" else None
+    return verdict(outcome, result.scores, result.evidence, reason=unscored_why, call=result.call)
 
 
 def load_judge(spec: str) -> JudgeClient:

@@ -49,7 +49,13 @@ class SUTOutput(BaseModel):
 
 
 class JudgeConfig(BaseModel):
-    """Pinned judge settings; its hash binds verdicts and calibrations to one judge."""
+    """Pinned judge settings; its hash binds verdicts and calibrations to one judge.
+
+    The optional fields are set by configured model judges (`[judge]`): what else changes a verdict
+    (the judge kind, the hash of the prompt template's text and of the rubric's scales and anchors,
+    the output-token cap). Unset, they stay out of the hash, so a judge that predates them keeps its
+    hash (and the baselines and calibrations bound to it).
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -59,11 +65,44 @@ class JudgeConfig(BaseModel):
     seed: int = 0
     prompt_version: str = "1"
     rubric_version: str = "1"
+    kind: str | None = None
+    prompt_hash: str | None = None
+    rubric_hash: str | None = None
+    max_tokens: int | None = None
 
     def config_hash(self) -> str:
         from qaeval_tui.core.golden.hashing import content_hash
 
-        return content_hash(self.model_dump(mode="json"))
+        return content_hash(self.model_dump(mode="json", exclude_none=True))
+
+
+Outcome = Literal["faithful", "unfaithful", "abstained", "error", "skipped"]
+"""The faithfulness outcome of a verdict (the howdah verdict contract):
+
+faithful / unfaithful: the judge scored faithfulness (its top scale point is faithful);
+abstained: the judge said it cannot judge, or there was nothing to judge (reason given);
+error: the request failed, the judge refused, its output was truncated or invalid;
+skipped: a checks-only run, no judge was asked."""
+
+OUTCOMES: tuple[Outcome, ...] = ("faithful", "unfaithful", "abstained", "error", "skipped")
+
+
+class Attempt(BaseModel):
+    """One request to a model judge: how long it took and, when it failed, a sanitized error code."""
+
+    model_config = ConfigDict(frozen=True)
+
+    latency_s: float
+    error: str | None = None
+
+
+class TokenUsage(BaseModel):
+    """Tokens a verdict cost over all its attempts; None is unknown (never reported as 0)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
 
 
 class JudgeVerdict(BaseModel):
@@ -74,14 +113,26 @@ class JudgeVerdict(BaseModel):
     item_id: str
     case_id: str
     judge: dict[str, str | float | int]
-    status: Literal["ok", "error"]
+    status: Literal["ok", "error", "skipped"]
+    """ok: the judge answered (outcome faithful, unfaithful or abstained); error; skipped (checks-only)."""
     scores: dict[str, int | None]
     evidence: dict[str, str]
     created_at: str
     error: str | None = None
+    outcome: Outcome | None = None
+    """None only on a verdict stored before the outcome was recorded."""
+    reason: str | None = None
+    """Why an abstained or skipped verdict has no faithfulness outcome (one line)."""
+    requested_model: str | None = None
+    returned_model: str | None = None
+    usage: TokenUsage = Field(default_factory=TokenUsage)
+    attempts: list[Attempt] = Field(default_factory=list)
+    """One per request to a model judge, retries included; empty for a judge that makes none."""
+    retries: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        """The §8.3 export shape, key order included: `error` only on an error verdict."""
+        """The §8.3 export shape, key order included: `error` only on an error verdict; the contract's
+        fields (outcome, reason, models, usage, attempts, retries) after it."""
         document: dict[str, Any] = {
             "item_id": self.item_id,
             "case_id": self.case_id,
@@ -93,4 +144,12 @@ class JudgeVerdict(BaseModel):
         }
         if self.status == "error":
             document["error"] = self.error
+        if self.outcome is not None:
+            document["outcome"] = self.outcome
+            document["reason"] = self.reason
+            document["requested_model"] = self.requested_model
+            document["returned_model"] = self.returned_model
+            document["usage"] = self.usage.model_dump()
+            document["attempts"] = [attempt.model_dump() for attempt in self.attempts]
+            document["retries"] = self.retries
         return document

@@ -48,7 +48,12 @@ class CaseResult:
 
     @property
     def judge_error(self) -> str | None:
-        """The judge's failure on this case (an error verdict), or None when it returned a verdict."""
+        """The judge's failure on this case (an error verdict), or None when it returned a verdict.
+
+        A skipped verdict (checks-only run) counts too: its judge metrics are missing just the same,
+        so the gate blocks on it and no baseline is written from it, never a pass by accident."""
+        if self.verdict.status == "skipped":
+            return f"not judged: {self.verdict.reason or 'checks-only run'}"
         if self.verdict.status != "error":
             return None
         return self.verdict.error or "the judge failed"

@@ -86,9 +86,11 @@ def run_from_config(
     workers: int | None = None,
     against: Baseline | None = None,
     progress: ProgressDisplay = no_progress,
+    checks_only: bool = False,
 ) -> RunResult:
-    """Load, run, store. With `against`, a baseline of another judge, rubric or k is refused before the run."""
-    plan = plan_run(config, golden_paths, adapter=adapter, judge=judge, workers=workers)
+    """Load, run, store. With `against`, a baseline of another judge, rubric or k is refused before the run.
+    `checks_only`: no judge is asked, every verdict is skipped."""
+    plan = plan_run(config, golden_paths, adapter=adapter, judge=judge, workers=workers, checks_only=checks_only)
     if against is not None:
         check_settings(against, plan.judge_config, config.rubric.version, config.run.top_k)
     with progress() as update:
