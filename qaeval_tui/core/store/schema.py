@@ -95,5 +95,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             resolved_at TEXT NOT NULL)""",
         *_RESOLUTIONS_APPEND_ONLY,
     ),
+    # 5 (judge ops): the content-addressed verdict cache, a judge's valid result per (judge config,
+    # case, system output). A cache, not history: a fresh call replaces its key's entry.
+    (
+        """CREATE TABLE IF NOT EXISTS judge_cache (
+            config_hash TEXT NOT NULL, case_hash TEXT NOT NULL, output_hash TEXT NOT NULL,
+            result_json TEXT NOT NULL, created_at TEXT NOT NULL,
+            PRIMARY KEY (config_hash, case_hash, output_hash))""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
