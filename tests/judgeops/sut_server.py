@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 
@@ -58,6 +59,11 @@ class LoopbackSystem:
         return len(self.requests)
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # a burst of concurrent first connections must not be refused
+
+
 @contextmanager
 def serve(script: Script) -> Iterator[LoopbackSystem]:
     lock = threading.Lock()
@@ -95,11 +101,18 @@ def serve(script: Script) -> Iterator[LoopbackSystem]:
                 with lock:
                     system.in_flight -= 1
 
+        def do_GET(self) -> None:  # GET .../calls: how many POSTs so far (for a server in another process)
+            body = json.dumps({"calls": state["system"].calls}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
         def log_message(self, format: str, *args: Any) -> None:  # quiet test output
             return
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
+    server = _Server(("127.0.0.1", 0), Handler)
     state["system"] = LoopbackSystem(url=f"http://127.0.0.1:{server.server_address[1]}/answer")
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
@@ -109,3 +122,42 @@ def serve(script: Script) -> Iterator[LoopbackSystem]:
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+def judge_scores(request: dict[str, Any], attempt: int) -> Reply:
+    """A judge's reply (tests/judgeops/loopback_judge.py): top scores, and the tokens it cost."""
+    return Reply(
+        body={
+            "scores": {"faithfulness": 2, "citation_correctness": 2, "answer_correctness": 2},
+            "input_tokens": 900,
+            "output_tokens": 60,
+            "model": "scripted-1-2026",
+        }
+    )
+
+
+def main(argv: list[str]) -> None:
+    """`python -m tests.judgeops.sut_server [--judge-scores] [--delay S] URL_FILE`: serve until killed,
+    writing the URL to URL_FILE once listening (benchmarks/bench_judges.py)."""
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--judge-scores", action="store_true")
+    parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("url_file", type=Path)
+    args = parser.parse_args(argv)
+    script = judge_scores if args.judge_scores else answer_from_first_source
+
+    def delayed(request: dict[str, Any], attempt: int) -> Reply:
+        reply = script(request, attempt)
+        return Reply(reply.status, reply.body, reply.headers, args.delay)
+
+    with serve(delayed) as system:
+        args.url_file.write_text(system.url, encoding="utf-8")
+        threading.Event().wait()
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1:])

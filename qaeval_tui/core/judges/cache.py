@@ -188,24 +188,31 @@ class VerdictCache:
 class CachedJudge:
     """A judge that answers from the cache when it can, asks `inner` otherwise, and tallies both."""
 
-    def __init__(self, inner: JudgeClient, cache: VerdictCache, tally: JudgeTally | None = None) -> None:
+    def __init__(
+        self,
+        inner: JudgeClient,
+        cache: VerdictCache,
+        tally: JudgeTally | None = None,
+        case_hashes: Mapping[int, str] | None = None,
+    ) -> None:
         self.inner = inner
         self.cache = cache
         self.tally = tally or JudgeTally()
+        self._case_hashes = dict(case_hashes or {})  # id(case) -> its content hash, known from loading
 
     @property
     def config(self) -> JudgeConfig:
         return self.inner.config
 
     def __getattr__(self, name: str) -> Any:  # anything else the runner asks of a judge (its concurrency...)
-        if name in {"inner", "cache", "tally"}:
+        if name in {"inner", "cache", "tally", "_case_hashes"}:
             raise AttributeError(name)
         return getattr(self.inner, name)
 
     def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
         key: Key | None = None
         if not self.cache.empty or _costs_calls(self.inner):
-            key = (case_content_hash(case), output_hash(output))
+            key = (self._case_hash(case), output_hash(output))
             cached = self.cache.get(key)
             if cached is not None:
                 self.tally.hit()
@@ -226,8 +233,11 @@ class CachedJudge:
             return raw
         self.tally.finished(result.call, failed=False)
         if result.call is not None:  # a model was asked: worth keeping
-            self.cache.put(key or (case_content_hash(case), output_hash(output)), result)
+            self.cache.put(key or (self._case_hash(case), output_hash(output)), result)
         return result
+
+    def _case_hash(self, case: GoldenCase) -> str:
+        return self._case_hashes.get(id(case)) or case_content_hash(case)
 
 
 def output_hash(output: SUTOutput) -> str:

@@ -34,7 +34,8 @@ def cached_judge(plan: RunPlan, store_path: Path, *, fresh: bool) -> CachedJudge
     """The plan's judge behind the store's verdict cache for its config (read now, before the run)."""
     with Store.open(store_path) as store:
         cache = VerdictCache.load(store, plan.judge_config.config_hash(), fresh=fresh)
-    return CachedJudge(plan.judge, cache, JudgeTally(pricing=pricing_of(plan)))
+    hashes = {id(loaded.case): loaded.content_hash for loaded in plan.golden.cases}
+    return CachedJudge(plan.judge, cache, JudgeTally(pricing=pricing_of(plan)), hashes)
 
 
 def judge_progress(update: ProgressUpdate | None, judge: CachedJudge | None) -> ProgressUpdate | None:
