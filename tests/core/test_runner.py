@@ -220,6 +220,7 @@ def test_the_run_is_stored_append_only_with_outputs_and_verdicts(tmp_path: Path)
             "scores",
             "evidence",
             "created_at",
+            *["outcome", "reason", "requested_model", "returned_model", "usage", "attempts", "retries"],
         ]
         assert verdicts[0].verdict.item_id == first.result["item_id"]
         assert store.case_json(first.case_hash) is not None

@@ -5,6 +5,7 @@ else the defaults. Relative paths are resolved against the config file's folder.
 splits the sections (`sections`, `team`), the whole model (`model`) and the loader (`loading`).
 """
 
+from qaeval_tui.core.config.judge import JudgeSection
 from qaeval_tui.core.config.loading import load_config
 from qaeval_tui.core.config.model import DEFAULT_AXES, Config
 from qaeval_tui.core.config.sections import (
@@ -24,6 +25,7 @@ __all__ = [
     "Config",
     "GateConfig",
     "HttpSystemConfig",
+    "JudgeSection",
     "PathsConfig",
     "ReviewConfig",
     "Role",

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from pydantic import Field
 
+from qaeval_tui.core.config.judge import JudgeSection
 from qaeval_tui.core.config.sections import CalibrationConfig, GateConfig, PathsConfig, RunConfig, Section
 from qaeval_tui.core.config.team import ReviewConfig
 from qaeval_tui.core.default_guidelines import AXIS_GUIDELINES, GENERAL_GUIDELINES
@@ -54,6 +55,7 @@ class Config(Section):
     gate: GateConfig = Field(default_factory=GateConfig)
     calibration: CalibrationConfig = Field(default_factory=CalibrationConfig)
     review: ReviewConfig = Field(default_factory=ReviewConfig)
+    judge: JudgeSection = Field(default_factory=JudgeSection)
     base_dir: str = Field(default=".", description="Folder relative paths are resolved against (set by the loader).")
 
     def path(self, value: str) -> Path:

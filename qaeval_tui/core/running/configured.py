@@ -72,12 +72,25 @@ def plan_run(
     """
     golden = load_golden(golden_paths)
     adapter_spec = adapter or config.run.adapter
-    judge_spec = "checks-only" if checks_only else judge or config.run.judge
     system: SystemAdapter
     if adapter_spec == HTTP_ADAPTER:  # the system served over HTTP, [run.http]: its concurrency is the default
         system = make_http_system(config.run.http)
         workers = workers or max(config.run.workers, system.settings.concurrency)
     else:
         system = load_adapter(adapter_spec)
-    judge_client: JudgeClient = SkippedJudge() if checks_only else load_judge(judge_spec)
+    judge_client, judge_spec = _judge(config, judge, checks_only)
     return RunPlan(config, golden, system, adapter_spec, judge_client, judge_spec, workers or config.run.workers)
+
+
+def _judge(config: Config, spec: str | None, checks_only: bool) -> tuple[JudgeClient, str]:
+    """`--judge module:factory`, else a `[judge]` model judge (its key checked now, before any call), else
+    `[run] judge`; none at all for a checks-only run."""
+    if checks_only:
+        return SkippedJudge(), "checks-only"
+    if spec is None and config.judge.is_model:
+        from qaeval_tui.core.judges.factory import configured_judge  # the SDKs: only for a model judge
+
+        section = config.judge
+        return configured_judge(section, config.rubric), f"[judge] {section.kind} {section.model}"
+    chosen = spec or config.run.judge
+    return load_judge(chosen), chosen

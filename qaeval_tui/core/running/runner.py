@@ -14,6 +14,8 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -28,6 +30,7 @@ from qaeval_tui.core.running.checks import CheckResult, run_checks
 from qaeval_tui.core.running.judge import JudgeClient, effective_config, judge_verdict
 from qaeval_tui.core.running.metrics import case_values, scoreboard
 from qaeval_tui.core.running.models import CaseView, Citation, JudgeConfig, SUTOutput
+from qaeval_tui.core.running.pipeline import pipelined
 from qaeval_tui.core.running.result import CaseResult, RunResult
 from qaeval_tui.core.running.trajectory import TrajectoryResult, score_trajectory
 from qaeval_tui.core.store.rows import CaseRecord, RunOutput, RunRecord, VerdictRecord
@@ -109,16 +112,22 @@ def case_failures(
     return tuple(reasons)
 
 
-def evaluate_case(
-    position: int,
-    loaded: LoadedCase,
-    adapter: SystemAdapter,
-    judge: JudgeClient,
-    config: JudgeConfig,
-    rubric: Rubric,
-    top_k: int,
-    clock: Callable[[], str] = utc_now,
-) -> CaseResult:
+@dataclass(frozen=True)
+class Answered:
+    """A case the system has answered, with its checks: what the judge stage takes."""
+
+    position: int
+    loaded: LoadedCase
+    output: SUTOutput
+    output_json: dict[str, Any]
+    output_hash: str
+    item_id: str
+    checks: tuple[CheckResult, ...]
+    seconds: float
+
+
+def answer_case(position: int, loaded: LoadedCase, adapter: SystemAdapter) -> Answered:
+    """The adapter's output for one case (timed), its hashes and its deterministic checks."""
     started = time.perf_counter()
     output = call_adapter(adapter, case_view(loaded))
     seconds = time.perf_counter() - started
@@ -130,25 +139,58 @@ def evaluate_case(
         output_json = output.model_dump(mode="json")
         output_hash = content_hash(output_json)
     item_id = item_id_for(loaded.content_hash, output_hash)
+    checks = run_checks(loaded.case, output)
+    return Answered(position, loaded, output, output_json, output_hash, item_id, checks, seconds)
+
+
+def judge_case(
+    answered: Answered,
+    judge: JudgeClient,
+    config: JudgeConfig,
+    rubric: Rubric,
+    top_k: int,
+    clock: Callable[[], str] = utc_now,
+) -> CaseResult:
+    """The judge's verdict on an answered case, its trajectory and metric values: the finished case."""
+    loaded, output, checks = answered.loaded, answered.output, answered.checks
     case = loaded.case
-    checks = run_checks(case, output)
-    verdict = judge_verdict(judge, config, case, output, rubric, item_id=item_id, created_at=clock())
+    verdict = judge_verdict(judge, config, case, output, rubric, item_id=answered.item_id, created_at=clock())
     trajectory = score_trajectory(case, output)
     values = case_values(case, output, checks, verdict, trajectory, rubric, top_k)
     return CaseResult(
-        position,
+        answered.position,
         loaded,
         output,
-        output_json,
-        output_hash,
-        item_id,
+        answered.output_json,
+        answered.output_hash,
+        answered.item_id,
         checks,
         verdict,
         trajectory,
         values,
         case_failures(checks, loaded, output, trajectory),
-        seconds,
+        answered.seconds,
     )
+
+
+def evaluate_case(
+    position: int,
+    loaded: LoadedCase,
+    adapter: SystemAdapter,
+    judge: JudgeClient,
+    config: JudgeConfig,
+    rubric: Rubric,
+    top_k: int,
+    clock: Callable[[], str] = utc_now,
+) -> CaseResult:
+    return judge_case(answer_case(position, loaded, adapter), judge, config, rubric, top_k, clock)
+
+
+def judge_concurrency(judge: JudgeClient) -> int:
+    """Judge calls a run keeps in flight: the judge's `concurrency` (a model judge's `[judge] concurrency`),
+    else 1, when each case's judge call runs right after its adapter call on the adapter's thread."""
+    value = getattr(judge, "concurrency", 1)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else 1
 
 
 def run_suite(
@@ -211,8 +253,19 @@ def _run(
     def one(position: int) -> CaseResult:
         return evaluate_case(position, cases[position], adapter, judge, config, rubric, top_k, clock)
 
-    if workers == 1:
-        results: list[CaseResult] = []
+    concurrency = judge_concurrency(judge)
+    results: list[CaseResult]
+    if concurrency > 1:
+        results = pipelined(
+            lambda position: answer_case(position, cases[position], adapter),
+            lambda answered: judge_case(answered, judge, config, rubric, top_k, clock),
+            len(cases),
+            workers,
+            concurrency,
+            progress,
+        )
+    elif workers == 1:
+        results = []
         for position in range(len(cases)):
             results.append(one(position))
             if progress is not None:

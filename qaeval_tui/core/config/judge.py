@@ -1,0 +1,78 @@
+"""The `[judge]` section: which judge scores a run (DESIGN §3.3).
+
+`kind = "mechanical"` (the default) keeps the judge `[run] judge` names (`module:factory`, the bundled
+mechanical judge unless set). `"openai"` is any OpenAI-compatible chat-completions endpoint (hosted,
+vLLM, Ollama, llama.cpp, LiteLLM: set `base_url`), `"anthropic"` the Anthropic messages API; both use
+the providers' SDKs (the `qaeval_tui[llm]` extra), read the API key from the environment variable
+`api_key_env` names, and refuse (exit 2) a missing or placeholder key before any call.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from qaeval_tui.core.config.sections import Section, Seed
+
+JudgeKind = Literal["mechanical", "openai", "anthropic"]
+MODEL_KINDS: tuple[JudgeKind, ...] = ("openai", "anthropic")
+
+DEFAULT_KEY_ENV: dict[str, str] = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+
+PROMPT_VERSIONS: tuple[str, ...] = ("faithfulness-1",)
+"""The prompt templates the package ships (`qaeval_tui/core/judges/prompts/<version>.md`)."""
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+Text = Annotated[str, Field(min_length=1)]
+
+
+class JudgeSection(Section):
+    kind: JudgeKind = Field(
+        default="mechanical",
+        description='"mechanical": the `[run] judge` module:factory (the bundled judge by default); "openai": an '
+        'OpenAI-compatible chat-completions endpoint; "anthropic": the Anthropic messages API.',
+    )
+    model: Text | None = Field(default=None, description="Model id sent with every request (openai, anthropic).")
+    base_url: Text | None = Field(
+        default=None, description="Endpoint (e.g. http://localhost:8000/v1 for vLLM); unset: the provider's."
+    )
+    api_key_env: Text | None = Field(
+        default=None,
+        description="Environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY).",
+    )
+    temperature: float = Field(
+        default=0.0, ge=0, le=2, description="Sampling temperature (0: as repeatable as can be)."
+    )
+    seed: Seed = Field(default=0, description="Sampling seed sent to endpoints that take one.")
+    max_tokens: int = Field(default=1024, ge=16, le=200_000, description="Output-token cap of one reply.")
+    timeout_s: float = Field(default=60.0, gt=0, le=3600, description="Seconds one attempt may take, reply included.")
+    concurrency: int = Field(default=4, ge=1, le=256, description="Judge calls in flight at once.")
+    max_retries: int = Field(
+        default=2, ge=0, le=10, description="Retries of a timeout, a network error, HTTP 429 or 5xx (never of 4xx)."
+    )
+    prompt_version: Text = Field(
+        default=PROMPT_VERSIONS[-1], description=f"Prompt template version: {', '.join(PROMPT_VERSIONS)}."
+    )
+
+    @model_validator(mode="after")
+    def _complete(self) -> JudgeSection:
+        if self.prompt_version not in PROMPT_VERSIONS:
+            raise ValueError(f"prompt_version: unknown {self.prompt_version!r}; known: {', '.join(PROMPT_VERSIONS)}")
+        if self.api_key_env is not None and not _ENV_NAME.match(self.api_key_env):
+            raise ValueError(f"api_key_env: {self.api_key_env!r} is no environment variable name")
+        if self.kind in MODEL_KINDS and self.model is None:
+            raise ValueError(f'model: required for kind = "{self.kind}" (the model id to ask)')
+        return self
+
+    @property
+    def is_model(self) -> bool:
+        """True when a model judge (openai, anthropic) scores the run instead of `[run] judge`."""
+        return self.kind in MODEL_KINDS
+
+    @property
+    def key_env(self) -> str:
+        """The environment variable the API key is read from."""
+        return self.api_key_env or DEFAULT_KEY_ENV.get(self.kind, "")
