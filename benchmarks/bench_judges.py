@@ -3,8 +3,9 @@ concurrency 32, and the unchanged rerun that the verdict cache answers without a
 
 The floor is 2,000 x 0.1 s / 32 = 6.25 s; the target is 1.5 times that. The rerun must make zero
 calls (the server's own count) and finish within 2 s. Both runs go through `run_from_config`, the
-use case `qaeval run` calls (the suite loaded, the bundled hub answering, the judge asked or the
-cache read, the run stored); the server runs in a child process, so its threads do not share this
+use case `qaeval run` calls (the suite loaded, the bundled hub answering on 2 workers, the `[judge]`
+OpenAI-compatible judge asked through the SDK `concurrency` at a time, or the cache read, the run
+stored); the server (tests/llm_server.py) runs in a child process, so its threads do not share this
 interpreter's lock with the judge's.
 """
 
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from benchmarks import Figure
 from benchmarks.synthetic import write_synthetic_golden
-from qaeval_tui.core.config import Config
+from qaeval_tui.core.config import Config, JudgeSection
 from qaeval_tui.core.usecases.run import run_from_config
 
 CASES = 2_000
@@ -27,49 +28,63 @@ CONCURRENCY = 32
 FLOOR_S = CASES * LATENCY_S / CONCURRENCY
 WALL_TARGET_S = 1.5 * FLOOR_S
 RERUN_TARGET_S = 2.0
-JUDGE = "tests.judgeops.loopback_judge:make_loopback_judge"
+KEY_ENV = "QAEVAL_BENCH_JUDGE_KEY"
+
+# The loopback server of the judge tests (tests/llm_server.py), in a child process: it prints its
+# OpenAI base URL, then answers each line on stdin with the number of requests it has received.
+_SERVER = f"""
+import sys
+from tests.llm_server import LLMServer
+with LLMServer(latency_s={LATENCY_S!r}) as server:
+    print(server.openai_base_url, flush=True)
+    for _ in sys.stdin:
+        print(server.calls, flush=True)
+"""
 
 
-def _server(workdir: Path) -> tuple[subprocess.Popen[bytes], str]:
-    ready = workdir / "server.url"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.judgeops.sut_server", "--judge-scores", "--delay", str(LATENCY_S), str(ready)],
-        stdout=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 20
-    while not ready.exists() or not ready.read_text(encoding="utf-8").strip():
-        if time.monotonic() > deadline or process.poll() is not None:
-            process.kill()
+class _Server:
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", _SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self._in, self._out = self.process.stdin, self.process.stdout
+        self.url = self._out.readline().strip()
+        if not self.url:
             raise RuntimeError("the loopback judge server did not start")
-        time.sleep(0.05)
-    return process, ready.read_text(encoding="utf-8").strip()
 
+    @property
+    def calls(self) -> int:
+        self._in.write("calls\n")
+        self._in.flush()
+        return int(self._out.readline())
 
-def _calls(url: str) -> int:
-    import httpx
-
-    return int(httpx.get(url.rsplit("/", 1)[0] + "/calls", timeout=5).json()["calls"])
+    def stop(self) -> None:
+        self._in.close()
+        self.process.wait(timeout=10)
 
 
 def run(workdir: Path) -> list[Figure]:
     folder = write_synthetic_golden(workdir / "golden", CASES).parent
-    config = Config(base_dir=str(workdir))
-    process, url = _server(workdir)
-    os.environ["QAEVAL_TEST_JUDGE_URL"] = url
+    server = _Server()
+    os.environ[KEY_ENV] = "sk-bench-local"
     try:
+        judge = JudgeSection(
+            kind="openai", model="bench-judge", base_url=server.url, api_key_env=KEY_ENV, concurrency=CONCURRENCY
+        )
+        config = Config(base_dir=str(workdir), judge=judge)
 
         def timed() -> tuple[float, int]:
-            before = _calls(url)
+            before = server.calls
             started = time.perf_counter()
-            run_from_config(config, [folder], workdir / "bench.db", judge=JUDGE, workers=CONCURRENCY)
-            return time.perf_counter() - started, _calls(url) - before
+            run_from_config(config, [folder], workdir / "bench.db", workers=2)
+            return time.perf_counter() - started, server.calls - before
 
         first, first_calls = timed()
         rerun, rerun_calls = timed()
     finally:
-        os.environ.pop("QAEVAL_TEST_JUDGE_URL", None)
-        process.terminate()
-        process.wait(timeout=10)
+        os.environ.pop(KEY_ENV, None)
+        server.stop()
     return [
         Figure(
             f"{CASES} judged cases, {LATENCY_S * 1000:.0f} ms a call, concurrency {CONCURRENCY}",

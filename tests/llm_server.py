@@ -224,6 +224,7 @@ class LLMServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out as written: no 40 ms delayed-ACK stall
 
             def log_message(self, format: str, *args: Any) -> None:  # quiet test output
                 pass

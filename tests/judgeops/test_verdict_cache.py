@@ -141,3 +141,65 @@ def test_the_bundled_judge_writes_nothing_to_the_cache(tmp_path: Path) -> None:
     assert "judge_calls" not in json.loads(result.stdout)["run"]
     with Store.open(tmp_path / "runs.db") as store:
         assert store.count("judge_cache") == 0
+
+
+def configure_model_judge(tmp_path: Path, base_url: str, pricing: bool = True) -> Path:
+    lines = ["[judge]", 'kind = "openai"', 'model = "judge-small"', f'base_url = "{base_url}"', "concurrency = 4"]
+    if pricing:
+        lines += ["[judge.pricing]", "input_per_million = 2.5", "output_per_million = 10.0", 'currency = "EUR"']
+    path = tmp_path / "qaeval.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_configured_model_judge_is_cached_and_its_cost_estimated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.llm_server import LLMServer
+
+    golden(tmp_path, 4)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-9")
+    with LLMServer() as server:
+        config = configure_model_judge(tmp_path, server.openai_base_url)
+        base = ["--config", str(config), "run", "--data", str(tmp_path / "golden"), "--db", str(tmp_path / "r.db")]
+        first = artifact(runner.invoke(app, [*base, "--json"]))
+        assert server.calls == 4
+        # 4 replies of 100 input and 20 output tokens: (400 x 2.5 + 80 x 10) / 1e6
+        assert first["run"]["judge_calls"]["estimated_cost"] == pytest.approx(0.0018)
+        assert first["run"]["judge_calls"]["currency"] == "EUR"
+        second = runner.invoke(app, base)
+        assert second.exit_code == 0, second.output
+        assert server.calls == 4  # the rerun asked the model nothing
+        assert "Judge calls: 0   cached: 4   errors: 0   tokens: 0 in / 0 out   estimated cost: 0.0000 EUR" in (
+            second.stdout
+        )
+        fresh = artifact(runner.invoke(app, [*base, "--json", "--no-cache"]))
+        assert server.calls == 8 and fresh["run"]["judge_calls"]["calls"] == 4
+
+
+def test_the_progress_display_gets_the_judge_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from contextlib import contextmanager
+
+    from qaeval_tui.core.config import load_config
+    from qaeval_tui.core.usecases.run import run_from_config
+    from tests.llm_server import LLMServer
+
+    golden(tmp_path, 3)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-9")
+    lines: list[str] = []
+
+    def update(done: int, total: int, judge_line: str = "") -> None:
+        lines.append(f"{done}/{total} {judge_line}")
+
+    update.shows_judge_line = True  # type: ignore[attr-defined]
+
+    @contextmanager
+    def display() -> Any:
+        yield update
+
+    with LLMServer() as server:
+        config = load_config(configure_model_judge(tmp_path, server.openai_base_url))
+        run_from_config(config, [tmp_path / "golden"], tmp_path / "r.db", progress=display)
+    assert (
+        lines[-1] == "3/3 judge: 3 calls, 0 in flight, 0 cached, 0 errors, 360 tokens, ~0.0014 EUR"
+    )  # (300 x 2.5 + 60 x 10) / 1e6

@@ -28,6 +28,13 @@ def pipelined(
     lock = threading.Lock()
     finished = 0
     changed = threading.Event()
+    broken: list[Future[Future[R]]] = []  # a stage that raised: an error inside the harness itself
+
+    def watched(future: Future[Future[R]]) -> None:
+        if future.exception() is not None:
+            with lock:
+                broken.append(future)
+            changed.set()
 
     def counted(_: Future[R]) -> None:
         nonlocal finished
@@ -46,6 +53,8 @@ def pipelined(
             return future
 
         staged = [adapters.submit(stage, position) for position in range(total)]
+        for future in staged:
+            future.add_done_callback(watched)
         reported = 0
         while reported < total:
             changed.wait(0.2)
@@ -56,7 +65,8 @@ def pipelined(
                 for done in range(reported + 1, now + 1):
                     progress(done, total)
             reported = now
-            failed = next((f for f in staged if f.done() and f.exception() is not None), None)
+            with lock:  # found by callback: scanning every future at each wake cost O(n^2) on big suites
+                failed = broken[0] if broken else None
             if failed is not None:  # an error inside the harness itself: raised, never swallowed
                 for future in staged:
                     future.cancel()
