@@ -126,6 +126,7 @@ def result_document(result: JudgeResult) -> dict[str, Any]:
         "reason": result.reason,
         "requested_model": None if call is None else call.requested_model,
         "returned_model": None if call is None else call.returned_model,
+        "stages": list(result.stages),
     }
 
 
@@ -142,6 +143,7 @@ def result_from_document(document: Mapping[str, Any]) -> JudgeResult | None:
             abstained=document.get("abstained") is True,
             reason=None if reason is None else str(reason),
             call=call,  # no attempts and no tokens: this run asked nobody
+            stages=tuple(dict(stage) for stage in document.get("stages", [])),
         )
     except (KeyError, AttributeError, TypeError, ValueError):
         return None

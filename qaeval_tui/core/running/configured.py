@@ -79,6 +79,10 @@ def plan_run(
     else:
         system = load_adapter(adapter_spec)
     judge_client, judge_spec = _judge(config, judge, checks_only)
+    if config.cascade is not None and not checks_only:  # [cascade]: the chosen judge screens for a stronger one
+        from qaeval_tui.core.judges.cascade import cascade_from_config
+
+        judge_client, judge_spec = cascade_from_config(config, judge_client, judge_spec)
     return RunPlan(config, golden, system, adapter_spec, judge_client, judge_spec, workers or config.run.workers)
 
 
