@@ -1,40 +1,54 @@
-"""A real-model judge: how to plug an LLM behind `qaeval run --judge`.
+"""A judge of your own, for when `[judge]` does not fit: your prompt, your service, the same contract.
 
-    qaeval run --judge examples.real_judge:make_judge
+For an OpenAI-compatible endpoint (hosted, vLLM, Ollama, llama.cpp, LiteLLM) or Anthropic you need no
+code: set `[judge] kind = "openai"` or `"anthropic"` in qaeval.toml (see the README, "Plug in a real
+judge"). Write a judge like this one only to change the prompt or speak another service:
 
-It speaks the OpenAI-compatible chat-completions protocol over plain HTTP (set JUDGE_BASE_URL,
-JUDGE_API_KEY and JUDGE_MODEL), at temperature 0 with a fixed seed. Everything that changes its
-behaviour is pinned in its JudgeConfig (model, temperature, seed, prompt version), and that
-config's hash is recorded in every verdict: change the prompt below, bump PROMPT_VERSION.
+    JUDGE_BASE_URL=http://localhost:8000/v1 JUDGE_API_KEY=... JUDGE_MODEL=qwen2.5-7b-instruct \\
+        qaeval run --judge examples.real_judge:make_judge
 
-The judge must quote the span behind each score. If the model's reply is not valid JSON or a
-score falls outside the rubric's scale, `score` raises, and qaeval records an error verdict for
-that item instead of crashing the run. Before trusting its scores, calibrate it against human
-labels (`qaeval calibrate`); the gate marks metrics from axes that are not TRUSTED.
+It uses the official `openai` SDK (`pip install "qaeval_tui[llm]"`), whose own retries wait out HTTP
+429 (honouring Retry-After), 5xx and timeouts. Everything that changes its scores is pinned in its
+`JudgeConfig`; change the prompt below and bump PROMPT_VERSION. The verdict contract, through the
+public API: return a `JudgeResult` (scores on each axis's scale, the quoted span behind each); return
+one with `abstained=True` and a `reason` when the case cannot be judged; raise `JudgeFailure` (with the
+`JudgeCall` it cost) for a refusal, a cut-off or an invalid reply — any other exception is an error
+verdict too. Never guess a score. Calibrate it against human labels (`qaeval calibrate`) before
+trusting it; the gate marks the metrics of axes that are not TRUSTED.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import urllib.request
+import time
 from typing import Any
 
-from qaeval_tui import GoldenCase, JudgeConfig, JudgeResult, Rubric, SUTOutput
+from qaeval_tui import (
+    Attempt,
+    GoldenCase,
+    JudgeCall,
+    JudgeConfig,
+    JudgeFailure,
+    JudgeResult,
+    Rubric,
+    SUTOutput,
+)
 
-PROMPT_VERSION = "llm-judge-1"
+PROMPT_VERSION = "my-judge-1"
 SYSTEM = (
     "You grade one answer of a question-answering system that must answer only from the given sources and cite "
-    "them. For each axis, first quote the exact span (from the sources or the answer) that decides the score, "
-    "then give the score from the axis's scale using its anchors. Reply with JSON only: "
-    '{"<axis>": {"span": "...", "score": <int or null>}, ...}. Use null only when the axis cannot be judged.'
+    "them. For each axis, quote the exact span (from the sources or the answer) that decides the score, then give "
+    "the score from the axis's scale using its anchors. Reply with JSON only: "
+    '{"<axis>": {"span": "...", "score": <int>}, ...}, or {"abstain": "<why>"} when the case cannot be judged.'
 )
 
 
 class ChatJudge:
     def __init__(self, base_url: str, api_key: str, model: str, seed: int = 7) -> None:
-        self.base_url = base_url.rstrip("/")
-        self.api_key = api_key
+        import openai  # the `llm` extra: imported only when this judge is used
+
+        self._client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=60, max_retries=2)
         self._config = JudgeConfig(
             name="chat-judge", model=model, temperature=0.0, seed=seed, prompt_version=PROMPT_VERSION
         )
@@ -57,37 +71,46 @@ class ChatJudge:
             f"System abstained: {output.abstained}\nCitations: {citations}"
         )
 
-    def _complete(self, prompt: str) -> str:
-        body = {
-            "model": self._config.model,
-            "temperature": self._config.temperature,
-            "seed": self._config.seed,
-            "response_format": {"type": "json_object"},
-            "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
-        }
-        request = urllib.request.Request(
-            f"{self.base_url}/chat/completions",
-            data=json.dumps(body).encode("utf-8"),
-            headers={"Content-Type": "application/json", "Authorization": f"Bearer {self.api_key}"},
-            method="POST",
-        )
-        with urllib.request.urlopen(request, timeout=60) as response:
-            reply: dict[str, Any] = json.loads(response.read().decode("utf-8"))
-        return str(reply["choices"][0]["message"]["content"])
-
     def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
-        graded = json.loads(self._complete(self._prompt(case, output, rubric)))
+        started = time.perf_counter()
+        completion = self._client.chat.completions.create(
+            model=self._config.model,
+            temperature=self._config.temperature,
+            seed=self._config.seed,
+            response_format={"type": "json_object"},
+            messages=[
+                {"role": "system", "content": SYSTEM},
+                {"role": "user", "content": self._prompt(case, output, rubric)},
+            ],
+        )
+        usage = completion.usage
+        call = JudgeCall(
+            requested_model=self._config.model,
+            returned_model=completion.model,
+            input_tokens=None if usage is None else usage.prompt_tokens,  # unknown stays None, never 0
+            output_tokens=None if usage is None else usage.completion_tokens,
+            attempts=(Attempt(latency_s=round(time.perf_counter() - started, 6)),),
+        )
+        choice = completion.choices[0]
+        if choice.message.refusal or choice.finish_reason != "stop":
+            raise JudgeFailure(f"the model did not finish its reply ({choice.finish_reason})", call)
+        try:
+            graded: dict[str, Any] = json.loads(choice.message.content or "")
+        except ValueError:
+            raise JudgeFailure("the model's reply is not JSON", call) from None
+        if "abstain" in graded:
+            return JudgeResult(
+                {axis: None for axis in rubric.axis_names}, abstained=True, reason=str(graded["abstain"]), call=call
+            )
         scores: dict[str, int | None] = {}
         evidence: dict[str, str] = {}
         for axis in rubric.axes:
-            item = graded.get(axis.name) or {}
-            value = item.get("score")
-            if value is not None and value not in axis.scale:
-                raise ValueError(f"{axis.name}: score {value!r} is outside {list(axis.scale)}")
-            scores[axis.name] = value
-            if item.get("span"):
-                evidence[axis.name] = str(item["span"])
-        return JudgeResult(scores, evidence)
+            item = graded.get(axis.name)
+            if not isinstance(item, dict) or item.get("score") not in axis.scale or not item.get("span"):
+                raise JudgeFailure(f"{axis.name}: no score on {list(axis.scale)} with a quoted span", call)
+            scores[axis.name] = item["score"]
+            evidence[axis.name] = str(item["span"])
+        return JudgeResult(scores, evidence, call=call)
 
 
 def make_judge() -> ChatJudge:

@@ -8,7 +8,8 @@ they are stable (a test pins them); everything else is internal and may move.
 - `SUTOutput` and `Citation`: what the system hands back.
 - `JudgeClient` (also `Judge`): anything with a pinned `config: JudgeConfig` and
   `score(case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult`; a `Rubric` is a
-  version and its `Axis` list.
+  version and its `Axis` list. A model judge records what its call cost in a `JudgeCall` (model ids,
+  tokens, one `Attempt` per request) and raises `JudgeFailure` for a failed call (an error verdict).
 
 The names load on first use, so `import qaeval_tui` and `qaeval --help` stay fast.
 """
@@ -24,18 +25,21 @@ if TYPE_CHECKING:
     from qaeval_tui.core.golden.models import GoldenCase, Source
     from qaeval_tui.core.rubric import Axis, Rubric
     from qaeval_tui.core.running.adapters import SystemAdapter
-    from qaeval_tui.core.running.judge import JudgeClient, JudgeResult
+    from qaeval_tui.core.running.judge import JudgeCall, JudgeClient, JudgeFailure, JudgeResult
     from qaeval_tui.core.running.judge import JudgeClient as Judge
-    from qaeval_tui.core.running.models import CaseView, Citation, JudgeConfig, SUTOutput
+    from qaeval_tui.core.running.models import Attempt, CaseView, Citation, JudgeConfig, SUTOutput
 
 _HOMES: dict[str, tuple[str, str]] = {
+    "Attempt": ("qaeval_tui.core.running.models", "Attempt"),
     "Axis": ("qaeval_tui.core.rubric", "Axis"),
     "CaseView": ("qaeval_tui.core.running.models", "CaseView"),
     "Citation": ("qaeval_tui.core.running.models", "Citation"),
     "GoldenCase": ("qaeval_tui.core.golden.models", "GoldenCase"),
     "Judge": ("qaeval_tui.core.running.judge", "JudgeClient"),
+    "JudgeCall": ("qaeval_tui.core.running.judge", "JudgeCall"),
     "JudgeClient": ("qaeval_tui.core.running.judge", "JudgeClient"),
     "JudgeConfig": ("qaeval_tui.core.running.models", "JudgeConfig"),
+    "JudgeFailure": ("qaeval_tui.core.running.judge", "JudgeFailure"),
     "JudgeResult": ("qaeval_tui.core.running.judge", "JudgeResult"),
     "Rubric": ("qaeval_tui.core.rubric", "Rubric"),
     "SUTOutput": ("qaeval_tui.core.running.models", "SUTOutput"),
@@ -44,13 +48,16 @@ _HOMES: dict[str, tuple[str, str]] = {
 }
 
 __all__ = [
+    "Attempt",
     "Axis",
     "CaseView",
     "Citation",
     "GoldenCase",
     "Judge",
+    "JudgeCall",
     "JudgeClient",
     "JudgeConfig",
+    "JudgeFailure",
     "JudgeResult",
     "Rubric",
     "SUTOutput",

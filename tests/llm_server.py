@@ -21,6 +21,11 @@ API (used by the judge tests and by the verdict-cache tests and bench):
 - `calls` (requests received), `requests` (each one's `Request`: path, headers, parsed JSON body),
   `in_flight` and `max_in_flight` (requests being answered at once, now and at most), `reset()`.
 
+`SpawnedLLMServer(latency_s)` runs the same server in a child process (`python -m tests.llm_server
+--latency S`), so the server's work does not compete with the client's for this process's GIL (what a
+throughput bench wants); it serves `default` replies only and reports `calls` and `max_in_flight`
+(over `GET /_stats`); `stop()` ends the child it started.
+
 A `Reply` is protocol-neutral, rendered as each protocol spells it:
 
 - `Reply.text(content, finish="stop" | "length" | "refusal", usage=(in, out) | None, model=None)`;
@@ -224,10 +229,21 @@ class LLMServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True  # headers and body go out as written: no 40 ms delayed-ACK stall
+            disable_nagle_algorithm = True  # headers and body would otherwise wait on a delayed ACK (~40 ms)
+            wbufsize = 1 << 16  # one write per reply, flushed after each request
 
             def log_message(self, format: str, *args: Any) -> None:  # quiet test output
                 pass
+
+            def do_GET(self) -> None:
+                with server._state.lock:
+                    stats = {"calls": len(server._state.requests), "max_in_flight": server._state.max_in_flight}
+                data = json.dumps(stats).encode("utf-8")
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
@@ -307,3 +323,80 @@ def _render(reply: Reply, request: Request) -> tuple[int, dict[str, str], dict[s
             "total_tokens": sum(reply.usage),
         }
     return 200, {}, completion
+
+
+class SpawnedLLMServer:
+    """The server in a child process (see the module docstring); a context manager."""
+
+    def __init__(self, latency_s: float = 0.0) -> None:
+        import subprocess
+        import sys
+        from pathlib import Path
+
+        root = Path(__file__).resolve().parent.parent
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "tests.llm_server", "--latency", str(latency_s)],
+            cwd=root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self._process.stdout is not None
+        self.url = self._process.stdout.readline().strip()
+        if not self.url.startswith("http://"):
+            self.stop()
+            raise RuntimeError("the LLM server process did not start")
+
+    @property
+    def openai_base_url(self) -> str:
+        return f"{self.url}/v1"
+
+    @property
+    def anthropic_base_url(self) -> str:
+        return self.url
+
+    def _stats(self) -> dict[str, int]:
+        import urllib.request
+
+        with urllib.request.urlopen(f"{self.url}/_stats", timeout=10) as response:
+            stats: dict[str, int] = json.loads(response.read())
+        return stats
+
+    @property
+    def calls(self) -> int:
+        return self._stats()["calls"]
+
+    @property
+    def max_in_flight(self) -> int:
+        return self._stats()["max_in_flight"]
+
+    def stop(self) -> None:
+        if self._process.stdin is not None:
+            self._process.stdin.close()  # the child stops when its stdin closes
+        try:
+            self._process.wait(10)
+        except Exception:
+            self._process.kill()
+            self._process.wait(10)
+
+    def __enter__(self) -> SpawnedLLMServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _main() -> None:
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(description="A loopback OpenAI/Anthropic-protocol server for tests.")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds each request waits")
+    options = parser.parse_args()
+    with LLMServer(latency_s=options.latency) as server:
+        print(server.url, flush=True)
+        sys.stdin.read()  # serve until the parent closes stdin
+
+
+if __name__ == "__main__":
+    _main()

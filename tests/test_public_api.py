@@ -12,19 +12,22 @@ import qaeval_tui
 from qaeval_tui.core.golden.models import GoldenCase, Source
 from qaeval_tui.core.rubric import Axis, Rubric
 from qaeval_tui.core.running.adapters import SystemAdapter
-from qaeval_tui.core.running.judge import JudgeClient, JudgeResult
-from qaeval_tui.core.running.models import CaseView, Citation, JudgeConfig, SUTOutput
+from qaeval_tui.core.running.judge import JudgeCall, JudgeClient, JudgeFailure, JudgeResult
+from qaeval_tui.core.running.models import Attempt, CaseView, Citation, JudgeConfig, SUTOutput
 from tests.conftest import REPO
 
 # Removing or renaming one of these breaks every adapter and judge written against them.
 PUBLIC = {
+    "Attempt": Attempt,
     "Axis": Axis,
     "CaseView": CaseView,
     "Citation": Citation,
     "GoldenCase": GoldenCase,
     "Judge": JudgeClient,
+    "JudgeCall": JudgeCall,
     "JudgeClient": JudgeClient,
     "JudgeConfig": JudgeConfig,
+    "JudgeFailure": JudgeFailure,
     "JudgeResult": JudgeResult,
     "Rubric": Rubric,
     "SUTOutput": SUTOutput,

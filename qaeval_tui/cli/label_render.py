@@ -16,6 +16,7 @@ from qaeval_tui.cli.common import stdout
 from qaeval_tui.core.statistics.agreement import AgreementReport
 from qaeval_tui.core.statistics.alpha_interval import MIN_ITEMS_ALPHA_INTERVAL
 from qaeval_tui.core.statistics.calibration import CalibrationReport
+from qaeval_tui.core.statistics.calibration_outcomes import outcome_lines
 from qaeval_tui.core.statistics.report_tables import calibration_notes, distribution_text, number, signed
 from qaeval_tui.core.statistics.verdict import bar_line, report_notes, verdict_line
 from qaeval_tui.core.text import one_line
@@ -127,6 +128,8 @@ def print_calibration(report: CalibrationReport) -> None:
     single = sorted({item for axis in data["axes"].values() for item in axis["one_reviewer_items"]})
     if single:
         stdout.print(f"{len(single)} item(s) labelled by one reviewer only, offered for more labels: see --json")
+    for line in outcome_lines(data.get("faithfulness_outcome")):
+        stdout.print(line, soft_wrap=True)
     stdout.print(
         f"unres.: reviewers split, no adjudication · 1 rev.: one reviewer only · +labels: judged items still "
         f"needed for an exact-agreement CI half-width under {bar['target_half_width']:.2f} · alpha: judge as a coder"

@@ -198,32 +198,6 @@ def test_the_real_system_examples_load_and_explain_what_they_need(
     assert result.exit_code == 2 and message in result.stderr and "Traceback" not in result.output
 
 
-def test_the_example_judge_turns_a_model_reply_into_scores_and_rejects_nonsense(tmp_path: Path, suite: Path) -> None:
-    import importlib.util
-
-    from qaeval_tui.core.running.judge import judge_verdict
-    from tests.core.run_fixtures import RUBRIC, quoting_output
-
-    spec = importlib.util.spec_from_file_location("real_judge_example", REPO / "examples" / "real_judge.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    judge = module.ChatJudge("http://judge.invalid/v1", "key", "some-model")
-    golden = case()
-    reply = {
-        "faithfulness": {"span": "10 years", "score": 2},
-        "citation_correctness": {"span": "s1", "score": 1},
-        "answer_correctness": {"span": "10 years", "score": 2},
-    }
-    judge._complete = lambda prompt: json.dumps(reply)
-    verdict = judge_verdict(judge, judge.config, golden, quoting_output(golden), RUBRIC, item_id="i", created_at="T")
-    assert verdict.status == "ok" and verdict.scores["citation_correctness"] == 1
-    assert verdict.judge["model"] == "some-model" and verdict.evidence["faithfulness"] == "10 years"
-    judge._complete = lambda prompt: json.dumps({"faithfulness": {"span": "x", "score": 9}})
-    broken = judge_verdict(judge, judge.config, golden, quoting_output(golden), RUBRIC, item_id="i", created_at="T")
-    assert broken.status == "error" and "outside [0, 1, 2]" in broken.error
-
-
 def test_the_progress_bar_shows_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> None:
     import io
 

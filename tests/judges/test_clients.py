@@ -182,3 +182,20 @@ def test_an_unreachable_endpoint_is_a_network_error_after_the_retries(kind: str)
     verdict = verdict_of(judge)
     assert verdict.outcome == "error" and errors(verdict) == ["network", "network"]
     assert verdict.error == "the judge's endpoint could not be reached (after 2 attempts)"
+
+
+def test_a_case_with_nothing_to_quote_abstains_without_a_call(server: LLMServer, kind: str) -> None:
+    golden = case(sources=[{"id": "s1", "title": "Empty", "text": ""}], gold_source_ids=["s1"])
+    judge = judge_for(server, kind)
+    output = quoting_output(golden, answer="")
+    verdict = judge_verdict(judge, effective_config(judge, RUBRIC), golden, output, RUBRIC, item_id="i", created_at="T")
+    assert verdict.outcome == "abstained" and verdict.reason == "nothing to quote: no source text, no answer"
+    assert server.calls == 0 and verdict.attempts == [] and verdict.usage.input_tokens is None
+
+
+def test_a_long_hostile_axis_name_in_a_reply_gives_a_short_printable_reason(server: LLMServer, kind: str) -> None:
+    name = "\x1b[2J" + "x" * 5000
+    server.script(Reply.text(json.dumps({"scores": {name: {"score": 1, "evidence": "10 years"}}})))
+    verdict = verdict_of(judge_for(server, kind))
+    assert verdict.outcome == "error" and verdict.error is not None
+    assert len(verdict.error) <= 300 and "\x1b" not in verdict.error and "unknown axis" in verdict.error

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from qaeval_tui.bundled.hub import ReferenceHub
 from qaeval_tui.core.config.judge import JudgeSection
 from qaeval_tui.core.judges.factory import configured_judge
@@ -36,3 +38,35 @@ def test_judge_calls_run_concurrently_up_to_the_bound_and_results_keep_suite_ord
     assert [r.case_id for r in result.cases] == [c.case.id for c in cases]
     assert seen == list(range(1, 17))  # every count, in order, from the calling thread
     assert {r.verdict.outcome for r in result.cases} == {"faithful"}
+
+
+def test_the_server_also_runs_in_a_child_process_for_benches() -> None:
+    from tests.llm_server import SpawnedLLMServer
+
+    with SpawnedLLMServer(latency_s=0.05) as server:
+        section = JudgeSection(kind="anthropic", model="m", base_url=server.anthropic_base_url, concurrency=2)
+        judge = configured_judge(section, RUBRIC, {"ANTHROPIC_API_KEY": "sk-test-3"})
+        result = run_suite(
+            [loaded(case(f"warranty-{n:02d}")) for n in range(4)],
+            ReferenceHub(),
+            judge,
+            rubric=RUBRIC,
+            adapter_spec="t:a",
+            judge_spec="t:j",
+            clock=lambda: FIXED_TIME,
+        )
+        assert server.calls == 4 and server.max_in_flight == 2
+    assert {r.verdict.outcome for r in result.cases} == {"faithful"}
+
+
+def test_an_error_inside_the_harness_is_raised_not_hung_on() -> None:
+    from qaeval_tui.core.running.pipeline import pipelined
+
+    def prepare(position: int) -> int:
+        if position == 3:
+            raise RuntimeError("a bug in the harness")
+        return position
+
+    with pytest.raises(RuntimeError, match="a bug in the harness"):
+        pipelined(prepare, lambda value: value * 2, 50, 2, 4, None)
+    assert pipelined(lambda p: p, lambda value: value * 2, 5, 1, 3, None) == [0, 2, 4, 6, 8]

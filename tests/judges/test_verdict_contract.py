@@ -77,7 +77,7 @@ def test_the_outcome_follows_the_faithfulness_score(faithfulness: int | None, ou
 def test_a_judge_that_says_it_cannot_judge_abstains_with_its_reason() -> None:
     verdict = _verdict(_Scripted(JudgeResult(_scores(2), abstained=True, reason="the sources\nare ambiguous")))
     assert verdict.outcome == "abstained" and verdict.reason == "the sources are ambiguous"
-    assert verdict.status == "ok"
+    assert verdict.status == "ok" and set(verdict.scores.values()) == {None}  # no score it disowns
 
 
 def test_a_failed_call_is_an_error_verdict_that_keeps_what_it_cost() -> None:
@@ -183,6 +183,7 @@ def test_a_checks_only_run_marks_every_verdict_skipped_and_writes_no_baseline(tm
         store_run(store, result)
         assert {v.status for v in store.verdicts()} == {"skipped"}
         assert {v.verdict.outcome for v in store.verdicts()} == {"skipped"}
+        assert {v.status for v in store.verdict_scores()} == {"skipped"}  # what calibrate reads: no corrupt row
 
 
 def test_the_gate_blocks_on_skipped_verdicts_as_on_judge_errors(tmp_path: Path) -> None:

@@ -65,6 +65,11 @@ class ModelJudge:
         return self._config
 
     def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
+        texts = quotable(case, output)
+        if not any(text.strip() for text in texts):  # no evidence could pass: asking would only cost
+            return JudgeResult(
+                dict.fromkeys(rubric.axis_names), abstained=True, reason="nothing to quote: no source text, no answer"
+            )
         system = system_message(self.section.prompt_version, rubric)
         user = user_message(case, output, rubric)
         reply, call = call_with_retries(
@@ -75,7 +80,7 @@ class ModelJudge:
             backoff_s=self._backoff_s,
         )
         try:
-            judgment = read_reply(reply.text, rubric, quotable(case, output))
+            judgment = read_reply(reply.text, rubric, texts)
         except ReplyError as exc:
             raise JudgeFailure(str(exc), call) from None
         return JudgeResult(

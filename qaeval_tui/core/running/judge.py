@@ -62,7 +62,7 @@ class JudgeFailure(Exception):
 
     def __init__(self, reason: str, call: JudgeCall | None = None) -> None:
         super().__init__(reason)
-        self.reason = one_line(reason)
+        self.reason = one_line(reason, 300)
         self.call = call
 
 
@@ -239,7 +239,9 @@ def judge_verdict(
         return verdict("error", unscored, {}, error=problem, call=call)
     if result.abstained:
         why = result.reason or "the judge cannot judge this case"
-        return verdict("abstained", result.scores, result.evidence, reason=why, call=result.call, stages=result.stages)
+        return verdict(
+            "abstained", unscored, {}, reason=why, call=result.call, stages=result.stages
+        )  # no score it disowns
     outcome = faithfulness_outcome(result.scores, rubric)
     unscored_why = "the judge did not score faithfulness" if outcome == "abstained" else None
     return verdict(outcome, result.scores, result.evidence, reason=unscored_why, call=result.call, stages=result.stages)

@@ -23,6 +23,7 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.rubric import Axis, Rubric
 from qaeval_tui.core.statistics import intervals, stats
 from qaeval_tui.core.statistics.alpha_interval import METHOD, MIN_ITEMS_ALPHA_INTERVAL, alpha_interval
+from qaeval_tui.core.statistics.calibration_outcomes import OutcomeMetrics, outcome_metrics
 from qaeval_tui.core.statistics.consensus import (
     ADJUDICATED,
     MEDIAN,
@@ -148,6 +149,8 @@ class CalibrationReport:
     selection: dict[str, int | bool]
     verdict_counts: dict[str, int]
     source: str
+    outcomes: OutcomeMetrics | None = None
+    """The faithfulness outcome as a classifier against the humans (None: the rubric has no faithfulness)."""
 
     @property
     def exit_code(self) -> int:
@@ -181,6 +184,7 @@ class CalibrationReport:
             "labels": self.selection,
             "verdicts": self.verdict_counts,
             "axes": {name: axis.to_json() for name, axis in self.axes.items()},
+            "faithfulness_outcome": None if self.outcomes is None else self.outcomes.to_json(),
         }
 
 
@@ -304,6 +308,7 @@ def calibrate(
         selection=selection.counts() if selection is not None else {"used": int(table.item_codes.size)},
         verdict_counts=verdicts.counts,
         source=source,
+        outcomes=outcome_metrics(table, verdicts, rubric, bar, adjudicated),
     )
 
 

@@ -37,6 +37,8 @@ class VerdictTable:
     config_hash: str
     judge_name: str
     counts: dict[str, int] = field(default_factory=dict)
+    statuses: tuple[str, ...] = ()
+    """Each item's verdict status (ok, error, skipped), in `items` order; empty: all ok."""
 
     def __post_init__(self) -> None:
         if self.scores.shape != (len(self.items), len(self.axes)):
@@ -108,6 +110,7 @@ class VerdictTable:
             scores=scores,
             config_hash=config_hash,
             judge_name=str(usable[-1].judge.get("name", "")),
+            statuses=tuple(latest[item].status for item in items),
             counts={
                 "read": len(all_verdicts),
                 "used": len(items),

@@ -221,7 +221,7 @@ class RunTables(SQLiteConnection):
         # The integrity check stays cheap: the fields once per distinct text, the item ids once each.
         for text in {row[1] for row in rows or ()}:
             status, judge, scores = json.loads(text)
-            if status not in ("ok", "error") or not isinstance(judge, dict) or not _scores_ok(scores):
+            if status not in ("ok", "error", "skipped") or not isinstance(judge, dict) or not _scores_ok(scores):
                 rows = None
                 break
             fields[text] = (status, MappingProxyType(judge), MappingProxyType(scores))
