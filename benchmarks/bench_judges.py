@@ -5,15 +5,13 @@ The floor is 2,000 x 0.1 s / 32 = 6.25 s; the target is 1.5 times that. The reru
 calls (the server's own count) and finish within 2 s. Both runs go through `run_from_config`, the
 use case `qaeval run` calls (the suite loaded, the bundled hub answering on 2 workers, the `[judge]`
 OpenAI-compatible judge asked through the SDK `concurrency` at a time, or the cache read, the run
-stored); the server (tests/llm_server.py) runs in a child process, so its threads do not share this
-interpreter's lock with the judge's.
+stored); the server (`tests/llm_server.py`, `SpawnedLLMServer`) runs in a child process, so its
+threads do not share this interpreter's lock with the judge's.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -21,6 +19,7 @@ from benchmarks import Figure
 from benchmarks.synthetic import write_synthetic_golden
 from qaeval_tui.core.config import Config, JudgeSection
 from qaeval_tui.core.usecases.run import run_from_config
+from tests.llm_server import SpawnedLLMServer
 
 CASES = 2_000
 LATENCY_S = 0.1
@@ -30,47 +29,18 @@ WALL_TARGET_S = 1.5 * FLOOR_S
 RERUN_TARGET_S = 2.0
 KEY_ENV = "QAEVAL_BENCH_JUDGE_KEY"
 
-# The loopback server of the judge tests (tests/llm_server.py), in a child process: it prints its
-# OpenAI base URL, then answers each line on stdin with the number of requests it has received.
-_SERVER = f"""
-import sys
-from tests.llm_server import LLMServer
-with LLMServer(latency_s={LATENCY_S!r}) as server:
-    print(server.openai_base_url, flush=True)
-    for _ in sys.stdin:
-        print(server.calls, flush=True)
-"""
-
-
-class _Server:
-    def __init__(self) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", _SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-        )
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self._in, self._out = self.process.stdin, self.process.stdout
-        self.url = self._out.readline().strip()
-        if not self.url:
-            raise RuntimeError("the loopback judge server did not start")
-
-    @property
-    def calls(self) -> int:
-        self._in.write("calls\n")
-        self._in.flush()
-        return int(self._out.readline())
-
-    def stop(self) -> None:
-        self._in.close()
-        self.process.wait(timeout=10)
-
 
 def run(workdir: Path) -> list[Figure]:
     folder = write_synthetic_golden(workdir / "golden", CASES).parent
-    server = _Server()
+    server = SpawnedLLMServer(latency_s=LATENCY_S)
     os.environ[KEY_ENV] = "sk-bench-local"
     try:
         judge = JudgeSection(
-            kind="openai", model="bench-judge", base_url=server.url, api_key_env=KEY_ENV, concurrency=CONCURRENCY
+            kind="openai",
+            model="bench-judge",
+            base_url=server.openai_base_url,
+            api_key_env=KEY_ENV,
+            concurrency=CONCURRENCY,
         )
         config = Config(base_dir=str(workdir), judge=judge)
 

@@ -177,3 +177,15 @@ def test_usage_mistakes_are_exit_2(tmp_path: Path, args: list[str], message: str
     out = tmp_path / "v.jsonl"
     result = qaeval(tmp_path, "verdicts", "import", str(source), "--judge", "j", *args, "--out", str(out))
     assert result.exit_code == 2 and message in result.stderr and not out.exists()
+
+
+def test_imported_verdicts_carry_their_faithfulness_outcome(tmp_path: Path) -> None:
+    rows = as_foreign_rows(native_verdicts())[:2]
+    rows[0] = {**rows[0], "faith": "5"}
+    rows[1] = {**rows[1], "faith": "3"}
+    source = foreign_csv(tmp_path / "gpt4.csv", rows)
+    out = tmp_path / "v.jsonl"
+    result = qaeval(tmp_path, "verdicts", "import", str(source), "--judge", "gpt-4", MAP, *VALUES, "--out", str(out))
+    assert result.exit_code == 0, result.output
+    written = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [v["outcome"] for v in written] == ["faithful", "unfaithful"]

@@ -21,7 +21,7 @@ from typing import Any
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.review.labels_foreign import CANT_JUDGE, FieldMapping, _lookup, _records
 from qaeval_tui.core.rubric import Rubric
-from qaeval_tui.core.running.judge import judge_descriptor
+from qaeval_tui.core.running.judge import FAITHFULNESS, faithfulness_outcome, judge_descriptor
 from qaeval_tui.core.running.models import JudgeConfig, JudgeVerdict
 
 FOREIGN_PROMPT_VERSION = "foreign"
@@ -214,6 +214,8 @@ def read_foreign_verdicts(
                     scores=scores,
                     evidence={},
                     created_at=text.get("created_at", now),
+                    outcome=faithfulness_outcome(scores, rubric),
+                    reason=None if scores.get(FAITHFULNESS) is not None else "not scored on faithfulness",
                 )
             )
     if problems:
