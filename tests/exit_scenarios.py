@@ -425,19 +425,19 @@ def foreign_scores(root: Path, faithfulness: str) -> str:
 
 @scenario("verdicts import", 0)
 def verdicts_import_of_on_scale_scores(root: Path) -> list[str]:
-    return ["verdicts", "import", foreign_scores(root, "2"), "--judge", "gpt-4", "--out", "v.jsonl"]
+    return ["verdicts", "import", foreign_scores(root, "2"), "--judge-name", "gpt-4", "--out", "v.jsonl"]
 
 
 @scenario("verdicts import", 1, "invalid", bad_input=True)
 def verdicts_import_of_an_off_scale_score(root: Path) -> list[str]:
-    return ["verdicts", "import", foreign_scores(root, "4"), "--judge", "gpt-4", "--out", "v.jsonl"]
+    return ["verdicts", "import", foreign_scores(root, "4"), "--judge-name", "gpt-4", "--out", "v.jsonl"]
 
 
 fixed(
     "verdicts import",
     2,
     "missing file",
-    ["verdicts", "import", "none.csv", "--judge", "gpt-4", "--out", "v.jsonl"],
+    ["verdicts", "import", "none.csv", "--judge-name", "gpt-4", "--out", "v.jsonl"],
     "missing file",
     bad_input=True,
 )

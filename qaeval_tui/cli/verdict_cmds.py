@@ -25,7 +25,7 @@ verdicts_app = typer.Typer(
 def verdicts_import(
     ctx: typer.Context,
     paths: list[Path] = typer.Argument(..., help="CSV or JSONL files of another judge's scores."),
-    judge: str = typer.Option(..., "--judge", help="Name of the judge that produced the scores (e.g. gpt-4)."),
+    judge: str = typer.Option(..., "--judge-name", help="Name of the judge that produced the scores (e.g. gpt-4)."),
     out: Path = typer.Option(..., "--out", help="The verdict file to write (§8.3 JSONL; give it to calibrate)."),
     model: str | None = typer.Option(None, "--model", help="The judge's model id (default: the --judge name)."),
     fmt: str | None = typer.Option(None, "--format", help="jsonl or csv (default: from each file's extension)."),

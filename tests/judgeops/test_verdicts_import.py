@@ -81,7 +81,9 @@ def test_an_imported_judge_on_its_own_scale_calibrates_like_the_original(tmp_pat
     labels = labels_only(tmp_path)
     source = foreign_csv(tmp_path / "gpt4.csv", as_foreign_rows(native_verdicts()))
     out = tmp_path / "foreign" / "gpt4-verdicts.jsonl"
-    result = qaeval(tmp_path, "verdicts", "import", str(source), "--judge", "gpt-4", MAP, *VALUES, "--out", str(out))
+    result = qaeval(
+        tmp_path, "verdicts", "import", str(source), "--judge-name", "gpt-4", MAP, *VALUES, "--out", str(out)
+    )
     assert result.exit_code == 0, result.output
     assert f"calibrate it: qaeval calibrate --verdicts {out}" in result.stdout
     imported = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
@@ -103,7 +105,7 @@ def test_a_value_off_the_scale_is_located_and_nothing_is_written(tmp_path: Path)
     source = foreign_csv(tmp_path / "gpt4.csv", rows)
     out = tmp_path / "gpt4-verdicts.jsonl"
     direct = MAP
-    result = qaeval(tmp_path, "verdicts", "import", str(source), "--judge", "gpt-4", direct, "--out", str(out))
+    result = qaeval(tmp_path, "verdicts", "import", str(source), "--judge-name", "gpt-4", direct, "--out", str(out))
     assert result.exit_code == 1
     assert f"{source}:3: faithfulness: '4' is off the faithfulness scale [0, 1, 2]" in result.stderr
     assert "nothing was changed" in result.stderr and not out.exists()
@@ -116,7 +118,7 @@ def test_declared_values_map_and_round_but_an_undeclared_value_is_an_error(tmp_p
     rows[2] = {**rows[2], "faith": "9"}  # beyond the declared values: never rounded
     source = foreign_csv(tmp_path / "gpt4.csv", rows)
     out = tmp_path / "gpt4-verdicts.jsonl"
-    args = ["verdicts", "import", str(source), "--judge", "gpt-4", MAP, *VALUES, "--out", str(out)]
+    args = ["verdicts", "import", str(source), "--judge-name", "gpt-4", MAP, *VALUES, "--out", str(out)]
     result = qaeval(tmp_path, *args)
     assert result.exit_code == 1 and not out.exists()
     assert f"{source}:2: faithfulness: '3.5' is not one of the --values declared for faithfulness (1, 3, 5)" in (
@@ -141,7 +143,9 @@ def test_an_item_scored_twice_or_not_named_is_located(tmp_path: Path) -> None:
     rows[1] = {**rows[1], "id": "", "case": "no-such-case"}
     source = foreign_csv(tmp_path / "gpt4.csv", rows)
     out = tmp_path / "v.jsonl"
-    result = qaeval(tmp_path, "verdicts", "import", str(source), "--judge", "gpt-4", MAP, *VALUES, "--out", str(out))
+    result = qaeval(
+        tmp_path, "verdicts", "import", str(source), "--judge-name", "gpt-4", MAP, *VALUES, "--out", str(out)
+    )
     assert result.exit_code == 1 and not out.exists()
     assert f"{source}:4: item_id: item {rows[0]['id']} is scored twice (first at {source}:2)" in result.stderr
     assert f"{source}:3: case_id: case 'no-such-case' has no review item in the store" in result.stderr
@@ -155,7 +159,7 @@ def test_a_jsonl_file_with_nested_scores_needs_no_map(tmp_path: Path) -> None:
     )
     out = tmp_path / "v.jsonl"
     result = qaeval(
-        tmp_path, "verdicts", "import", str(source), "--judge", "ragas", "--model", "gpt-4o", "--out", str(out)
+        tmp_path, "verdicts", "import", str(source), "--judge-name", "ragas", "--model", "gpt-4o", "--out", str(out)
     )
     assert result.exit_code == 0, result.output
     (written,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
@@ -175,7 +179,7 @@ def test_a_jsonl_file_with_nested_scores_needs_no_map(tmp_path: Path) -> None:
 def test_usage_mistakes_are_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
     source = foreign_csv(tmp_path / "gpt4.csv", as_foreign_rows(native_verdicts())[:1])
     out = tmp_path / "v.jsonl"
-    result = qaeval(tmp_path, "verdicts", "import", str(source), "--judge", "j", *args, "--out", str(out))
+    result = qaeval(tmp_path, "verdicts", "import", str(source), "--judge-name", "j", *args, "--out", str(out))
     assert result.exit_code == 2 and message in result.stderr and not out.exists()
 
 
@@ -185,7 +189,9 @@ def test_imported_verdicts_carry_their_faithfulness_outcome(tmp_path: Path) -> N
     rows[1] = {**rows[1], "faith": "3"}
     source = foreign_csv(tmp_path / "gpt4.csv", rows)
     out = tmp_path / "v.jsonl"
-    result = qaeval(tmp_path, "verdicts", "import", str(source), "--judge", "gpt-4", MAP, *VALUES, "--out", str(out))
+    result = qaeval(
+        tmp_path, "verdicts", "import", str(source), "--judge-name", "gpt-4", MAP, *VALUES, "--out", str(out)
+    )
     assert result.exit_code == 0, result.output
     written = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [v["outcome"] for v in written] == ["faithful", "unfaithful"]

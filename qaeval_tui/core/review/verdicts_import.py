@@ -228,7 +228,7 @@ def read_foreign_verdicts(
 def foreign_judge(name: str, model: str | None, rubric: Rubric) -> JudgeConfig:
     """The config imported verdicts are bound to: the judge's name and model under this rubric version."""
     if not name.strip():
-        raise UsageError("--judge must name the judge that produced the scores")
+        raise UsageError("--judge-name must name the judge that produced the scores")
     return JudgeConfig(
         name=name, model=model or name, prompt_version=FOREIGN_PROMPT_VERSION, rubric_version=rubric.version
     )
