@@ -42,6 +42,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -142,6 +143,7 @@ class _State:
     requests: list[Request] = field(default_factory=list)
     in_flight: int = 0
     max_in_flight: int = 0
+    connections: set[socket.socket] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -202,9 +204,15 @@ class LLMServer:
             self._state.max_in_flight = self._state.in_flight
 
     def stop(self) -> None:
+        """Stop serving and close every connection (a client's idle keep-alive one would hold a thread)."""
         self._released.set()
         self._httpd.shutdown()
         self._httpd.server_close()
+        with self._state.lock:
+            connections = list(self._state.connections)
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
         self._thread.join(5)
 
     def __enter__(self) -> LLMServer:
@@ -234,6 +242,17 @@ class LLMServer:
 
             def log_message(self, format: str, *args: Any) -> None:  # quiet test output
                 pass
+
+            def setup(self) -> None:
+                super().setup()
+                with server._state.lock:
+                    server._state.connections.add(self.connection)
+
+            def finish(self) -> None:
+                with server._state.lock:
+                    server._state.connections.discard(self.connection)
+                with contextlib.suppress(OSError):
+                    super().finish()
 
             def do_GET(self) -> None:
                 with server._state.lock:
