@@ -8,7 +8,9 @@ test asserts on what crossed the wire and how many calls were made. Started and 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import threading
 import time
 from collections import Counter
@@ -68,6 +70,7 @@ class _Server(ThreadingHTTPServer):
 def serve(script: Script) -> Iterator[LoopbackSystem]:
     lock = threading.Lock()
     state: dict[str, LoopbackSystem] = {}
+    connections: set[socket.socket] = set()
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -102,6 +105,17 @@ def serve(script: Script) -> Iterator[LoopbackSystem]:
                 with lock:
                     system.in_flight -= 1
 
+        def setup(self) -> None:
+            super().setup()
+            with lock:
+                connections.add(self.connection)
+
+        def finish(self) -> None:
+            with lock:
+                connections.discard(self.connection)
+            with contextlib.suppress(OSError):
+                super().finish()
+
         def do_GET(self) -> None:  # GET .../calls: how many POSTs so far (for a server in another process)
             body = json.dumps({"calls": state["system"].calls}).encode()
             self.send_response(200)
@@ -122,6 +136,11 @@ def serve(script: Script) -> Iterator[LoopbackSystem]:
     finally:
         server.shutdown()
         server.server_close()
+        with lock:
+            open_now = list(connections)
+        for connection in open_now:  # a client's idle keep-alive connection would hold a handler thread
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
         thread.join()
 
 
