@@ -486,6 +486,35 @@ def labels_import_of_a_line_that_is_not_json(root: Path) -> list[str]:
     return ["labels", "import", "ana.jsonl", "--db", "s.db"]
 
 
+def foreign_scores(root: Path, faithfulness: str) -> str:
+    """Another judge's scores on one demo item, as CSV."""
+    first = json.loads((DEMO_LABELS / "judge-verdicts.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    (root / "scores.csv").write_text(
+        f"item_id,case_id,faithfulness\n{first['item_id']},{first['case_id']},{faithfulness}\n", encoding="utf-8"
+    )
+    return "scores.csv"
+
+
+@scenario("verdicts import", 0)
+def verdicts_import_of_on_scale_scores(root: Path) -> list[str]:
+    return ["verdicts", "import", foreign_scores(root, "2"), "--judge-name", "gpt-4", "--out", "v.jsonl"]
+
+
+@scenario("verdicts import", 1, "invalid", bad_input=True)
+def verdicts_import_of_an_off_scale_score(root: Path) -> list[str]:
+    return ["verdicts", "import", foreign_scores(root, "4"), "--judge-name", "gpt-4", "--out", "v.jsonl"]
+
+
+fixed(
+    "verdicts import",
+    2,
+    "missing file",
+    ["verdicts", "import", "none.csv", "--judge-name", "gpt-4", "--out", "v.jsonl"],
+    "missing file",
+    bad_input=True,
+)
+
+
 fixed("agreement", 0, "demo labels", ["agreement", "--labels", str(DEMO_LABELS), "--replicates", "100"])
 fixed("agreement", 2, "no labels anywhere", ["agreement"], "usage", bad_input=True)
 fixed("agreement", 2, "missing file", ["agreement", "--labels", "none.jsonl"], "usage", bad_input=True)

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from qaeval_tui.cli.main import app
 from qaeval_tui.core.store.backend import StoreBackend
+from qaeval_tui.core.store.judge_cache import CachedJudgement
 from qaeval_tui.core.store.rows import InboxMiss, LabelDraft
 from qaeval_tui.core.store.tables import TABLES
 from tests.curation_fixtures import RESTOCKING, demo_copy, make_miss
@@ -61,6 +62,9 @@ def add_history(store: StoreBackend) -> None:
     store.insert_adjudication(item.item_id, "faithfulness", 2, "two of three", "ben")
     store.insert_adjudication(item.item_id, "faithfulness", None, "cannot judge after all", "ben")
     store.resolve_flag(revised.id, "talked it through", "ben")
+    store.cache_judgements(
+        [CachedJudgement("judge-config", item.case_id, "output", {"scores": {"faithfulness": 2}, "note": "café ✓"})]
+    )
     # The inbox lists misses in the order they came, not by trace id: a copy must keep that order.
     late = [make_miss(trace_id) for trace_id in ("zz-came-first", "aa-came-last")]
     for miss in late:

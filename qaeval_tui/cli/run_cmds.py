@@ -54,13 +54,17 @@ def progress_bar() -> Iterator[Callable[[int, int], None] | None]:
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    columns = (TextColumn("running cases"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    columns = (
+        TextColumn("running cases"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+        TextColumn("{task.fields[judge]}", markup=False),
+    )  # fmt: skip
     with Progress(*columns, console=stderr, transient=True) as bar:
-        task = bar.add_task("run", total=None)
+        task = bar.add_task("run", total=None, judge="")
 
-        def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+        def update(done: int, total: int, judge_line: str = "") -> None:
+            bar.update(task, completed=done, total=total, judge=judge_line)
 
+        update.shows_judge_line = True  # type: ignore[attr-defined]  # the judge's calls, cache, tokens, cost
         yield update
 
 
@@ -73,6 +77,7 @@ def execute(
     db: str | None,
     against: Baseline | None = None,
     checks_only: bool = False,
+    no_cache: bool = False,
 ) -> RunResult:
     """Load, run, store: the part every command shares. With `against`, refuse a mismatched baseline first."""
     from qaeval_tui.core.usecases.run import run_from_config
@@ -88,6 +93,7 @@ def execute(
         against=against,
         progress=progress_bar,
         checks_only=checks_only,
+        no_cache=no_cache,
     )
 
 
@@ -105,6 +111,9 @@ def run(
     checks_only: bool = typer.Option(
         False, "--checks-only", help="Run the deterministic checks only: no judge is asked, every verdict is skipped."
     ),
+    no_cache: bool = typer.Option(
+        False, "--no-cache", help="Ask the judge afresh for every case instead of reusing cached verdicts."
+    ),
 ) -> None:
     """Run the suite through the adapter and the judge, print the scoreboard and store the run.
 
@@ -114,7 +123,7 @@ def run(
     from qaeval_tui.core.usecases.run import run_ppi_for, with_ppi
 
     console = _check_targets(as_json, ("--out", out))
-    result = execute(ctx, data, adapter, judge, workers, db, checks_only=checks_only)
+    result = execute(ctx, data, adapter, judge, workers, db, checks_only=checks_only, no_cache=no_cache)
     ppi = run_ppi_for(config_from(ctx), result, store_path(ctx, db))
     if out is not None or as_json:  # built only when asked for: on 10,000 cases it costs a second
         artifact = with_ppi(result.artifact(), ppi)

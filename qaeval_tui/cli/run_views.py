@@ -7,6 +7,7 @@ consoles never parse markup, so a `[bold]` in an answer prints as written.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from rich.table import Table
 
@@ -43,6 +44,19 @@ def _value(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
+def judge_calls_line(calls: dict[str, Any]) -> str:
+    """What the model judge cost this run: calls made, answers from the cache, errors, tokens, cost."""
+    line = (
+        f"Judge calls: {calls['calls']}   cached: {calls['cached']}   errors: {calls['errors']}"
+        f"   tokens: {calls['input_tokens']} in / {calls['output_tokens']} out"
+    )
+    if calls.get("calls_without_usage"):
+        line += f" (+ {calls['calls_without_usage']} call(s) with no usage reported)"
+    if calls.get("estimated_cost") is not None:
+        line += f"   estimated cost: {calls['estimated_cost']:.4f} {calls['currency']}"
+    return line
+
+
 def print_scoreboard(result: RunResult, ppi: RunPPI | None = None) -> None:
     judge = result.judge_config
     say(f"Cases: {len(result.cases)}   adapter: {one_line(result.adapter, 60)}")
@@ -51,6 +65,8 @@ def print_scoreboard(result: RunResult, ppi: RunPPI | None = None) -> None:
         f"Judge: {one_line(judge.name, 40)}/{one_line(judge.model, 40)}   config {judge.config_hash()[:12]}"
         f"   judge errors: {len(errors)}"
     )
+    if result.judge_calls is not None:
+        say(judge_calls_line(result.judge_calls))
     if errors and all(r.verdict.status == "skipped" for r in errors):
         say("Checks-only run: no judge was asked; every verdict is skipped and the judge metrics are n/a.")
     elif errors:

@@ -30,6 +30,7 @@ STORE_TABLES = (
     "exposures",
     "flag_resolutions",
     "gold_shown",
+    "judge_cache",
 )
 
 
@@ -135,7 +136,7 @@ def test_a_reviewer_cannot_change_or_remove_a_label_nor_touch_the_queues(
         assert column(owner, "SELECT count(*) FROM assignments") == [5]
 
 
-@pytest.mark.parametrize("table", ["inbox", "inbox_decisions", "flag_resolutions"])
+@pytest.mark.parametrize("table", ["inbox", "inbox_decisions", "flag_resolutions", "judge_cache"])
 def test_a_reviewer_cannot_read_the_curators_tables(seeded: tuple[TeamStore, str, str, str], table: str) -> None:
     _, ana_url, _, _ = seeded
     with as_login(ana_url) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):

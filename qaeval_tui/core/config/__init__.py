@@ -8,7 +8,14 @@ splits the sections (`sections`, `team`), the whole model (`model`) and the load
 from qaeval_tui.core.config.judge import JudgeSection
 from qaeval_tui.core.config.loading import load_config
 from qaeval_tui.core.config.model import DEFAULT_AXES, Config
-from qaeval_tui.core.config.sections import CalibrationConfig, GateConfig, PathsConfig, RunConfig, Section
+from qaeval_tui.core.config.sections import (
+    CalibrationConfig,
+    GateConfig,
+    HttpSystemConfig,
+    PathsConfig,
+    RunConfig,
+    Section,
+)
 from qaeval_tui.core.config.team import ROLES, ReviewConfig, Role, RosterMember
 
 __all__ = [
@@ -17,6 +24,7 @@ __all__ = [
     "CalibrationConfig",
     "Config",
     "GateConfig",
+    "HttpSystemConfig",
     "JudgeSection",
     "PathsConfig",
     "ReviewConfig",

@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from qaeval_tui.core.config.judge_ops import JudgePricing
 from qaeval_tui.core.config.sections import Section, Seed
 
 JudgeKind = Literal["mechanical", "openai", "anthropic"]
@@ -55,6 +56,10 @@ class JudgeSection(Section):
     )
     prompt_version: Text = Field(
         default=PROMPT_VERSIONS[-1], description=f"Prompt template version: {', '.join(PROMPT_VERSIONS)}."
+    )
+
+    pricing: JudgePricing | None = Field(
+        default=None, description="Token prices for the run's estimated cost ([judge.pricing]); unset: no cost shown."
     )
 
     @model_validator(mode="after")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from pydantic import Field
 
+from qaeval_tui.core.config.cascade import CascadeConfig
 from qaeval_tui.core.config.judge import JudgeSection
 from qaeval_tui.core.config.sections import CalibrationConfig, GateConfig, PathsConfig, RunConfig, Section
 from qaeval_tui.core.config.team import ReviewConfig
@@ -56,6 +57,9 @@ class Config(Section):
     calibration: CalibrationConfig = Field(default_factory=CalibrationConfig)
     review: ReviewConfig = Field(default_factory=ReviewConfig)
     judge: JudgeSection = Field(default_factory=JudgeSection)
+    cascade: CascadeConfig | None = Field(
+        default=None, description="A stronger judge the [judge] screen escalates to (unset: no cascade)."
+    )
     base_dir: str = Field(default=".", description="Folder relative paths are resolved against (set by the loader).")
 
     def path(self, value: str) -> Path:

@@ -1,10 +1,10 @@
-"""The plain sections of the configuration (DESIGN §8.1): paths, run, gate, calibration."""
+"""The plain sections of the configuration (DESIGN §8.1): paths, run (and a system over HTTP), gate, calibration."""
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from qaeval_tui.core.limits import MAX_SEED
 
@@ -59,6 +59,36 @@ class PathsConfig(Section):
     living: str = Field(default="golden/living.jsonl", description="File promotions append to.")
 
 
+class HttpSystemConfig(Section):
+    url: Annotated[str, Field(min_length=1)] = Field(
+        description="Endpoint each case is POSTed to (http:// or https://)."
+    )
+    timeout_s: float = Field(default=30.0, gt=0, le=3600, description="Seconds one attempt may take.")
+    max_retries: int = Field(
+        default=3, ge=0, le=20, description="Further attempts after a timeout, a network error, a 5xx or a 429."
+    )
+    concurrency: int = Field(default=8, ge=1, le=64, description="Requests in flight at once.")
+    backoff_s: float = Field(
+        default=0.5, gt=0, le=60, description="First wait before a retry; doubles each time (with jitter)."
+    )
+    max_wait_s: float = Field(
+        default=60.0, gt=0, le=3600, description="Longest wait between attempts; a longer Retry-After ends the case."
+    )
+    headers: dict[str, str] = Field(
+        default_factory=dict, description="Extra request headers (no secrets: use token_env)."
+    )
+    token_env: Annotated[str, Field(min_length=1)] | None = Field(
+        default=None, description="Environment variable holding a bearer token, sent as `Authorization: Bearer ...`."
+    )
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value
+
+
 class RunConfig(Section):
     adapter: str = Field(
         default="qaeval_tui.bundled.hub:make_reference_hub", description="module:factory of the system under test."
@@ -68,6 +98,9 @@ class RunConfig(Section):
     )
     workers: int = Field(default=1, ge=1, le=64, description="Parallel adapter calls.")
     top_k: int = Field(default=3, ge=1, description="k for retrieval recall@k / precision@k.")
+    http: HttpSystemConfig | None = Field(
+        default=None, description='The system served over HTTP, used when adapter = "http" (README: over HTTP).'
+    )
 
 
 class GateConfig(Section):

@@ -13,6 +13,7 @@ from pathlib import Path
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
 from qaeval_tui.core.running.adapters import SystemAdapter, adapter_label, load_adapter
+from qaeval_tui.core.running.http_adapter import HTTP_ADAPTER, make_http_system
 from qaeval_tui.core.running.judge import JudgeClient, SkippedJudge, effective_config, load_judge
 from qaeval_tui.core.running.models import JudgeConfig
 from qaeval_tui.core.running.result import RunResult
@@ -63,13 +64,25 @@ def plan_run(
 ) -> RunPlan:
     """Load the golden set, then the system and the judge (`module:factory`, else the configured ones).
 
+    The system `"http"` is the one `[run.http]` describes, called with its concurrency unless
+    `workers` is given.
+
     Everything that can be wrong with the input fails here, before a single case runs. `checks_only`
     asks no judge (none is loaded, no credential read): every verdict is skipped.
     """
     golden = load_golden(golden_paths)
     adapter_spec = adapter or config.run.adapter
-    system = load_adapter(adapter_spec)
+    system: SystemAdapter
+    if adapter_spec == HTTP_ADAPTER:  # the system served over HTTP, [run.http]: its concurrency is the default
+        system = make_http_system(config.run.http)
+        workers = workers or max(config.run.workers, system.settings.concurrency)
+    else:
+        system = load_adapter(adapter_spec)
     judge_client, judge_spec = _judge(config, judge, checks_only)
+    if config.cascade is not None and not checks_only:  # [cascade]: the chosen judge screens for a stronger one
+        from qaeval_tui.core.judges.cascade import cascade_from_config
+
+        judge_client, judge_spec = cascade_from_config(config, judge_client, judge_spec)
     return RunPlan(config, golden, system, adapter_spec, judge_client, judge_spec, workers or config.run.workers)
 
 

@@ -52,6 +52,8 @@ class JudgeResult:
     abstained: bool = False
     reason: str | None = None
     call: JudgeCall | None = None
+    stages: tuple[dict[str, Any], ...] = ()
+    """A cascade's stages (screen, then the stronger judge when escalated), each as recorded in the verdict."""
 
 
 class JudgeFailure(Exception):
@@ -149,6 +151,7 @@ def validate_result(result: object, rubric: Rubric) -> JudgeResult:
         abstained=result.abstained is True,
         reason=None if result.reason is None else one_line(str(result.reason)),
         call=result.call if isinstance(result.call, JudgeCall) else None,
+        stages=result.stages if isinstance(result.stages, tuple) else (),
     )
 
 
@@ -194,6 +197,7 @@ def judge_verdict(
         error: str | None = None,
         reason: str | None = None,
         call: JudgeCall | None = None,
+        stages: tuple[dict[str, Any], ...] = (),
     ) -> JudgeVerdict:
         spent = call or JudgeCall()
         return JudgeVerdict(
@@ -212,6 +216,7 @@ def judge_verdict(
             usage=TokenUsage(input_tokens=spent.input_tokens, output_tokens=spent.output_tokens),
             attempts=list(spent.attempts),
             retries=spent.retries,
+            stages=list(stages) or None,
         )
 
     if isinstance(judge, SkippedJudge):
@@ -234,10 +239,12 @@ def judge_verdict(
         return verdict("error", unscored, {}, error=problem, call=call)
     if result.abstained:
         why = result.reason or "the judge cannot judge this case"
-        return verdict("abstained", unscored, {}, reason=why, call=result.call)  # no score it disowns
+        return verdict(
+            "abstained", unscored, {}, reason=why, call=result.call, stages=result.stages
+        )  # no score it disowns
     outcome = faithfulness_outcome(result.scores, rubric)
     unscored_why = "the judge did not score faithfulness" if outcome == "abstained" else None
-    return verdict(outcome, result.scores, result.evidence, reason=unscored_why, call=result.call)
+    return verdict(outcome, result.scores, result.evidence, reason=unscored_why, call=result.call, stages=result.stages)
 
 
 def load_judge(spec: str) -> JudgeClient:

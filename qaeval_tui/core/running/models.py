@@ -129,6 +129,8 @@ class JudgeVerdict(BaseModel):
     attempts: list[Attempt] = Field(default_factory=list)
     """One per request to a model judge, retries included; empty for a judge that makes none."""
     retries: int = 0
+    stages: list[dict[str, Any]] | None = None
+    """A cascade's stages: the screening judge's result, then the stronger judge's when it escalated."""
 
     def to_json(self) -> dict[str, Any]:
         """The §8.3 export shape, key order included: `error` only on an error verdict; the contract's
@@ -152,4 +154,6 @@ class JudgeVerdict(BaseModel):
             document["usage"] = self.usage.model_dump()
             document["attempts"] = [attempt.model_dump() for attempt in self.attempts]
             document["retries"] = self.retries
+        if self.stages is not None:
+            document["stages"] = self.stages
         return document

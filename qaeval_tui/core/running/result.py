@@ -108,6 +108,8 @@ class RunResult:
     cases: tuple[CaseResult, ...]
     board: Scoreboard
     code_version: str = CODE_VERSION
+    judge_calls: dict[str, Any] | None = None
+    """What a model judge cost (calls, cached, errors, tokens, estimated cost); None when none was asked."""
 
     @property
     def judge_errors(self) -> tuple[CaseResult, ...]:
@@ -130,6 +132,7 @@ class RunResult:
             "finished_at": self.finished_at,
             "n_cases": len(self.cases),
             "judge_errors": len(self.judge_errors),
+            **({} if self.judge_calls is None else {"judge_calls": self.judge_calls}),
         }
 
     def artifact(self) -> dict[str, Any]:

@@ -15,7 +15,8 @@ database, not only the app, then enforces blindness and identity:
   verdicts, other reviewers' labels and adjudications of an item become readable once they have
   submitted (not skipped) a label of their own for it. Runs are invisible to them (a run names the
   system that answered), and so is `run_outputs.result_json` (column privileges). The inbox, its
-  decisions and flag resolutions are not granted at all. Nothing is granted UPDATE or DELETE.
+  decisions, flag resolutions and the judge's verdict cache are not granted at all. Nothing is
+  granted UPDATE or DELETE but the curators' cache entries and queues.
 - Only the logins added for this store may connect to its database: the two groups are the
   server's, and a second qaeval store on the same server has logins of its own.
 - A curator reads everything and writes what curation writes (runs, review items and queues,
@@ -52,8 +53,9 @@ TABLES = (
     "exposures",
     "flag_resolutions",
     "gold_shown",
+    "judge_cache",
 )
-"""Every table of the store (schema.MIGRATIONS 1-5); row security is enabled on each."""
+"""Every table of the store (schema.MIGRATIONS 1-6); row security is enabled on each."""
 
 PERSON_COLUMN = {
     "labels": "reviewer",
@@ -95,7 +97,9 @@ CURATOR_WRITES = (
     "inbox_decisions",
     "exposures",
     "flag_resolutions",
+    "judge_cache",
 )
+CURATOR_UPDATES = ("judge_cache",)  # a cache, not history: a fresh judge call replaces its key's entry
 CURATOR_DELETES = ("assignments",)  # `qaeval queue --replace` rebuilds the queues; labels stay
 
 _SUBMITTED = "{fn}(item_id)"  # the session's login has submitted a label for this row's item
@@ -202,7 +206,11 @@ def security_statements(database: str, schema: str) -> list[sql.Composed]:
         statements.append(sql.SQL("ALTER TABLE {} ENABLE ROW LEVEL SECURITY").format(this))
         statements.append(sql.SQL("REVOKE ALL ON {} FROM PUBLIC, {}, {}").format(this, reviewer, curator))
         statements.append(sql.SQL("GRANT SELECT ON {} TO {}").format(this, curator))
-        verbs = [verb for verb, tables in (("INSERT", CURATOR_WRITES), ("DELETE", CURATOR_DELETES)) if table in tables]
+        verbs = [
+            verb
+            for verb, tables in (("INSERT", CURATOR_WRITES), ("UPDATE", CURATOR_UPDATES), ("DELETE", CURATOR_DELETES))
+            if table in tables
+        ]
         if verbs:
             statements.append(sql.SQL("GRANT {} ON {} TO {}").format(sql.SQL(", ".join(verbs)), this, curator))
         statements += _policy(table, "qaeval_curator_all", "ALL", curator, "true", "true", schema)

@@ -123,6 +123,12 @@ PG_5 = (
         shown_at TEXT NOT NULL, PRIMARY KEY (item_id, reviewer))""",
     *_pg_append_only("gold_shown"),
 )
+PG_6 = (
+    """CREATE TABLE judge_cache (
+        config_hash TEXT NOT NULL, case_hash TEXT NOT NULL, output_hash TEXT NOT NULL,
+        result_json TEXT NOT NULL, created_at TEXT NOT NULL,
+        PRIMARY KEY (config_hash, case_hash, output_hash))""",
+)
 
 STEPS: tuple[Migration, ...] = (
     # 1: the whole first schema.
@@ -231,6 +237,17 @@ STEPS: tuple[Migration, ...] = (
             ),
         ),
         postgresql=PG_5,
+    ),
+    # 6 (judge ops): the content-addressed verdict cache, a judge's valid result per (judge config,
+    # case, system output). A cache, not history: a fresh call replaces its key's entry.
+    Migration(
+        sqlite=(
+            """CREATE TABLE IF NOT EXISTS judge_cache (
+                config_hash TEXT NOT NULL, case_hash TEXT NOT NULL, output_hash TEXT NOT NULL,
+                result_json TEXT NOT NULL, created_at TEXT NOT NULL,
+                PRIMARY KEY (config_hash, case_hash, output_hash))""",
+        ),
+        postgresql=PG_6,
     ),
 )
 MIGRATIONS: tuple[tuple[str, ...], ...] = tuple(step.sqlite for step in STEPS)

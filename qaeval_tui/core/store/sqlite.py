@@ -16,6 +16,7 @@ from qaeval_tui.core.store.connection import BUSY_TIMEOUT_MS
 from qaeval_tui.core.store.exposures import ExposureTables
 from qaeval_tui.core.store.flags import FlagTables
 from qaeval_tui.core.store.inbox import InboxTables
+from qaeval_tui.core.store.judge_cache import JudgeCacheTables
 from qaeval_tui.core.store.labels import LabelTables
 from qaeval_tui.core.store.review import ReviewTables
 from qaeval_tui.core.store.rows import OutOfRangeError, StoredLabel, StoredVerdict
@@ -35,7 +36,15 @@ __all__ = [
 
 
 class Store(
-    RunTables, ReviewTables, LabelTables, InboxTables, AdjudicationTables, ExposureTables, FlagTables, BulkTables
+    RunTables,
+    ReviewTables,
+    LabelTables,
+    InboxTables,
+    AdjudicationTables,
+    ExposureTables,
+    FlagTables,
+    BulkTables,
+    JudgeCacheTables,
 ):
     """One open SQLite database. Use `Store.open(path)`; close with `close()` or a `with` block."""
 

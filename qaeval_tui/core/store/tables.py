@@ -66,5 +66,8 @@ TABLES: tuple[TableSpec, ...] = (
     _spec("exposures", "item_id person view seen seen_at", "item_id person view"),
     _spec("flag_resolutions", "label_id note curator resolved_at", "label_id"),
     _spec("gold_shown", "item_id reviewer blind_scores_json shown_at", "item_id reviewer"),
+    _spec(
+        "judge_cache", "config_hash case_hash output_hash result_json created_at", "config_hash case_hash output_hash"
+    ),
 )
 TABLE_SPECS = {spec.name: spec for spec in TABLES}

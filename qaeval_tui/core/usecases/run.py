@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -18,6 +19,7 @@ from qaeval_tui.core.running.result import RunResult, dumps_document, write_json
 from qaeval_tui.core.running.runner import store_run
 from qaeval_tui.core.store.opening import StoreTarget, open_store
 from qaeval_tui.core.text import json_visible
+from qaeval_tui.core.usecases.judge_ops import cached_judge, judge_progress, with_judge_calls
 
 if TYPE_CHECKING:
     from qaeval_tui.core.statistics.run_ppi import RunPPI
@@ -87,16 +89,25 @@ def run_from_config(
     against: Baseline | None = None,
     progress: ProgressDisplay = no_progress,
     checks_only: bool = False,
+    no_cache: bool = False,
 ) -> RunResult:
     """Load, run, store. With `against`, a baseline of another judge, rubric or k is refused before the run.
-    `checks_only`: no judge is asked, every verdict is skipped."""
+    `checks_only`: no judge is asked, every verdict is skipped. The judge answers from the store's
+    verdict cache where it can (`no_cache`: every case is asked afresh), and its new results join it."""
     plan = plan_run(config, golden_paths, adapter=adapter, judge=judge, workers=workers, checks_only=checks_only)
     if against is not None:
         check_settings(against, plan.judge_config, config.rubric.version, config.run.top_k)
+    cached = None if checks_only else cached_judge(plan, store_path, fresh=no_cache)
+    if cached is not None:
+        plan = replace(plan, judge=cached)
     with progress() as update:
-        result = plan.run(update)
-    with open_store(store_path) as store:
+        result = plan.run(judge_progress(update, cached))
+    if cached is not None:
+        result = with_judge_calls(result, cached)
+    with open_store(store_path) as store, store.transaction():
         store_run(store, result)
+        if cached is not None:
+            cached.cache.save(store)
     return result
 
 

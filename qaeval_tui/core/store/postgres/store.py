@@ -6,11 +6,12 @@ from typing import TYPE_CHECKING
 
 from qaeval_tui.core.store.postgres.bulk import PgBulkTables
 from qaeval_tui.core.store.postgres.curation import PgCurationTables
+from qaeval_tui.core.store.postgres.judge_cache import PgJudgeCacheTables
 
 __all__ = ["PgStore"]
 
 
-class PgStore(PgCurationTables, PgBulkTables):
+class PgStore(PgCurationTables, PgBulkTables, PgJudgeCacheTables):
     """One open PostgreSQL store. Use `PgStore.open(url)`; close with `close()` or a `with` block."""
 
 

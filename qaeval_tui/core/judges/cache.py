@@ -1,0 +1,259 @@
+"""The content-addressed verdict cache as a judge wrapper, and the tally of what a run's judge did.
+
+`CachedJudge` wraps any judge: before asking it, it looks up the key (judge config hash, case
+content hash, system output hash) among the entries loaded from the store before the run; a hit
+is the cached result and no call. A fresh valid result that cost a call (`JudgeResult.call` set:
+a model was asked) is kept for the store, written after the run in one transaction; an error is
+never cached, so it is asked again next time. Worker threads touch only memory, never the store.
+
+`JudgeTally` counts, thread-safely, what the progress line and the run's totals show: calls done
+and in flight, cached results, errors, tokens, and the cost the optional `[judge.pricing]` puts on
+them (cached results cost nothing).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from qaeval_tui.core.golden.hashing import content_hash
+from qaeval_tui.core.golden.loader import case_content_hash
+from qaeval_tui.core.golden.models import GoldenCase
+from qaeval_tui.core.rubric import Rubric
+from qaeval_tui.core.running.judge import JudgeCall, JudgeClient, JudgeFailure, JudgeResult, validate_result
+from qaeval_tui.core.running.models import JudgeConfig, SUTOutput
+from qaeval_tui.core.store.backend import StoreBackend
+from qaeval_tui.core.store.judge_cache import CachedJudgement
+
+Key = tuple[str, str]
+"""(case content hash, system output hash), under one judge config hash."""
+
+
+@dataclass(frozen=True)
+class Pricing:
+    """Price per million input and output tokens (`[judge.pricing]`), in `currency`."""
+
+    input_per_million: float
+    output_per_million: float
+    currency: str = "USD"
+
+
+@dataclass
+class JudgeTally:
+    """What the run's judge did so far; every count changes under one lock (judge calls run on threads)."""
+
+    calls: int = 0
+    in_flight: int = 0
+    cached: int = 0
+    errors: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    unknown_usage: int = 0
+    """Calls whose token usage the provider did not report: the totals are then a lower bound."""
+    asked_model: bool = False
+    """A result came from a model call (or from the cache of one): the run reports these totals."""
+    pricing: Pricing | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def started(self) -> None:
+        with self._lock:
+            self.in_flight += 1
+
+    def finished(self, call: JudgeCall | None, *, failed: bool) -> None:
+        with self._lock:
+            self.in_flight -= 1
+            self.calls += 1
+            self.errors += failed
+            if call is None or call.input_tokens is None or call.output_tokens is None:
+                self.unknown_usage += call is not None
+            if call is not None:
+                self.asked_model = True
+                self.input_tokens += call.input_tokens or 0
+                self.output_tokens += call.output_tokens or 0
+
+    def hit(self) -> None:
+        with self._lock:
+            self.cached += 1
+            self.asked_model = True
+
+    @property
+    def cost(self) -> float | None:
+        """Estimated cost of the tokens counted, or None without a pricing table."""
+        if self.pricing is None:
+            return None
+        return round(
+            (self.input_tokens * self.pricing.input_per_million + self.output_tokens * self.pricing.output_per_million)
+            / 1_000_000,
+            6,
+        )
+
+    def line(self) -> str:
+        """One line for the progress display: calls, in flight, cached, errors, tokens, cost."""
+        with self._lock:
+            text = (
+                f"judge: {self.calls} calls, {self.in_flight} in flight, {self.cached} cached, {self.errors} errors, "
+                f"{self.input_tokens + self.output_tokens} tokens"
+            )
+        cost = self.cost
+        if cost is not None and self.pricing is not None:
+            text += f", ~{cost:.4f} {self.pricing.currency}"
+        return text
+
+    def to_json(self) -> dict[str, Any]:
+        """The totals a run artifact records (`run.judge_calls`)."""
+        with self._lock:
+            return {
+                "calls": self.calls,
+                "cached": self.cached,
+                "errors": self.errors,
+                "input_tokens": self.input_tokens,
+                "output_tokens": self.output_tokens,
+                "calls_without_usage": self.unknown_usage,
+                "estimated_cost": self.cost,
+                "currency": None if self.pricing is None else self.pricing.currency,
+            }
+
+
+def result_document(result: JudgeResult) -> dict[str, Any]:
+    """A valid judge result as the cache stores it (what it scored and what the call that made it cost)."""
+    call = result.call
+    return {
+        "scores": dict(result.scores),
+        "evidence": dict(result.evidence),
+        "abstained": result.abstained,
+        "reason": result.reason,
+        "requested_model": None if call is None else call.requested_model,
+        "returned_model": None if call is None else call.returned_model,
+        "stages": list(result.stages),
+    }
+
+
+def result_from_document(document: Mapping[str, Any]) -> JudgeResult | None:
+    """The cached result, or None for an entry this version cannot read (then the judge is asked again)."""
+    try:
+        scores = {str(axis): None if value is None else int(value) for axis, value in document["scores"].items()}
+        evidence = {str(axis): str(span) for axis, span in document["evidence"].items()}
+        reason = document.get("reason")
+        call = JudgeCall(requested_model=document.get("requested_model"), returned_model=document.get("returned_model"))
+        return JudgeResult(
+            scores,
+            evidence,
+            abstained=document.get("abstained") is True,
+            reason=None if reason is None else str(reason),
+            call=call,  # no attempts and no tokens: this run asked nobody
+            stages=tuple(dict(stage) for stage in document.get("stages", [])),
+        )
+    except (KeyError, AttributeError, TypeError, ValueError):
+        return None
+
+
+class VerdictCache:
+    """The cache entries of one judge config, read before a run; the new ones, written after it."""
+
+    def __init__(self, config_hash: str, entries: Mapping[Key, Mapping[str, Any]] | None = None) -> None:
+        self.config_hash = config_hash
+        self._entries: dict[Key, Mapping[str, Any]] = dict(entries or {})
+        self._new: dict[Key, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def load(cls, store: StoreBackend, config_hash: str, *, fresh: bool = False) -> VerdictCache:
+        """The store's entries for `config_hash`; none with `fresh` (`--no-cache`: every case is asked again)."""
+        if fresh:
+            return cls(config_hash)
+        entries = {(e.case_hash, e.output_hash): e.result for e in store.cached_judgements(config_hash)}
+        return cls(config_hash, entries)
+
+    @property
+    def empty(self) -> bool:
+        return not self._entries
+
+    def get(self, key: Key) -> JudgeResult | None:
+        document = self._entries.get(key)
+        return None if document is None else result_from_document(document)
+
+    def put(self, key: Key, result: JudgeResult) -> None:
+        with self._lock:
+            self._new[key] = result_document(result)
+
+    def new_entries(self) -> list[CachedJudgement]:
+        with self._lock:
+            return [CachedJudgement(self.config_hash, case, output, doc) for (case, output), doc in self._new.items()]
+
+    def save(self, store: StoreBackend) -> int:
+        """Write the results this run paid for; returns how many."""
+        return store.cache_judgements(self.new_entries())
+
+
+class CachedJudge:
+    """A judge that answers from the cache when it can, asks `inner` otherwise, and tallies both."""
+
+    def __init__(
+        self,
+        inner: JudgeClient,
+        cache: VerdictCache,
+        tally: JudgeTally | None = None,
+        case_hashes: Mapping[int, str] | None = None,
+    ) -> None:
+        self.inner = inner
+        self.cache = cache
+        self.tally = tally or JudgeTally()
+        self._case_hashes = dict(case_hashes or {})  # id(case) -> its content hash, known from loading
+
+    @property
+    def config(self) -> JudgeConfig:
+        return self.inner.config
+
+    def __getattr__(self, name: str) -> Any:  # anything else the runner asks of a judge (its concurrency...)
+        if name in {"inner", "cache", "tally", "_case_hashes"}:
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
+        key: Key | None = None
+        if not self.cache.empty or _costs_calls(self.inner):
+            key = (self._case_hash(case), output_hash(output))
+            cached = self.cache.get(key)
+            if cached is not None:
+                self.tally.hit()
+                return cached
+        self.tally.started()
+        try:
+            raw = self.inner.score(case, output, rubric)
+        except JudgeFailure as exc:
+            self.tally.finished(exc.call if isinstance(exc.call, JudgeCall) else None, failed=True)
+            raise
+        except BaseException:
+            self.tally.finished(None, failed=True)
+            raise
+        try:
+            result = validate_result(raw, rubric)
+        except Exception:  # judge_verdict names what is wrong (an error verdict); nothing is cached
+            self.tally.finished(getattr(raw, "call", None) if isinstance(raw, JudgeResult) else None, failed=True)
+            return raw
+        self.tally.finished(result.call, failed=False)
+        if result.call is not None:  # a model was asked: worth keeping
+            self.cache.put(key or (self._case_hash(case), output_hash(output)), result)
+        return result
+
+    def _case_hash(self, case: GoldenCase) -> str:
+        return self._case_hashes.get(id(case)) or case_content_hash(case)
+
+
+def output_hash(output: SUTOutput) -> str:
+    """The system output's hash, as the runner computes it (`CaseResult.output_hash`)."""
+    return content_hash(output.model_dump(mode="json"))
+
+
+def _costs_calls(judge: JudgeClient) -> bool:
+    """True for a configured model judge: worth a cache key per case even while the cache is empty.
+
+    Any other judge's results are cached too when they carry a call (`JudgeResult.call`); its keys
+    are computed only once the cache holds something (the bundled judge's never does: no overhead)."""
+    kind = getattr(judge.config, "kind", None)
+    return bool(kind and kind not in {"mechanical", "skipped"})
+
+
+__all__ = ["CachedJudge", "JudgeTally", "Pricing", "VerdictCache", "output_hash"]

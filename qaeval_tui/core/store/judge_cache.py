@@ -1,0 +1,60 @@
+"""The content-addressed verdict cache: a judge's valid result per (judge config, case, system output).
+
+Keyed by the judge config hash, the case's content hash and the system output's hash, so an entry
+can only ever be reused for the very question the judge answered before. It is a cache, not
+history: a fresh call (`qaeval run --no-cache`) replaces the entry of the same key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from qaeval_tui.core.store.codec import utc_now
+from qaeval_tui.core.store.connection import SQLiteConnection
+from qaeval_tui.core.store.rows import JsonObject
+
+
+class CachedJudgement(NamedTuple):
+    """One cached judge result (its JSON document, as the cache module writes it) under its key."""
+
+    config_hash: str
+    case_hash: str
+    output_hash: str
+    result: JsonObject
+
+
+class JudgeCacheTables(SQLiteConnection):
+    """The `judge_cache` table."""
+
+    def cached_judgements(self, config_hash: str) -> list[CachedJudgement]:
+        """Every cached result of one judge config; a row no qaeval wrote is a located CorruptRowError."""
+        rows = self.conn.execute(
+            "SELECT case_hash, output_hash, result_json FROM judge_cache WHERE config_hash = ?", (config_hash,)
+        ).fetchall()
+        return [
+            CachedJudgement(
+                config_hash, case, output, self.parsed(text, "judge_cache", f"{case}/{output}", "result_json")
+            )
+            for case, output, text in rows
+        ]
+
+    def cache_judgements(self, entries: Iterable[CachedJudgement]) -> int:
+        """Store results in one transaction, each replacing any older entry of its key; returns how many."""
+        import json
+
+        now = utc_now()
+        rows = [
+            (e.config_hash, e.case_hash, e.output_hash, json.dumps(e.result, ensure_ascii=False), now) for e in entries
+        ]
+        if not rows:
+            return 0
+        with self._write() as conn:
+            conn.executemany(
+                """INSERT INTO judge_cache (config_hash, case_hash, output_hash, result_json, created_at)
+                   VALUES (?, ?, ?, ?, ?)
+                   ON CONFLICT (config_hash, case_hash, output_hash)
+                   DO UPDATE SET result_json = excluded.result_json, created_at = excluded.created_at""",
+                rows,
+            )
+        return len(rows)
