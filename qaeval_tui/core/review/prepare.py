@@ -70,17 +70,8 @@ def pace(progress: Progress) -> float | None:
 @contextmanager
 def _preparation_lock(store: StoreBackend) -> Iterator[None]:
     """Two reviewers starting on one fresh store at once must not both run the suite."""
-    if store.path == ":memory:":
+    with store.exclusive("prepare"):
         yield
-        return
-    import fcntl
-
-    with open(f"{store.path}.prepare.lock", "a", encoding="utf-8") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _announce_progress(cases: int, say: Step) -> Callable[[int, int], None]:
