@@ -19,7 +19,8 @@ def test_the_server_runs_as_a_non_root_user_and_each_test_gets_its_own_database(
     with psycopg.connect(pg_url) as conn:
         (pid,) = conn.execute("SELECT pg_backend_pid()").fetchone()  # type: ignore[misc]
         (database,) = conn.execute("SELECT current_database()").fetchone()  # type: ignore[misc]
-    assert os.stat(f"/proc/{pid}").st_uid != 0  # the server refuses root; the fixture ran it as another user
+        # Read while connected: the backend process ends with its connection.
+        assert os.stat(f"/proc/{pid}").st_uid != 0  # the server refuses root; the fixture ran it as another user
     other = pg_server.new_database()
     assert other != pg_url and pg_url.endswith(f"/{database}")
 
