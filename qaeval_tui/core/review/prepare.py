@@ -69,23 +69,9 @@ def pace(progress: Progress) -> float | None:
 
 @contextmanager
 def _preparation_lock(store: StoreBackend) -> Iterator[None]:
-    """Two reviewers starting on one fresh store at once must not both run the suite.
-
-    A lock file beside a SQLite store; a server's store has no folder to hold one (its reviewers sit
-    at other machines), so there the first run is left to whoever runs `qaeval run` against it."""
-    from qaeval_tui.core.store.opening import is_postgres_url
-
-    if store.path == ":memory:" or is_postgres_url(store.path):
+    """Two reviewers starting on one fresh store at once must not both run the suite."""
+    with store.exclusive("prepare"):
         yield
-        return
-    import fcntl
-
-    with open(f"{store.path}.prepare.lock", "a", encoding="utf-8") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _announce_progress(cases: int, say: Step) -> Callable[[int, int], None]:
