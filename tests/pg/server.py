@@ -104,6 +104,7 @@ class PgServer:
             timeout=60,
         )
         self._databases = 0
+        self._started = False
 
     def _as_server_user(self, pg_ctl: Path) -> Path:
         """A wrapper running `pg_ctl` as the non-root server user, who is given the cluster's folder."""
@@ -130,7 +131,8 @@ class PgServer:
     # -- lifecycle ----------------------------------------------------------------------------
 
     def start(self) -> None:
-        first = not self.executor._directory_initialised
+        """Start the server (the first time: initdb, then passwords required on TCP); back once it takes logins."""
+        first = not self._started
         try:
             self.executor.start()
         except Exception as exc:  # any failure is reported with the server's own words
@@ -138,6 +140,7 @@ class PgServer:
         self._wait_until_ready(first)
         if first:
             self._require_passwords()
+        self._started = True
 
     def _wait_until_ready(self, first: bool, timeout: float = 60) -> None:
         """mirakuru returns once the port accepts connections; the server may still be starting up then."""

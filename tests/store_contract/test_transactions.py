@@ -99,3 +99,23 @@ def test_two_writers_labeling_one_item_at_once_lose_no_revision(backend: Backend
     stored = backend.open().labels(item_id=item)
     assert sorted(row.label.revision for row in stored) == list(range(1, 31))
     assert {row.label.note for row in stored} == {f"{w}{n}" for w in "ab" for n in range(15)}
+
+
+def test_an_exclusive_section_lets_one_connection_in_at_a_time(backend: Backend) -> None:
+    first, second = backend.open(), backend.open()
+    order: list[str] = []
+    inside = threading.Event()
+
+    def later() -> None:
+        inside.wait()
+        with second.exclusive("prepare"):
+            order.append("second in")
+
+    thread = threading.Thread(target=later)
+    thread.start()
+    with first.exclusive("prepare"):
+        inside.set()
+        thread.join(timeout=0.5)  # the second one waits for the first to leave
+        order.append("first out")
+    thread.join()
+    assert order == ["first out", "second in"]

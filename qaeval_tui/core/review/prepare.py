@@ -70,21 +70,8 @@ def pace(progress: Progress) -> float | None:
 @contextmanager
 def _preparation_lock(store: StoreBackend) -> Iterator[None]:
     """Two reviewers starting on one fresh store at once must not both run the suite."""
-    from qaeval_tui.core.store.opening import is_postgres_url
-
-    # A server store has no file to lock beside it; there the owner or a curator prepares, once
-    # (a reviewer's login may not run the system or build queues: row-level security).
-    if store.path == ":memory:" or is_postgres_url(store.path):
+    with store.exclusive("prepare"):
         yield
-        return
-    import fcntl
-
-    with open(f"{store.path}.prepare.lock", "a", encoding="utf-8") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _announce_progress(cases: int, say: Step) -> Callable[[int, int], None]:

@@ -100,6 +100,22 @@ class SQLiteConnection:
         self.close()
 
     @contextmanager
+    def exclusive(self, name: str) -> Iterator[None]:
+        """One process at a time, across transactions (two reviewers preparing one fresh store): a
+        lock on the file `<store>.<name>.lock` beside it; none for an in-memory store."""
+        if self.path == ":memory:":
+            yield
+            return
+        import fcntl
+
+        with open(f"{self.path}.{name}.lock", "a", encoding="utf-8") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    @contextmanager
     def transaction(self) -> Iterator[None]:
         """One write transaction: everything inside commits together or not at all.
 

@@ -136,6 +136,17 @@ class PgConnection:
         """Hold an advisory lock until this transaction ends: writers of `key` queue, readers do not."""
         self._q("SELECT pg_advisory_xact_lock(%s)", (key,))
 
+    @contextmanager
+    def exclusive(self, name: str) -> Iterator[None]:
+        """One process at a time, across transactions (two reviewers preparing one fresh store): a
+        session-level advisory lock named `name`, released at the end (or when the connection drops)."""
+        self._q("SELECT pg_advisory_lock(hashtext(%s))", (f"qaeval:{name}",))
+        try:
+            yield
+        finally:
+            if not self.conn.broken:
+                self._q("SELECT pg_advisory_unlock(hashtext(%s))", (f"qaeval:{name}",))
+
     # -- transactions -------------------------------------------------------------------------
 
     @contextmanager
