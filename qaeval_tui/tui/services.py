@@ -196,10 +196,14 @@ class Services:
 
         return self._thread.call(lambda store: record_case_view(store, viewer, case_id))
 
-    def record_consensus(self, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str) -> None:
+    def record_consensus(
+        self, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str, cites: str | None = None
+    ) -> None:
         from qaeval_tui.core.curation.adjudication import record_consensus
 
-        self._thread.call(lambda store: record_consensus(store, self.config, item_id, axis, score, reason, adjudicator))
+        self._thread.call(
+            lambda store: record_consensus(store, self.config, item_id, axis, score, reason, adjudicator, cites)
+        )
 
     def dashboard(self, step: Step | None = None) -> Dashboard:
         from qaeval_tui.core.statistics.dashboard import compute_dashboard

@@ -95,5 +95,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             resolved_at TEXT NOT NULL)""",
         *_RESOLUTIONS_APPEND_ONLY,
     ),
+    # 5 (rulings cite guidelines): the guideline section an adjudication cites (`core.guideline_sections`
+    # id), or NULL; rulings made before it cite none.
+    ("ALTER TABLE adjudications ADD COLUMN cites TEXT",),
 )
 SCHEMA_VERSION = len(MIGRATIONS)

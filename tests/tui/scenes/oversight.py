@@ -99,7 +99,9 @@ async def play_short_of_labels(pilot: AnyPilot) -> None:
 
 async def play_consensus(pilot: AnyPilot) -> None:
     await play_adjudication(pilot)
-    await pilot.press("1", *"0 and 2 both misread the anchor; 1 fits")
+    await pilot.press("1", *"0 and 2 both misread the anchor; 1 fits", "tab", "enter")
+    await pilot.pause()
+    await pilot.press("down", "down", "down", "down", "enter")  # cites "Partly supported answers"
 
 
 async def play_dashboard(pilot: AnyPilot) -> None:
