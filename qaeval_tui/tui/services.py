@@ -138,8 +138,11 @@ class Services:
             lambda store: (list_inbox(store, status=status, search=search or None), list_inbox(store))
         )
 
-    def flags(self, state: FlagState, search: str | None) -> list[Flag]:
-        return self._thread.call(lambda store: list_flags(store, state=state, search=search or None))
+    def flags(self, state: FlagState, search: str | None, axis: str | None = None) -> list[Flag]:
+        rubric = self.config.rubric
+        return self._thread.call(
+            lambda store: list_flags(store, state=state, search=search or None, rubric=rubric, axis=axis)
+        )
 
     def resolve_flag(self, flag_id: int, note: str, curator: str) -> Flag:
         return self._thread.call(lambda store: resolve_flag(store, flag_id, note=note, curator=curator))
