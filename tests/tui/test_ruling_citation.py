@@ -49,11 +49,13 @@ async def test_a_ruling_cites_a_guideline_section_and_is_shown_with_its_reason(w
         await pilot.press(*["down"] * settled)
         await wait_until(
             pilot,
-            lambda: (ruled := screen.selected()) is not None
-            and (ruled.item_id, ruled.axis) == (entry.item_id, entry.axis)
-            and screen.dossier is not None
-            and screen.dossier.item_id == entry.item_id
-            and bool(screen.dossier.rulings),
+            lambda: (
+                (ruled := screen.selected()) is not None
+                and (ruled.item_id, ruled.axis) == (entry.item_id, entry.axis)
+                and screen.dossier is not None
+                and screen.dossier.item_id == entry.item_id
+                and bool(screen.dossier.rulings)
+            ),
         )
         await pilot.pause()
         text = flat(host_text(app))
