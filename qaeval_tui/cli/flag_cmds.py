@@ -1,6 +1,7 @@
 """`qaeval flags list|resolve`: the curator's queue of reviewers' flags and notes.
 
-Exit codes: 0 done · 2 usage (unknown flag id, already resolved, blank note, both --open and --all).
+Exit codes: 0 done · 2 usage (unknown flag id, already resolved, blank note, both --open and --all,
+an axis the rubric does not have).
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 import typer
 from rich.table import Table
 
-from qaeval_tui.cli.common import guarded, open_store, print_json, stdout
+from qaeval_tui.cli.common import config_from, guarded, open_store, print_json, stdout
 from qaeval_tui.cli.options import AsJson, Curator, Db
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.text import one_line
@@ -25,28 +26,37 @@ def flags_list(
     show_all: bool = typer.Option(False, "--all", help="Open and resolved flags."),
     reviewer: str | None = typer.Option(None, "--reviewer", help="Only this reviewer's (case-insensitive)."),
     search: str | None = typer.Option(None, "--search", help="Case-insensitive text in note, item id or case id."),
+    axis: str | None = typer.Option(
+        None, "--axis", help="Only flags about this rubric axis: scored can't judge, or named in the note."
+    ),
     as_json: AsJson = False,
     db: Db = None,
 ) -> None:
     """List flags and notes reviewers left, oldest first. Exit 0, or 2 on a usage error."""
-    from qaeval_tui.core.curation.flags import flag_to_json, list_flags
+    from qaeval_tui.core.curation.flags import axis_named, flag_to_json, list_flags
 
     if open_only and show_all:
         raise UsageError("--open and --all: choose one")
+    rubric = config_from(ctx).rubric
+    if axis is not None:
+        axis_named(rubric, axis)  # before the store is opened (or created)
     with open_store(ctx, db) as store:
-        flags = list_flags(store, state="all" if show_all else "open", reviewer=reviewer, search=search)
+        flags = list_flags(
+            store, state="all" if show_all else "open", reviewer=reviewer, search=search, rubric=rubric, axis=axis
+        )
     if as_json:
         print_json([flag_to_json(flag) for flag in flags])
         return
     if not flags:
         stdout.print("no open flags" if not show_all else "no flags")
         return
-    table = Table("id", "kind", "status", "reviewer", "item", "case", "note", box=None, pad_edge=False)
+    table = Table("id", "kind", "status", "reviewer", "item", "case", "axes", "note", box=None, pad_edge=False)
     for flag in flags:
         row = flag.row
         status = "open" if flag.is_open else f"resolved: {one_line(row.resolution_note or '', 60)}"
+        axes = ", ".join(flag.axes) or "-"
         table.add_row(
-            str(row.id), flag.kind, status, row.reviewer, row.item_id, row.case_id, one_line(row.note, 80) or "-"
+            str(row.id), flag.kind, status, row.reviewer, row.item_id, row.case_id, axes, one_line(row.note, 80) or "-"
         )
     stdout.print(table)
     stdout.print(f"{len(flags)} flag(s)")

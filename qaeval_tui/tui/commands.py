@@ -240,6 +240,14 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "cycle_state", "s", "state", "Show open, resolved or every flag, in turn.", "flags", title="Cycle flag state"
     ),
+    Command(
+        "cycle_axis",
+        "a",
+        "axis",
+        "Show flags about one axis (scored can't judge, or named in the note), each axis in turn, then all.",
+        "flags",
+        title="Cycle flag axis",
+    ),
     Command("back", "escape", "back", "Go back to the previous screen.", "flags"),
     Command(
         "promote", "ctrl+s", "promote", "Append the case to the living split; nothing is written if invalid.", "promote"

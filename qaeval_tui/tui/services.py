@@ -149,8 +149,11 @@ class Services:
             lambda store: (list_inbox(store, status=status, search=search or None), list_inbox(store))
         )
 
-    def flags(self, state: FlagState, search: str | None) -> list[Flag]:
-        return self._thread.call(lambda store: list_flags(store, state=state, search=search or None))
+    def flags(self, state: FlagState, search: str | None, axis: str | None = None) -> list[Flag]:
+        rubric = self.config.rubric
+        return self._thread.call(
+            lambda store: list_flags(store, state=state, search=search or None, rubric=rubric, axis=axis)
+        )
 
     def resolve_flag(self, flag_id: int, note: str, curator: str) -> Flag:
         return self._thread.call(lambda store: resolve_flag(store, flag_id, note=note, curator=curator))
@@ -207,10 +210,14 @@ class Services:
 
         return self._thread.call(lambda store: record_case_view(store, viewer, case_id))
 
-    def record_consensus(self, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str) -> None:
+    def record_consensus(
+        self, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str, cites: str | None = None
+    ) -> None:
         from qaeval_tui.core.curation.adjudication import record_consensus
 
-        self._thread.call(lambda store: record_consensus(store, self.config, item_id, axis, score, reason, adjudicator))
+        self._thread.call(
+            lambda store: record_consensus(store, self.config, item_id, axis, score, reason, adjudicator, cites)
+        )
 
     def dashboard(self, step: Step | None = None) -> Dashboard:
         from qaeval_tui.core.statistics.dashboard import compute_dashboard

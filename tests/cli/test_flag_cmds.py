@@ -65,3 +65,53 @@ def test_resolving_twice_an_unknown_id_or_a_blank_note_exits_2_and_changes_nothi
     assert blank.exit_code == 2 and "--note" in blank.stderr
     assert [row["resolution"]["note"] for row in listed(db, "--all") if row["resolution"]] == ["done"]  # type: ignore[index]
     assert qaeval(db, "flags", "list", "--open", "--all").exit_code == 2
+
+
+def axis_flags(path: Path) -> dict[str, int]:
+    """Flags about different axes: can't judge on one, the axis named in the note, and neither."""
+    from qaeval_tui.core.store.rows import LabelDraft
+    from tests.core.review_fixtures import store_with_run
+
+    store, items = store_with_run(path, n_items=3)
+    with store:
+        case_ids = {item: output.case_id for item, output in zip(items, store.run_outputs("run-1"), strict=True)}
+
+        def label(item: str, reviewer: str, scores: dict[str, int | None], note: str) -> int:
+            draft = LabelDraft(item, case_ids[item], reviewer, scores, "1", note=note, flagged=True)
+            return store.append_label(draft).id
+
+        full = {"faithfulness": 2, "citation_correctness": 2, "answer_correctness": 2}
+        return {
+            "cant_judge": label(items[0], "ana", full | {"faithfulness": None}, "source s2 is unreadable"),
+            "named": label(items[1], "ben", full, "Citation Correctness: which passage counts?"),
+            "neither": label(items[2], "ana", full, "typo in the question"),
+        }
+
+
+def test_list_by_axis_keeps_flags_about_that_axis_with_the_other_filters(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    ids = axis_flags(db)
+    assert [row["id"] for row in listed(db, "--axis", "faithfulness")] == [ids["cant_judge"]]
+    assert [row["id"] for row in listed(db, "--axis", "citation_correctness")] == [ids["named"]]
+    assert listed(db, "--axis", "answer_correctness") == []
+    assert listed(db, "--axis", "faithfulness", "--reviewer", "ben") == []  # the filters combine
+    everything = {row["id"]: row["axes"] for row in listed(db)}
+    assert everything == {
+        ids["cant_judge"]: ["faithfulness"],
+        ids["named"]: ["citation_correctness"],
+        ids["neither"]: [],
+    }
+    table = qaeval(db, "flags", "list", "--axis", "citation_correctness")
+    assert table.exit_code == 0 and "which passage counts?" in table.stdout and "1 flag(s)" in table.stdout
+    assert "typo in the question" not in table.stdout
+
+
+def test_list_by_an_unknown_axis_exits_2_naming_the_rubric_s_axes_and_creates_no_store(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    axis_flags(db)
+    result = qaeval(db, "flags", "list", "--axis", "faithfulnes")
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "--axis 'faithfulnes': not an axis of the rubric" in result.stderr and "faithfulness" in result.stderr
+    missing = tmp_path / "none.db"
+    assert qaeval(missing, "flags", "list", "--axis", "nope").exit_code == 2
+    assert not missing.exists()

@@ -265,4 +265,6 @@ async def test_the_consensus_dialog_labels_its_fields_and_its_hint_follows_the_f
         await pilot.press("down", "enter")  # a value chosen: focus moves to the reason
         await wait_until(pilot, lambda: "type the reason" in hint())
         await pilot.press("tab")
+        await wait_until(pilot, lambda: "guideline section" in hint())
+        await pilot.press("tab")
         await wait_until(pilot, lambda: "your name" in hint())

@@ -22,13 +22,14 @@ from dataclasses import dataclass
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.curation.dossier import CONSENSUS_SOURCES, latest_blind_labels
+from qaeval_tui.core.curation.rulings import RulingView, ruling_views
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.rubric import Axis
 from qaeval_tui.core.statistics.calibration import adjudicate, human_consensus
 from qaeval_tui.core.statistics.label_table import LabelTable
 from qaeval_tui.core.store.backend import StoreBackend
-from qaeval_tui.core.store.rows import LabelRevision
+from qaeval_tui.core.store.rows import ItemAxis, LabelRevision
 
 __all__ = ["AdjudicationQueue", "BlindScore", "Disagreement", "adjudication_queue", "record_consensus"]
 
@@ -60,6 +61,8 @@ class Disagreement:
     adjudicated: bool
     labelled_by: frozenset[str] = frozenset()
     """Everyone with a (non-skip) label on the item, blind or not, casefolded: none of them may rule on it."""
+    ruling: RulingView | None = None
+    """The latest ruling (its reason and cited guideline section), when a curator ruled."""
 
     @property
     def open(self) -> bool:
@@ -140,7 +143,8 @@ def _queue(store: StoreBackend, config: Config) -> AdjudicationQueue:
     if not blind:
         return AdjudicationQueue(())
     labellers = _labellers(rows)
-    adjudicated = store.adjudications()
+    rulings = ruling_views(rubric, store.rulings())
+    adjudicated = {key: ruling.score for key, ruling in rulings.items()}
     table = LabelTable.from_labels(blind, rubric)
     position = {item: i for i, item in enumerate(table.items)}
     grouped = _by_item(blind)
@@ -166,6 +170,7 @@ def _queue(store: StoreBackend, config: Config) -> AdjudicationQueue:
                 consensus_source=CONSENSUS_SOURCES[int(consensus.source[i])],
                 adjudicated=(item_id, axis.name) in adjudicated,
                 labelled_by=labellers.get(item_id, frozenset()),
+                ruling=rulings.get(ItemAxis(item_id, axis.name)),
             )
             if len(set(values)) >= 2:
                 entries.append(entry)
@@ -188,12 +193,21 @@ def _queue(store: StoreBackend, config: Config) -> AdjudicationQueue:
 
 
 def record_consensus(
-    store: StoreBackend, config: Config, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str
+    store: StoreBackend,
+    config: Config,
+    item_id: str,
+    axis: str,
+    score: int | None,
+    reason: str,
+    adjudicator: str,
+    cites: str | None = None,
 ) -> None:
-    """Record a curator's consensus label (append-only; the latest ruling counts). Raises UsageError,
-    also when the curator labelled the item: a curator never rules on a disagreement they labelled."""
+    """Record a curator's consensus label (append-only; the latest ruling counts), citing the guideline
+    section `cites` (an id of `core.guideline_sections`) or none. Raises UsageError, nothing written:
+    a bad value, reason or section, or a curator who labelled the item (a curator never rules on a
+    disagreement they labelled)."""
     labelled = _labellers(store.labels(item_id=item_id)).get(item_id, frozenset())
     if adjudicator.strip().casefold() in labelled:
         case_id = store.case_ids_by_item().get(item_id, item_id)
         raise UsageError(_self_ruling(adjudicator, case_id))
-    adjudicate(store, config.rubric, item_id, axis, score, reason.strip(), adjudicator.strip())
+    adjudicate(store, config.rubric, item_id, axis, score, reason.strip(), adjudicator.strip(), cites)

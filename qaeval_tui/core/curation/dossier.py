@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from qaeval_tui.core.config import Config
+from qaeval_tui.core.curation.rulings import RulingView, ruling_views
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.views import CitationView, SourceView, content_views
@@ -78,6 +79,8 @@ class ItemDossier:
     judge: JudgeView | None
     post_reveal_revisions: int
     """Revisions made after seeing the judge: kept, but not read by agreement or calibration."""
+    rulings: tuple[RulingView, ...] = ()
+    """The latest ruling per adjudicated axis, in rubric order, with its reason and cited section."""
 
 
 def latest_blind_labels(rows: Iterable[LabelRevision], rubric_version: str) -> tuple[Label, ...]:
@@ -152,9 +155,10 @@ def _dossier(
     rows = store.labels(item_id=item_id)
     blind = latest_blind_labels(rows, rubric.version)
     consensus: list[AxisConsensus] = []
+    rulings = ruling_views(rubric, store.rulings(item_id))
     if blind:
         table = LabelTable.from_labels(blind, rubric)
-        adjudicated = {key: score for key, score in store.adjudications().items() if key.item_id == item_id}
+        adjudicated = {key: ruling.score for key, ruling in rulings.items()}
         for axis in rubric.axes:
             found = human_consensus(table, axis, adjudicated, config.calibration.min_reviewers)
             value = float(found.values[0])
@@ -186,6 +190,7 @@ def _dossier(
         consensus=tuple(consensus),
         judge=_judge_view(_verdict_for(store, item_id, judge_config_hash)) if with_judge else None,
         post_reveal_revisions=sum(1 for row in rows if row.label.revealed and not row.label.skipped),
+        rulings=tuple(ruling for axis in rubric.axes for key, ruling in rulings.items() if key.axis == axis.name),
     )
 
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from qaeval_tui.core.config import CalibrationConfig
 from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.guideline_sections import cited_section
 from qaeval_tui.core.rubric import Axis, Rubric
 from qaeval_tui.core.statistics import intervals, stats
 from qaeval_tui.core.statistics.alpha_interval import METHOD, MIN_ITEMS_ALPHA_INTERVAL, alpha_interval
@@ -313,9 +314,18 @@ def calibrate(
 
 
 def adjudicate(
-    store: StoreBackend, rubric: Rubric, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str
+    store: StoreBackend,
+    rubric: Rubric,
+    item_id: str,
+    axis: str,
+    score: int | None,
+    reason: str,
+    adjudicator: str,
+    cites: str | None = None,
 ) -> None:
-    """Record a curator's ruling on one (item, axis); it becomes the consensus, superseding earlier rulings."""
+    """Record a curator's ruling on one (item, axis); it becomes the consensus, superseding earlier rulings.
+
+    `cites` names the guideline section the ruling rests on (`core.guideline_sections`), or None."""
     if store.review_item(item_id) is None:
         raise UsageError(f"no review item {item_id!r} in {store.path}")
     if axis not in rubric.axis_names:
@@ -325,4 +335,6 @@ def adjudicate(
         raise UsageError(f"{score!r} is not on the {axis} scale {list(scale)}")
     if not reason.strip() or not adjudicator.strip():
         raise UsageError("an adjudication needs a reason and the adjudicator's name")
-    store.insert_adjudication(item_id, axis, score, reason, adjudicator)
+    if cites is not None:
+        cites = cited_section(rubric, axis, cites).id
+    store.insert_adjudication(item_id, axis, score, reason, adjudicator, cites)

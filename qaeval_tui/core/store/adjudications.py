@@ -1,22 +1,41 @@
 """Adjudications: an adjudicator's final score on one axis of one item, append-only.
 
 sqlite-utils writes the rows (`insert`); a later adjudication supersedes an earlier one when read,
-and nothing is ever overwritten. Raw SQL for the read: the dashboard (in the oversight TUI) and the
-calibration make it, and their processes keep sqlite-utils unimported, as the review TUI does. A
-score the calibration could not count (edited by hand) is a located CorruptRowError.
+and nothing is ever overwritten. Raw SQL for the reads: the dashboard (in the oversight TUI) and
+the calibration make them, and their processes keep sqlite-utils unimported, as the review TUI
+does. A score the calibration could not count (edited by hand) is a located CorruptRowError, as is
+a ruling's text field that is not text.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.connection import SQLiteConnection
 from qaeval_tui.core.store.rows import CorruptRowError, ItemAxis
 
 
+class RulingRow(NamedTuple):
+    """The latest adjudication of one (item, axis): the score, why, who, when, and the guideline
+    section it cites (`core.guideline_sections` id; None when it cites none)."""
+
+    id: int
+    item_id: str
+    axis: str
+    score: int | None
+    reason: str
+    adjudicator: str
+    created_at: str
+    cites: str | None
+
+
 class AdjudicationTables(SQLiteConnection):
     """The `adjudications` table."""
 
-    def insert_adjudication(self, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str) -> None:
+    def insert_adjudication(
+        self, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str, cites: str | None = None
+    ) -> None:
         with self._write():
             self.db.table("adjudications").insert(
                 {
@@ -26,19 +45,37 @@ class AdjudicationTables(SQLiteConnection):
                     "reason": reason,
                     "adjudicator": adjudicator,
                     "created_at": utc_now(),
+                    "cites": cites,
                 }
             )
 
-    def adjudications(self) -> dict[ItemAxis, int | None]:
-        """The latest adjudicated score per item and axis; a later adjudication supersedes an earlier one."""
+    def _check_adjudications(self, *text_fields: str) -> None:
+        checks = [("item_id", "typeof(item_id) != 'text'"), ("axis", "typeof(axis) != 'text'")]
+        checks.append(("score", "typeof(score) NOT IN ('integer', 'null')"))
+        checks += [(field, f"typeof({field}) != 'text'") for field in text_fields]
+        if text_fields:
+            checks.append(("cites", "typeof(cites) NOT IN ('text', 'null')"))
+        case = " ".join(f"WHEN {test} THEN '{field}'" for field, test in checks)
         bad = self.conn.execute(
-            """SELECT id, CASE WHEN typeof(item_id) != 'text' THEN 'item_id' WHEN typeof(axis) != 'text' THEN 'axis'
-                               ELSE 'score' END
-               FROM adjudications WHERE typeof(item_id) != 'text' OR typeof(axis) != 'text'
-                                     OR typeof(score) NOT IN ('integer', 'null')
-               ORDER BY id LIMIT 1"""
+            f"""SELECT id, CASE {case} END FROM adjudications
+                WHERE {" OR ".join(test for _, test in checks)} ORDER BY id LIMIT 1"""
         ).fetchone()
         if bad is not None:
             raise CorruptRowError(self.path, "adjudications", bad[0], bad[1], "not what qaeval writes there")
+
+    def adjudications(self) -> dict[ItemAxis, int | None]:
+        """The latest adjudicated score per item and axis; a later adjudication supersedes an earlier one."""
+        self._check_adjudications()
         rows = self.conn.execute("SELECT item_id, axis, score FROM adjudications ORDER BY id")
         return {ItemAxis(item_id, axis): score for item_id, axis, score in rows}
+
+    def rulings(self, item_id: str | None = None) -> dict[ItemAxis, RulingRow]:
+        """The latest ruling per item and axis (of one item, or all), with its reason and cited section."""
+        self._check_adjudications("reason", "adjudicator", "created_at")
+        where, args = ("WHERE item_id = ?", (item_id,)) if item_id is not None else ("", ())
+        rows = self.conn.execute(
+            f"""SELECT id, item_id, axis, score, reason, adjudicator, created_at, cites
+                FROM adjudications {where} ORDER BY id""",
+            args,
+        )
+        return {ItemAxis(row[1], row[2]): RulingRow(*row) for row in rows}

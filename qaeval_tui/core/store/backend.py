@@ -15,6 +15,7 @@ from contextlib import AbstractContextManager
 from typing import Literal, Protocol, Self
 
 from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.store.adjudications import RulingRow
 from qaeval_tui.core.store.flags import FlagRow
 from qaeval_tui.core.store.judge_cache import CachedJudgement
 from qaeval_tui.core.store.rows import (
@@ -117,9 +118,10 @@ class StoreBackend(Protocol):
         effect: Callable[[], None] | None = None,
     ) -> InboxDecision | None: ...
     def insert_adjudication(
-        self, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str
+        self, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str, cites: str | None = None
     ) -> None: ...
     def adjudications(self) -> dict[ItemAxis, int | None]: ...
+    def rulings(self, item_id: str | None = None) -> dict[ItemAxis, RulingRow]: ...
 
     # exposures (DESIGN §4): hidden information a person saw in a curator view
     def record_exposure(self, person: str, item_ids: Iterable[str], view: str, seen: str) -> int: ...

@@ -249,6 +249,12 @@ STEPS: tuple[Migration, ...] = (
         ),
         postgresql=PG_6,
     ),
+    # 7 (rulings cite guidelines): the guideline section an adjudication cites (`core.guideline_sections`
+    # id), or NULL; rulings made before it cite none.
+    Migration(
+        sqlite=("ALTER TABLE adjudications ADD COLUMN cites TEXT",),
+        postgresql=("ALTER TABLE adjudications ADD COLUMN cites TEXT",),
+    ),
 )
 MIGRATIONS: tuple[tuple[str, ...], ...] = tuple(step.sqlite for step in STEPS)
 """SQLite's statements, by version (`user_version`)."""

@@ -60,7 +60,7 @@ TABLES: tuple[TableSpec, ...] = (
         "id",
     ),
     _spec("reveals", "item_id reviewer revealed_at", "item_id reviewer"),
-    _spec("adjudications", "id item_id axis score reason adjudicator created_at", "id"),
+    _spec("adjudications", "id item_id axis score reason adjudicator created_at cites", "id"),
     _spec("inbox", "trace_id miss_json source imported_at", "trace_id", in_insertion_order=True),  # listed so
     _spec("inbox_decisions", "id trace_id decision case_id reason curator decided_at", "id"),
     _spec("exposures", "item_id person view seen seen_at", "item_id person view"),

@@ -21,8 +21,9 @@ from textual.widgets import DataTable, Static
 
 from qaeval_tui.core.curation.adjudication import AdjudicationQueue, Disagreement
 from qaeval_tui.core.curation.dossier import ItemDossier
+from qaeval_tui.core.guideline_sections import guideline_sections
 from qaeval_tui.tui.context import AppContext
-from qaeval_tui.tui.literal import cell, notice
+from qaeval_tui.tui.literal import cell, notice, plain, styled
 from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.screens.consensus_dialog import ConsensusDialog, Ruling
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
@@ -72,6 +73,15 @@ def why_text(entry: Disagreement, min_reviewers: int) -> str:
         f"Listed: {' and '.join(unsure)} said can't judge, one value is left; calibration needs {min_reviewers}. "
         "Fix: another reviewer's blind label or rule on it (enter)."
     )
+
+
+def why_content(entry: Disagreement, min_reviewers: int, refused: str | None) -> Content:
+    """The line under the list: why the entry is listed (or why it is locked), then the ruling in
+    force with its reason and cited guideline section, when a curator ruled."""
+    why = plain(f"Locked: {refused}." if refused else why_text(entry, min_reviewers))
+    if entry.ruling is None:
+        return why
+    return Content.assemble(why, "\n", styled(f"In force: {entry.ruling.text()}", "$text-success"))
 
 
 def standing_text(entry: Disagreement, min_reviewers: int = 2) -> tuple[str, str]:
@@ -192,7 +202,7 @@ class AdjudicationScreen(AppScreen[None]):
         entry = self.selected()
         why = self.query_one("#adj-why", Static)
         refused = None if entry is None else entry.ruling_refused(self.context.curator)
-        why.update("" if entry is None else f"Locked: {refused}." if refused else why_text(entry, self.min_reviewers))
+        why.update("" if entry is None else why_content(entry, self.min_reviewers, refused))
         if entry is None:
             self.dossier = None
             empty = (
@@ -251,8 +261,15 @@ class AdjudicationScreen(AppScreen[None]):
         if refused:
             self.notify(notice(refused), title="Locked", severity="warning", markup=False)
             return
-        axis = self.context.services.config.rubric.axis(entry.axis)
-        dialog = ConsensusDialog(entry, axis, value, self.context.curator, blink=not self.context.deterministic)
+        rubric = self.context.services.config.rubric
+        dialog = ConsensusDialog(
+            entry,
+            rubric.axis(entry.axis),
+            value,
+            self.context.curator,
+            sections=guideline_sections(rubric, entry.axis),
+            blink=not self.context.deterministic,
+        )
         self.app.push_screen(dialog, lambda ruling: self._record(entry, ruling))
 
     def _record(self, entry: Disagreement, ruling: Ruling | None) -> None:
@@ -262,7 +279,9 @@ class AdjudicationScreen(AppScreen[None]):
         notice = f"{entry.case_id}: {entry.axis} = {ruling.score} (calibration now uses it)"
 
         def work() -> QueueLoaded:
-            services.record_consensus(entry.item_id, entry.axis, ruling.score, ruling.reason, ruling.adjudicator)
+            services.record_consensus(
+                entry.item_id, entry.axis, ruling.score, ruling.reason, ruling.adjudicator, ruling.cites
+            )
             return QueueLoaded(services.adjudication_queue(), notice)
 
         self.call("recording…", work, "Not recorded")

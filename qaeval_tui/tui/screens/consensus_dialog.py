@@ -1,19 +1,24 @@
-"""Record a consensus label on one (item, axis): a scale value with its anchor, and the reason."""
+"""Record a consensus label on one (item, axis): a scale value with its anchor, the reason, and
+optionally the guideline section the ruling rests on (`core.guideline_sections`: the general
+guidelines' headings and the axis's own)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from qaeval_tui.core.curation.adjudication import Disagreement
+from qaeval_tui.core.guideline_sections import GuidelineSection
 from qaeval_tui.core.rubric import Axis
+from qaeval_tui.core.text import one_line
 from qaeval_tui.tui.literal import editable, line, plain
 
 
@@ -22,6 +27,8 @@ class Ruling:
     score: int
     reason: str
     adjudicator: str
+    cites: str | None = None
+    """The cited guideline section's id, or None."""
 
 
 def scores_line(entry: Disagreement) -> Content:
@@ -32,23 +39,38 @@ def scores_line(entry: Disagreement) -> Content:
     return Content("   ").join(parts)
 
 
+def section_option(section: GuidelineSection) -> Text:
+    """A section as the picker lists it: its title, then whose guidelines hold it (a Rich Text: never markup)."""
+    return Text.assemble(one_line(section.title), (f"  {one_line(section.where)}", "dim"))
+
+
 HINTS = {
     "consensus-value": "up/down choose a value · enter or tab: reason · escape cancel",
-    "consensus-reason": "type the reason · tab: adjudicator · enter record · escape cancel",
-    "consensus-adjudicator": "your name · shift+tab: reason · enter record · escape cancel",
+    "consensus-reason": "type the reason · tab: guideline section · enter record · escape cancel",
+    "consensus-cites": "enter: pick the guideline section it rests on (optional) · tab: adjudicator · escape cancel",
+    "consensus-adjudicator": "your name · shift+tab: section · enter record · escape cancel",
 }
 """The dialog's hint for the field that has focus."""
 
 
 class ConsensusDialog(ModalScreen[Ruling | None]):
-    """Returns the chosen value, the reason and who ruled, or None when cancelled."""
+    """Returns the chosen value, the reason, the cited section and who ruled, or None when cancelled."""
 
     BINDINGS = [Binding("escape", "cancel", "cancel")]  # noqa: RUF012 (Textual's own type)
 
     def __init__(
-        self, entry: Disagreement, axis: Axis, value: int | None, adjudicator: str, *, blink: bool = True
+        self,
+        entry: Disagreement,
+        axis: Axis,
+        value: int | None,
+        adjudicator: str,
+        *,
+        sections: tuple[GuidelineSection, ...] = (),
+        blink: bool = True,
     ) -> None:
         super().__init__()
+        self.sections = sections
+        """What the ruling may cite: the general guidelines' sections and this axis's."""
         self.entry = entry
         self.axis = axis
         self.value = value
@@ -65,6 +87,8 @@ class ConsensusDialog(ModalScreen[Ruling | None]):
                 classes="title",
             )
             yield Static(Content.assemble(("blind labels  ", "$foreground-muted"), scores_line(entry)))
+            if entry.ruling is not None:
+                yield Static(Content.assemble(("now  ", "$foreground-muted"), plain(entry.ruling.text())))
             yield Static("Value", classes="field-label")
             yield OptionList(
                 *(
@@ -75,6 +99,14 @@ class ConsensusDialog(ModalScreen[Ruling | None]):
             )
             yield Static("Reason", classes="field-label")
             yield Input(placeholder="why this is the right label (required)", id="consensus-reason")
+            yield Static("Cites guideline section", classes="field-label")
+            yield Select[str](
+                ((section_option(section), section.id) for section in self.sections),
+                prompt="none (optional)" if self.sections else "none: the guidelines have no headings",
+                id="consensus-cites",
+                disabled=not self.sections,
+                compact=True,
+            )
             yield Static("Adjudicator", classes="field-label")
             yield Input(editable(self.adjudicator), placeholder="your name (required)", id="consensus-adjudicator")
             yield Static("", id="consensus-problem")
@@ -106,9 +138,19 @@ class ConsensusDialog(ModalScreen[Ruling | None]):
         index = self.query_one(OptionList).highlighted
         return None if index is None else self.axis.scale[index]
 
+    def cited(self) -> str | None:
+        value = self.query_one("#consensus-cites", Select).value
+        return value if isinstance(value, str) else None
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         self.query_one("#consensus-reason", Input).focus()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        """A section picked: on to the adjudicator, where enter records."""
+        event.stop()
+        if self.cited() is not None:
+            self.query_one("#consensus-adjudicator", Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -126,7 +168,7 @@ class ConsensusDialog(ModalScreen[Ruling | None]):
             problem.update("✗ your name is required")
             self.query_one("#consensus-adjudicator", Input).focus()
         else:
-            self.dismiss(Ruling(value, reason, adjudicator))
+            self.dismiss(Ruling(value, reason, adjudicator, self.cited()))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -1,7 +1,8 @@
 """The curator's flags queue: reviewers' flags and notes, open first, each resolved once with a note.
 
-The list is the core's `list_flags` (filters included); the screen only shows it and asks for the
-resolution's note. Curator side only: a flag names an item and another reviewer.
+The list is the core's `list_flags` (filters included: state `s`, text `/`, axis `a`); the screen
+only shows it and asks for the resolution's note. Curator side only: a flag names an item and
+another reviewer.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class FlagsLoaded(Message):
     flags: list[Flag]
     state: FlagState
     search: str
+    axis: str | None = None
 
 
 @dataclass
@@ -82,6 +84,7 @@ def flag_detail(flag: Flag | None) -> Content:
         Content.assemble(
             ("item ", "$foreground-muted"), plain(row.item_id), ("  case ", "$foreground-muted"), plain(row.case_id)
         ),
+        Content.assemble(("about ", "$foreground-muted"), line(", ".join(flag.axes) or "no axis in particular")),
         plain(row.note or "(no note)"),
     ]
     if not flag.is_open:
@@ -106,6 +109,8 @@ class FlagsScreen(AppScreen[None]):
         super().__init__(context)
         self.state: FlagState = "open"
         self.search = ""
+        self.axis: str | None = None
+        """Only flags about this axis (None: every flag)."""
         self.flags: list[Flag] = []
         self.loaded = False
 
@@ -124,11 +129,13 @@ class FlagsScreen(AppScreen[None]):
         self.reload()
 
     def reload(self) -> None:
-        services, state, search = self.context.services, self.state, self.search
-        self.call("loading…", lambda: FlagsLoaded(services.flags(state, search), state, search), "Not loaded")
+        services, state, search, axis = self.context.services, self.state, self.search, self.axis
+        self.call(
+            "loading…", lambda: FlagsLoaded(services.flags(state, search, axis), state, search, axis), "Not loaded"
+        )
 
     def on_flags_loaded(self, message: FlagsLoaded) -> None:
-        if (message.state, message.search) != (self.state, self.search):
+        if (message.state, message.search, message.axis) != (self.state, self.search, self.axis):
             return  # an older query came back after a newer one was typed
         self.settle()
         self.flags = message.flags
@@ -146,6 +153,8 @@ class FlagsScreen(AppScreen[None]):
             )  # fmt: skip
         title = f"Flags queue   {len(self.flags)} {self.state}"
         parts = [Content.styled(title, "bold")]
+        if self.axis is not None:
+            parts += [Content.styled(" · axis: ", "$foreground-muted"), line(self.axis)]
         if self.search:
             parts += [Content.styled(" · search: ", "$foreground-muted"), line(self.search)]
         self.query_one("#flags-title", Static).update(Content.assemble(*parts))
@@ -178,7 +187,7 @@ class FlagsScreen(AppScreen[None]):
     def action_resolve_flag(self) -> None:
         flag = self.selected()
         if flag is None or not flag.is_open:
-            self.notify("No open flag selected: change the state (s) or the search.", severity="warning")
+            self.notify("No open flag selected: change the state (s), the axis (a) or the search.", severity="warning")
             return
         self.app.push_screen(ResolveDialog(flag, blink=not self.context.deterministic), self._resolve(flag))
 
@@ -201,6 +210,11 @@ class FlagsScreen(AppScreen[None]):
 
     def action_cycle_state(self) -> None:
         self.state = STATES[(STATES.index(self.state) + 1) % len(STATES)]
+        self.reload()
+
+    def action_cycle_axis(self) -> None:
+        axes: list[str | None] = [None, *self.context.services.config.rubric.axis_names]
+        self.axis = axes[(axes.index(self.axis) + 1) % len(axes)]
         self.reload()
 
     def action_back(self) -> None:

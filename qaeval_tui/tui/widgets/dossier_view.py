@@ -108,6 +108,12 @@ def dossier_content(dossier: ItemDossier, axes: tuple[str, ...], focus_axis: str
     for label in dossier.labels:
         if label.note.strip():
             lines.append(Content.assemble(line(label.reviewer).stylize("bold"), ": “", plain(label.note), "”"))
+    for ruling in dossier.rulings:
+        lines.append(
+            Content.assemble(
+                ("ruling on ", MUTED), line(ruling.axis).stylize("bold"), ": ", styled(ruling.text(), "$text-success")
+            )
+        )
     if dossier.post_reveal_revisions:
         count = dossier.post_reveal_revisions
         lines.append(

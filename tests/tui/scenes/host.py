@@ -19,6 +19,7 @@ from textual.screen import Screen
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.review.labels_io import import_labels
+from qaeval_tui.core.review.views import Role
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.app import ReviewApp, create_app
 from qaeval_tui.tui.context import AppContext
@@ -86,10 +87,11 @@ def make_workspace(root: Path, template: Path, golden: Path) -> Workspace:
 
 def oversight_app(
     workspace: Workspace,
-    factory: ScreenFactory,
+    factory: ScreenFactory | None,
     *,
     curator: str = "dana",
     golden_paths: Sequence[Path] | None = None,
+    role: Role = "reviewer",
 ) -> ReviewApp:
     """The app `qaeval review` runs, opened on `factory`'s screen with `curator` as the reviewer.
 
@@ -108,4 +110,5 @@ def oversight_app(
         deterministic=True,
         services=services,
         start=factory,
+        role=role,
     )

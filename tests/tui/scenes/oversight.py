@@ -14,6 +14,7 @@ from pathlib import Path
 
 from qaeval_tui.core.curation.inbox import import_misses
 from qaeval_tui.core.curation.rejection import reject
+from qaeval_tui.core.review.views import Role
 from qaeval_tui.tui.app import ReviewApp
 from qaeval_tui.tui.screens.adjudicate import AdjudicationScreen
 from qaeval_tui.tui.screens.browse import BrowseScreen
@@ -99,7 +100,16 @@ async def play_short_of_labels(pilot: AnyPilot) -> None:
 
 async def play_consensus(pilot: AnyPilot) -> None:
     await play_adjudication(pilot)
-    await pilot.press("1", *"0 and 2 both misread the anchor; 1 fits")
+    await pilot.press("1", *"0 and 2 both misread the anchor; 1 fits", "tab", "enter")
+    await pilot.pause()
+    await pilot.press("down", "down", "down", "down", "enter")  # cites "Partly supported answers"
+
+
+async def play_curator_home(pilot: AnyPilot) -> None:
+    from qaeval_tui.tui.screens.home import HomeScreen
+
+    app = pilot.app
+    await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.loaded)
 
 
 async def play_dashboard(pilot: AnyPilot) -> None:
@@ -134,12 +144,15 @@ class OversightScene:
     name: str
     title: str
     size: tuple[int, int]
-    factory: ScreenFactory
+    factory: ScreenFactory | None
+    """The screen the app opens on; None: the app's own start (it prepares the store, then home)."""
     steps: Steps
     inbox: bool = False
     rejected: tuple[str, ...] = ()
     leave_out: tuple[tuple[str, str], ...] = ()
     """(reviewer, case id) demo labels the scene's store never received (`build_labeled_store`)."""
+    role: Role = "reviewer"
+    """The app the scene opens in: "curator" for a screen that differs between the two (home)."""
 
 
 def scene_app(scene: OversightScene, root: Path, template: Path, golden: Path) -> ReviewApp:
@@ -154,7 +167,7 @@ def scene_app(scene: OversightScene, root: Path, template: Path, golden: Path) -
             for trace_id in scene.rejected:
                 reject(store, trace_id, reason="The answer was right.", curator="dana", now="2026-10-19T16:00:00Z")
     relative = Workspace(root, workspace.config.model_copy(update={"base_dir": "."}), workspace.db)
-    return oversight_app(relative, scene.factory, golden_paths=[Path("golden")])
+    return oversight_app(relative, scene.factory, golden_paths=[Path("golden")], role=scene.role)
 
 
 async def settle(pilot: AnyPilot, scene: OversightScene) -> None:

@@ -35,6 +35,7 @@ from tests.tui.scenes.oversight import (
     play_browse_living,
     play_case,
     play_consensus,
+    play_curator_home,
     play_dashboard,
     play_drilldown,
     play_import_dialog,
@@ -135,6 +136,14 @@ OVERSIGHT_SCENES: tuple[OversightScene, ...] = (
         leave_out=(ONE_REVIEWER,),
     ),
     OversightScene("16-flags", "Flags queue: reviewers' flags and notes", (100, 32), FlagsScreen, play_flags),
+    OversightScene(
+        "17-curator-home",
+        "Curator home: every curator screen",
+        (100, 32),
+        None,
+        play_curator_home,
+        role="curator",
+    ),
 )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
+from qaeval_tui.core.store.adjudications import RulingRow
 from qaeval_tui.core.store.codec import production_miss, utc_now
 from qaeval_tui.core.store.postgres.connection import LOCK_INBOX
 from qaeval_tui.core.store.postgres.labels import PgLabelTables
@@ -106,15 +107,27 @@ class PgCurationTables(PgLabelTables):
                 effect()
         return None
 
-    def insert_adjudication(self, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str) -> None:
+    def insert_adjudication(
+        self, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str, cites: str | None = None
+    ) -> None:
         with self._write():
             self._q(
-                """INSERT INTO adjudications (item_id, axis, score, reason, adjudicator, created_at)
-                   VALUES (%s, %s, %s, %s, %s, %s)""",
-                (item_id, axis, score, reason, adjudicator, utc_now()),
+                """INSERT INTO adjudications (item_id, axis, score, reason, adjudicator, created_at, cites)
+                   VALUES (%s, %s, %s, %s, %s, %s, %s)""",
+                (item_id, axis, score, reason, adjudicator, utc_now(), cites),
             )
 
     def adjudications(self) -> dict[ItemAxis, int | None]:
         """The latest adjudicated score per item and axis; a later adjudication supersedes an earlier one."""
         rows = self._q("SELECT item_id, axis, score FROM adjudications ORDER BY id")
         return {ItemAxis(item_id, axis): score for item_id, axis, score in rows}
+
+    def rulings(self, item_id: str | None = None) -> dict[ItemAxis, RulingRow]:
+        """The latest ruling per item and axis (of one item, or all), with its reason and cited section."""
+        where, args = ("WHERE item_id = %s", (item_id,)) if item_id is not None else ("", ())
+        rows = self._q(
+            f"""SELECT id, item_id, axis, score, reason, adjudicator, created_at, cites
+                FROM adjudications {where} ORDER BY id""",
+            args,
+        )
+        return {ItemAxis(row[1], row[2]): RulingRow(*row) for row in rows}
