@@ -234,12 +234,17 @@ class CachedJudge:
             self.tally.finished(getattr(raw, "call", None) if isinstance(raw, JudgeResult) else None, failed=True)
             return raw
         self.tally.finished(result.call, failed=False)
-        if result.call is not None:  # a model was asked: worth keeping
+        if result.call is not None and not _stands_in_for_a_failure(result):  # a model was asked: worth keeping
             self.cache.put(key or (self._case_hash(case), output_hash(output)), result)
         return result
 
     def _case_hash(self, case: GoldenCase) -> str:
         return self._case_hashes.get(id(case)) or case_content_hash(case)
+
+
+def _stands_in_for_a_failure(result: JudgeResult) -> bool:
+    """A cascade's screen result kept because the stronger judge failed: not cached, so the next run asks again."""
+    return bool(result.stages) and result.stages[-1].get("outcome") == "error"
 
 
 def output_hash(output: SUTOutput) -> str:
