@@ -75,3 +75,21 @@ def test_a_postgresql_target_that_holds_anything_is_refused_and_left_as_it_was(f
     assert "the target store is not empty (reveals (1))" in result.stderr and "nothing was changed" in result.stderr
     with PgStore.open(pg_url) as store:
         assert store.count("reveals") == 1 and store.count("labels") == 0
+
+
+def test_text_postgresql_cannot_hold_is_a_located_error_and_the_target_stays_empty(
+    full: Path, pg_url: str, tmp_path: Path
+) -> None:
+    """SQLite keeps a NUL character in text (a system's answer, a case may carry one); PostgreSQL's text
+    cannot: the copy names the table, row and column, exits 2 without a traceback, and writes nothing."""
+    source = tmp_path / "nul.db"
+    source.write_bytes(full.read_bytes())
+    with sqlite3.connect(source) as conn:
+        (case_hash,) = conn.execute("SELECT min(case_hash) FROM cases").fetchone()
+        conn.execute("UPDATE cases SET case_json = case_json || char(0) WHERE case_hash = ?", (case_hash,))
+    result = copy(source, pg_url)
+    assert result.exit_code == 2, result.output
+    assert f"cases {case_hash}: case_json holds a NUL character" in result.stderr
+    assert "nothing was changed" in result.stderr and "Traceback" not in result.output
+    with PgStore.open(pg_url) as store:
+        assert all(store.count(table) == 0 for table in ("cases", "runs", "labels"))
