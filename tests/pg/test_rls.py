@@ -115,6 +115,29 @@ def test_a_reviewer_cannot_label_an_item_outside_their_queue(seeded: tuple[TeamS
         insert_label(conn, label_row("i3", ana))  # i3 is in ben's queue only
 
 
+def test_a_reviewer_sees_no_counters_of_others_work_and_cannot_choose_a_label_id(
+    seeded: tuple[TeamStore, str, str, str],
+) -> None:
+    """The identity sequences count every verdict, label and adjudication (an adjudication means the
+    reviewers disagreed); a reviewer reads none of them, and a label id they chose could take the one
+    another reviewer's next submit is about to get, so the database numbers their labels itself."""
+    store, ana_url, _, ana = seeded
+    with as_login(ana_url) as conn:
+        assert column(conn, "SELECT count(last_value) FROM pg_sequences") == [0]
+        for sequence in ("judge_verdicts_id_seq", "adjudications_id_seq", "labels_id_seq"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(f"SELECT currval('{sequence}'), nextval('{sequence}')")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="labels"):
+            conn.execute(
+                "INSERT INTO labels (id, item_id, case_id, reviewer, revision, scores_json, note, flagged, skipped, "
+                "rubric_version, revealed, created_at, seconds_spent, origin) "
+                "VALUES (2, 'i2', 'c2', 'x', 1, '{}', '', 0, 0, '1', 0, 't', 1, 'review')"
+            )
+        assert insert_label(conn, label_row("i2", ana)) == ana  # numbered by the database: still allowed
+    with store.owner() as owner:
+        assert column(owner, "SELECT id FROM labels ORDER BY id") == [1, 2]
+
+
 def test_a_reviewer_cannot_change_or_remove_a_label_nor_touch_the_queues(
     seeded: tuple[TeamStore, str, str, str],
 ) -> None:

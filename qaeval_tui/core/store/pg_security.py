@@ -15,8 +15,10 @@ database, not only the app, then enforces blindness and identity:
   verdicts, other reviewers' labels and adjudications of an item become readable once they have
   submitted (not skipped) a label of their own for it. Runs are invisible to them (a run names the
   system that answered), and so is `run_outputs.result_json` (column privileges). The inbox, its
-  decisions, flag resolutions and the judge's verdict cache are not granted at all. Nothing is
-  granted UPDATE or DELETE but the curators' cache entries and queues.
+  decisions, flag resolutions and the judge's verdict cache are not granted at all, nor the
+  identity sequences (their counters would show how many labels and adjudications others made),
+  nor a label's `id` (the database numbers it). Nothing is granted UPDATE or DELETE but the
+  curators' cache entries and queues.
 - Only the logins added for this store may connect to its database: the two groups are the
   server's, and a second qaeval store on the same server has logins of its own.
 - A curator reads everything and writes what curation writes (runs, review items and queues,
@@ -33,6 +35,8 @@ from __future__ import annotations
 from typing import Any
 
 from psycopg import sql
+
+from qaeval_tui.core.store.tables import TABLE_SPECS
 
 REVIEWER_GROUP = "qaeval_reviewer"
 CURATOR_GROUP = "qaeval_curator"
@@ -224,7 +228,11 @@ def security_statements(database: str, schema: str) -> list[sql.Composed]:
                 table, "qaeval_reviewer_reads", "SELECT", reviewer, REVIEWER_SEES[table], None, schema
             )
         if table in REVIEWER_WRITES:
-            statements.append(sql.SQL("GRANT INSERT ON {} TO {}").format(this, reviewer))
+            # Not `id`: the database numbers a reviewer's labels (a chosen id could take another's next one).
+            writable = sql.SQL(", ").join(
+                sql.Identifier(column) for column in TABLE_SPECS[table].columns if column != "id"
+            )
+            statements.append(sql.SQL("GRANT INSERT ({}) ON {} TO {}").format(writable, this, reviewer))
             statements += _policy(
                 table, "qaeval_reviewer_adds", "INSERT", reviewer, None, REVIEWER_INSERTS[table], schema
             )
@@ -235,9 +243,10 @@ def security_statements(database: str, schema: str) -> list[sql.Composed]:
                     "FOR EACH ROW EXECUTE FUNCTION {}({})"
                 ).format(this, sql.Identifier(schema, "qaeval_as_session_user"), sql.Literal(PERSON_COLUMN[table]))
             )
-    statements.append(
-        sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {} TO {}, {}").format(schema_id, reviewer, curator)
-    )
+    # An identity column needs no right on its sequence to number a row; reading one would show a reviewer
+    # how many verdicts, labels and adjudications (disagreements) there are, and watch them grow.
+    statements.append(sql.SQL("REVOKE ALL ON ALL SEQUENCES IN SCHEMA {} FROM PUBLIC, {}").format(schema_id, reviewer))
+    statements.append(sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {} TO {}").format(schema_id, curator))
     return statements
 
 
