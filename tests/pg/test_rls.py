@@ -223,6 +223,23 @@ def test_a_reveal_is_recorded_only_after_the_own_submit_and_under_the_login(
         assert column(owner, "SELECT reviewer FROM reveals") == [ana]
 
 
+def test_a_revision_after_the_reveal_cannot_claim_to_be_blind(seeded: tuple[TeamStore, str, str, str]) -> None:
+    """Agreement and calibration count only blind labels, by the label's `revealed`: a reviewer who saw the
+    judge's verdict cannot write a revision that says they did not."""
+    store, ana_url, _, ana = seeded
+    with as_login(ana_url) as conn:
+        insert_label(conn, label_row("i1", ana))
+        conn.execute("INSERT INTO reveals (item_id, reviewer, revealed_at) VALUES ('i1', %s, 't')", (ana,))
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+            insert_label(conn, label_row("i1", ana, revision=2))  # revealed = 0
+        honest = (*label_row("i1", ana, revision=2)[:9], 1, *label_row("i1", ana)[10:])
+        assert insert_label(conn, honest) == ana
+        insert_label(conn, label_row("i2", ana))  # no reveal on i2: blind, as before
+    with store.owner() as owner:
+        query = "SELECT item_id, revision, revealed FROM labels WHERE reviewer = %s ORDER BY id"
+        assert owner.execute(query, (ana,)).fetchall() == [("i1", 1, 0), ("i1", 2, 1), ("i2", 1, 0)]
+
+
 def test_every_table_the_migrations_make_is_under_row_security(team_store: TeamStore) -> None:
     """A table added by a later migration and forgotten by `team init` would be open to every login."""
     from qaeval_tui.core.store.pg_security import TABLES

@@ -128,13 +128,20 @@ REVIEWER_SEES: dict[str, str] = {
 """The rows of each table a reviewer's login reads (a SQL condition on the row, `{this}`)."""
 
 REVIEWER_INSERTS: dict[str, str] = {
-    "labels": "reviewer = session_user AND EXISTS (SELECT 1 FROM {review_items} r WHERE r.item_id = {this}.item_id)",
+    "labels": (
+        "reviewer = session_user AND EXISTS (SELECT 1 FROM {review_items} r WHERE r.item_id = {this}.item_id) "
+        # A revision after the reveal or an exposure is not blind, and must say so (statistics trust `revealed`).
+        "AND (revealed = 1 OR NOT EXISTS (SELECT 1 FROM {reveals} v WHERE v.item_id = {this}.item_id "
+        "AND v.reviewer = session_user) AND NOT EXISTS (SELECT 1 FROM {exposures} e "
+        "WHERE e.item_id = {this}.item_id AND e.person = session_user))"
+    ),
     "reveals": f"reviewer = session_user AND {_SUBMITTED}",
     "gold_shown": (
         "reviewer = session_user AND EXISTS (SELECT 1 FROM {review_items} r WHERE r.item_id = {this}.item_id)"
     ),
 }
-"""The rows a reviewer's login may add: their own, on an item of theirs (a reveal after a submit)."""
+"""The rows a reviewer's login may add: their own, on an item of theirs (a reveal after a submit; a label
+marked revealed once they revealed the verdict or were exposed to it)."""
 
 
 def _format(template: str, schema: str, table: str) -> sql.Composed:
