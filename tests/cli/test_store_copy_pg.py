@@ -16,6 +16,8 @@ from qaeval_tui.core.store.rows import LabelDraft
 from qaeval_tui.core.store.sqlite import Store
 from tests.cli.test_store_copy import contents, copy
 from tests.full_store import add_history, assert_every_table_filled, build_full_store
+from tests.pg.server import PgServer
+from tests.pg.team_helpers import secured_store, seed
 
 runner = CliRunner()
 
@@ -93,3 +95,16 @@ def test_text_postgresql_cannot_hold_is_a_located_error_and_the_target_stays_emp
     assert "nothing was changed" in result.stderr and "Traceback" not in result.output
     with PgStore.open(pg_url) as store:
         assert all(store.count(table) == 0 for table in ("cases", "runs", "labels"))
+
+
+def test_a_copy_that_fails_leaves_no_new_sqlite_file_behind(pg_server: PgServer, pg_url: str, tmp_path: Path) -> None:
+    """A reviewer's login may not read the whole store: the copy stops, and the file it would have
+    created is not left behind as an empty store that looks like a finished copy."""
+    for store in secured_store(pg_server, pg_url):
+        reviewer_url = store.login("ana")
+        seed(store, store.name("ana"), store.name("ben"))
+        result = copy(reviewer_url, tmp_path / "mine.db")
+        assert result.exit_code == 2, result.output
+        assert "may not do that" in result.stderr and "nothing was changed" in result.stderr
+        assert not (tmp_path / "mine.db").exists()
+        assert sorted(p.name for p in tmp_path.iterdir()) == []
