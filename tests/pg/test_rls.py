@@ -80,9 +80,11 @@ def test_a_reviewer_cannot_read_another_reviewers_labels_before_their_own_submit
         assert column(owner, "SELECT count(*) FROM labels") == [1]  # ben's label on i1 is there
 
 
-def test_the_judge_other_labels_and_adjudications_open_after_the_own_submit_only(
+def test_the_judge_other_labels_and_adjudications_open_after_the_own_submit_and_reveal_only(
     seeded: tuple[TeamStore, str, str, str],
 ) -> None:
+    """A reveal needs a submit, and what it opens is read only once it is recorded: a reviewer who read the
+    judge over psql without one could otherwise write a later revision that still claims to be blind."""
     store, ana_url, _, ana = seeded
     with as_login(ana_url) as conn:
         assert column(conn, "SELECT count(*) FROM judge_verdicts") == [0]
@@ -91,6 +93,9 @@ def test_the_judge_other_labels_and_adjudications_open_after_the_own_submit_only
         assert column(conn, "SELECT count(*) FROM judge_verdicts") == [0]
         assert column(conn, "SELECT reviewer FROM labels") == [ana]
         insert_label(conn, label_row("i1", ana, revision=2))
+        assert column(conn, "SELECT count(*) FROM judge_verdicts") == [0]  # submitted, not revealed yet
+        assert column(conn, "SELECT reviewer FROM labels") == [ana, ana]
+        conn.execute("INSERT INTO reveals (item_id, reviewer, revealed_at) VALUES ('i1', %s, 't')", (ana,))
         assert column(conn, "SELECT item_id FROM judge_verdicts") == ["i1"]  # i1 only, not i2
         others = column(conn, "SELECT reviewer FROM labels WHERE revision = 1 AND skipped = 0 ORDER BY reviewer")
         assert others == [store.name("ben")]

@@ -13,7 +13,9 @@ database, not only the app, then enforces blindness and identity:
 - Blindness: a reviewer reads the review items assigned to them (or that they labeled), the cases
   and system outputs of those items, and their own labels, reveals, exposures and gold locks. The judge's
   verdicts, other reviewers' labels and adjudications of an item become readable once they have
-  submitted (not skipped) a label of their own for it. Runs are invisible to them (a run names the
+  submitted (not skipped) a label of their own for it and recorded their reveal of it (the app's
+  `r`; a reveal needs that submit), so a later revision of theirs is always marked not blind.
+  Runs are invisible to them (a run names the
   system that answered), and so is `run_outputs.result_json` (column privileges). The inbox, its
   decisions, flag resolutions and the judge's verdict cache are not granted at all, nor the
   identity sequences (their counters would show how many labels and adjudications others made),
@@ -24,9 +26,10 @@ database, not only the app, then enforces blindness and identity:
 - A curator reads everything and writes what curation writes (runs, review items and queues,
   inbox decisions, adjudications, exposures, flag resolutions); never another person's label.
 
-The one SECURITY DEFINER function, `qaeval_submitted(item_id)`, answers only "has the session's
-own login submitted a label for this item" (a policy on `labels` cannot read `labels` itself
-under its own row security); it names its tables with their schema and runs with `search_path`
+The two SECURITY DEFINER functions, `qaeval_submitted(item_id)` and `qaeval_revealed(item_id)`,
+answer only "has the session's own login submitted a label for this item" and "... recorded a
+reveal of it" (a policy on `labels` cannot read `labels` itself under its own row security, nor
+reach it again through a sublink); it names its tables with their schema and runs with `search_path`
 set to `pg_catalog, pg_temp`, so no object a user creates can stand in for one it uses.
 """
 
@@ -107,6 +110,10 @@ CURATOR_UPDATES = ("judge_cache",)  # a cache, not history: a fresh judge call r
 CURATOR_DELETES = ("assignments",)  # `qaeval queue --replace` rebuilds the queues; labels stay
 
 _SUBMITTED = "{fn}(item_id)"  # the session's login has submitted a label for this row's item
+# ... and recorded its reveal of the item (which needs that submit): what the app shows on reveal is read
+# only once the reveal is on record, so every later revision of theirs must say it is not blind.
+# A function, as `qaeval_submitted`: a sublink in the policy on `labels` would recurse through `review_items`.
+_REVEALED = "{revealed_fn}(item_id)"
 REVIEWER_SEES: dict[str, str] = {
     "cases": "EXISTS (SELECT 1 FROM {review_items} r WHERE r.case_hash = {this}.case_hash)",
     "runs": "false",
@@ -118,11 +125,11 @@ REVIEWER_SEES: dict[str, str] = {
         "OR EXISTS (SELECT 1 FROM {labels} l WHERE l.item_id = {this}.item_id AND l.reviewer = session_user)"
     ),
     "assignments": "reviewer = session_user",
-    "judge_verdicts": _SUBMITTED,
-    "labels": f"reviewer = session_user OR {_SUBMITTED}",
+    "judge_verdicts": _REVEALED,
+    "labels": f"reviewer = session_user OR {_REVEALED}",
     "reveals": "reviewer = session_user",
     "exposures": "person = session_user",
-    "adjudications": _SUBMITTED,
+    "adjudications": _REVEALED,
     "gold_shown": "reviewer = session_user",
 }
 """The rows of each table a reviewer's login reads (a SQL condition on the row, `{this}`)."""
@@ -149,6 +156,7 @@ def _format(template: str, schema: str, table: str) -> sql.Composed:
     names: dict[str, Any] = {name: sql.Identifier(schema, name) for name in TABLES}
     names["this"] = sql.Identifier(schema, table)
     names["fn"] = sql.Identifier(schema, "qaeval_submitted")
+    names["revealed_fn"] = sql.Identifier(schema, "qaeval_revealed")
     return sql.SQL(template).format(**names)
 
 
@@ -161,6 +169,7 @@ def _ensure_group(name: str) -> sql.Composed:
 
 def _functions(schema: str) -> list[sql.Composed]:
     fn = sql.Identifier(schema, "qaeval_submitted")
+    revealed_fn = sql.Identifier(schema, "qaeval_revealed")
     trigger_fn = sql.Identifier(schema, "qaeval_as_session_user")
     groups = sql.SQL(", ").join(map(sql.Identifier, GROUPS.values()))
     return [
@@ -172,6 +181,14 @@ def _functions(schema: str) -> list[sql.Composed]:
         ).format(fn=fn, labels=sql.Identifier(schema, "labels")),
         sql.SQL("REVOKE ALL ON FUNCTION {fn}(text) FROM PUBLIC").format(fn=fn),
         sql.SQL("GRANT EXECUTE ON FUNCTION {fn}(text) TO {groups}").format(fn=fn, groups=groups),
+        sql.SQL(
+            """CREATE OR REPLACE FUNCTION {fn}(p_item_id text) RETURNS boolean
+               LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+               AS $$ SELECT EXISTS (SELECT 1 FROM {reveals} v WHERE v.item_id = p_item_id
+                                    AND v.reviewer = session_user) $$"""
+        ).format(fn=revealed_fn, reveals=sql.Identifier(schema, "reveals")),
+        sql.SQL("REVOKE ALL ON FUNCTION {fn}(text) FROM PUBLIC").format(fn=revealed_fn),
+        sql.SQL("GRANT EXECUTE ON FUNCTION {fn}(text) TO {groups}").format(fn=revealed_fn, groups=groups),
         # Not SECURITY DEFINER: it reads only catalogs every login may read.
         sql.SQL(
             """CREATE OR REPLACE FUNCTION {fn}() RETURNS trigger
