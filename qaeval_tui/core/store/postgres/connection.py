@@ -127,9 +127,12 @@ class PgConnection:
         except errors.InsufficientPrivilege as exc:
             raise self._refused(exc) from exc
         except psycopg.DataError as exc:
+            if exc.sqlstate is not None:  # the server's (a stored value it cannot read): the caller's to name
+                raise
             raise self._unstorable(exc) from exc
 
     def _unstorable(self, exc: psycopg.DataError) -> StoreValueError:
+        """A value the driver refused to send (text with a NUL character): nothing reached the server."""
         return StoreValueError(
             f"{self.path}: the store cannot hold a value given ({self._why(self.url, exc)}); nothing was changed"
         )
@@ -186,6 +189,8 @@ class PgConnection:
         except errors.InsufficientPrivilege as exc:
             raise self._refused(exc) from exc
         except psycopg.DataError as exc:
+            if exc.sqlstate is not None:  # the server's (a stored value it cannot read): the caller's to name
+                raise
             raise self._unstorable(exc) from exc
         if outer:
             self._own_commits += 1
