@@ -6,6 +6,7 @@ back) · 2 usage (a missing source, the same store twice, a target that is not e
 
 from __future__ import annotations
 
+import glob
 from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,6 +32,15 @@ def same_store(source: str, target: str) -> bool:
     if is_postgres_url(source) or is_postgres_url(target):
         return source == target
     return Path(source).resolve() == Path(target).resolve()
+
+
+def new_sqlite_file(target: str) -> Path | None:
+    """The SQLite file a copy to `target` would create, or None (a URL, or a file there already)."""
+    from qaeval_tui.core.store.opening import is_postgres_url
+
+    if is_postgres_url(target) or Path(target).exists():
+        return None
+    return Path(target)
 
 
 def open_any_store(target: str, *, must_exist: bool = False) -> StoreBackend:
@@ -61,12 +71,21 @@ def store_copy(
         from qaeval_tui.core.store.opening import store_name
 
         raise UsageError(f"{store_name(target)}: the source and the target are the same store")
-    with ExitStack() as stack:
-        source_store = open_any_store(source, must_exist=True)
-        stack.callback(source_store.close)
-        target_store = open_any_store(target)
-        stack.callback(target_store.close)
-        report = copy_store(source_store, target_store)
+    created = new_sqlite_file(target)
+    beside = set() if created is None else set(created.parent.glob(f"{glob.escape(created.name)}*"))
+    try:
+        with ExitStack() as stack:
+            source_store = open_any_store(source, must_exist=True)
+            stack.callback(source_store.close)
+            target_store = open_any_store(target)
+            stack.callback(target_store.close)
+            report = copy_store(source_store, target_store)
+    except BaseException:
+        if created is not None:  # nothing was kept: no empty store left behind that looks like a copy
+            for leftover in created.parent.glob(f"{glob.escape(created.name)}*"):
+                if leftover not in beside:  # the store, its -wal/-shm and lock files: only what this copy made
+                    leftover.unlink(missing_ok=True)
+        raise
     if as_json:
         print_json(
             {

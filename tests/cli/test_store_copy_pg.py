@@ -16,6 +16,8 @@ from qaeval_tui.core.store.rows import LabelDraft
 from qaeval_tui.core.store.sqlite import Store
 from tests.cli.test_store_copy import contents, copy
 from tests.full_store import add_history, assert_every_table_filled, build_full_store
+from tests.pg.server import PgServer
+from tests.pg.team_helpers import secured_store, seed
 
 runner = CliRunner()
 
@@ -75,3 +77,34 @@ def test_a_postgresql_target_that_holds_anything_is_refused_and_left_as_it_was(f
     assert "the target store is not empty (reveals (1))" in result.stderr and "nothing was changed" in result.stderr
     with PgStore.open(pg_url) as store:
         assert store.count("reveals") == 1 and store.count("labels") == 0
+
+
+def test_text_postgresql_cannot_hold_is_a_located_error_and_the_target_stays_empty(
+    full: Path, pg_url: str, tmp_path: Path
+) -> None:
+    """SQLite keeps a NUL character in text (a system's answer, a case may carry one); PostgreSQL's text
+    cannot: the copy names the table, row and column, exits 2 without a traceback, and writes nothing."""
+    source = tmp_path / "nul.db"
+    source.write_bytes(full.read_bytes())
+    with sqlite3.connect(source) as conn:
+        (case_hash,) = conn.execute("SELECT min(case_hash) FROM cases").fetchone()
+        conn.execute("UPDATE cases SET case_json = case_json || char(0) WHERE case_hash = ?", (case_hash,))
+    result = copy(source, pg_url)
+    assert result.exit_code == 2, result.output
+    assert f"cases {case_hash}: case_json holds a NUL character" in result.stderr
+    assert "nothing was changed" in result.stderr and "Traceback" not in result.output
+    with PgStore.open(pg_url) as store:
+        assert all(store.count(table) == 0 for table in ("cases", "runs", "labels"))
+
+
+def test_a_copy_that_fails_leaves_no_new_sqlite_file_behind(pg_server: PgServer, pg_url: str, tmp_path: Path) -> None:
+    """A reviewer's login may not read the whole store: the copy stops, and the file it would have
+    created is not left behind as an empty store that looks like a finished copy."""
+    for store in secured_store(pg_server, pg_url):
+        reviewer_url = store.login("ana")
+        seed(store, store.name("ana"), store.name("ben"))
+        result = copy(reviewer_url, tmp_path / "mine.db")
+        assert result.exit_code == 2, result.output
+        assert "may not do that" in result.stderr and "nothing was changed" in result.stderr
+        assert not (tmp_path / "mine.db").exists()
+        assert sorted(p.name for p in tmp_path.iterdir()) == []

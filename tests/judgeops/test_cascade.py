@@ -93,6 +93,23 @@ def test_when_the_big_judge_fails_the_screens_valid_result_stands(
     assert verdict["stages"][1]["error"]
 
 
+def test_a_fallback_after_the_big_judge_failed_is_not_cached_and_the_rerun_asks_it_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The screen's result kept because the big judge failed (here a 500) is that failure's stand-in, not
+    a settled verdict: caching it would keep the big judge from ever settling the case."""
+    with LLMServer() as server:
+        server.script(Reply(content=by_model), Reply.status(500))
+        args = setup(tmp_path, server.openai_base_url, ["borderline"], monkeypatch)
+        first = verdicts(runner.invoke(app, [*args, "--json"]))
+        server.default = Reply(content=by_model)
+        second = verdicts(runner.invoke(app, [*args, "--json"]))
+        models = [request.body["model"] for request in server.requests]
+    assert first["c-borderline"]["stages"][1]["kept"] == "screen"
+    assert models == [SMALL, BIG, SMALL, BIG]  # the rerun asked again, and the big judge settled it
+    assert second["c-borderline"]["scores"]["faithfulness"] == 0
+
+
 def test_only_the_configured_triggers_escalate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with LLMServer() as server:
         server.default = Reply(content=by_model)

@@ -227,3 +227,16 @@ def test_adapter_http_on_the_command_line_uses_the_configured_endpoint(tmp_path:
         result = run(tmp_path, config, "--adapter", "http")
     assert result.exit_code == 0, result.output
     assert system.calls == 2 and all(output["error"] is None for output in outputs(tmp_path))
+
+
+def test_credentials_in_the_url_never_reach_the_artifact_or_the_store(tmp_path: Path) -> None:
+    """A URL may carry basic-auth credentials (`http://user:secret@host/`); the run records where the
+    system was served, never them."""
+    golden(tmp_path, 1)
+    with serve(answer_from_first_source) as system:
+        url = system.url.replace("http://", "http://svc:hunter2-secret@", 1)
+        result = run(tmp_path, configure(tmp_path, url), "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["run"]["adapter"].startswith("http 127.0.0.1:")
+    assert "hunter2-secret" not in result.output
+    assert b"hunter2-secret" not in (tmp_path / "runs.db").read_bytes()

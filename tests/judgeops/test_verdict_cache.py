@@ -203,3 +203,24 @@ def test_the_progress_display_gets_the_judge_line(tmp_path: Path, monkeypatch: p
     assert (
         lines[-1] == "3/3 judge: 3 calls, 0 in flight, 0 cached, 0 errors, 360 tokens, ~0.0014 EUR"
     )  # (300 x 2.5 + 60 x 10) / 1e6
+
+
+@pytest.mark.parametrize("stored", [1.5, True, "2", 7])
+def test_a_cache_entry_whose_score_is_no_whole_number_is_not_trusted_and_the_judge_is_asked_again(
+    tmp_path: Path, judge_server: Any, stored: object
+) -> None:
+    """The cache is a table any curator's login may write: a score that is no whole number (1.5 would
+    have read as 1, true as 1, "2" as 2) or off the scale (an error verdict) is no cached verdict, and
+    that case's judge is asked afresh."""
+    import sqlite3
+
+    golden(tmp_path, 2)
+    artifact(run(tmp_path, "--json"))
+    with sqlite3.connect(tmp_path / "runs.db") as conn:
+        (key, text) = conn.execute("SELECT case_hash, result_json FROM judge_cache ORDER BY case_hash").fetchone()
+        document = json.loads(text)
+        document["scores"]["faithfulness"] = stored
+        conn.execute("UPDATE judge_cache SET result_json = ? WHERE case_hash = ?", (json.dumps(document), key))
+    second = artifact(run(tmp_path, "--json"))
+    assert judge_server.calls == 3  # the tampered entry's case only
+    assert {c["verdict"]["scores"]["faithfulness"] for c in second["cases"]} == {2}

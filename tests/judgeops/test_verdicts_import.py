@@ -195,3 +195,22 @@ def test_imported_verdicts_carry_their_faithfulness_outcome(tmp_path: Path) -> N
     assert result.exit_code == 0, result.output
     written = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [v["outcome"] for v in written] == ["faithful", "unfaithful"]
+
+
+def test_hostile_jsonl_values_are_located_problems_not_a_crash(tmp_path: Path) -> None:
+    """A whole number too large for a float, a boolean, NaN: each is a located problem; nothing is written."""
+    verdicts = native_verdicts()[:4]
+    lines = [
+        json.dumps({"item_id": v["item_id"], "case_id": v["case_id"], "scores": {"faithfulness": value}})
+        for v, value in zip(verdicts, ["HUGE", True, float("nan"), 2], strict=True)
+    ]
+    lines[0] = lines[0].replace('"HUGE"', "1" + "0" * 400)
+    source = tmp_path / "judge.jsonl"
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "v.jsonl"
+    result = qaeval(tmp_path, "verdicts", "import", str(source), "--judge-name", "odd", "--out", str(out), "--round")
+    assert result.exit_code == 1, result.output
+    assert f"{source}:1: faithfulness: 1000" in result.stderr
+    assert f"{source}:2: faithfulness: True is not a score" in result.stderr
+    assert f"{source}:3:" in result.stderr  # NaN is no JSON number
+    assert f"{source}:4:" not in result.stderr and "Traceback" not in result.output and not out.exists()

@@ -106,6 +106,10 @@ def test_paths_store_may_be_a_postgresql_url(tmp_path: Path, monkeypatch: pytest
         ("postgres://ana@127.0.0.1:{port}/no_such_db?password=s3cret-pw", "postgres://ana@127.0.0.1:{port}/no_such_db"),
         ("postgresql://postgres:s3cret-pw@127.0.0.1:{port}/postgres", "postgresql://postgres:***@127.0.0.1:{port}"),
         ("mysql://ana:s3cret-pw@db/qaeval", "mysql://ana:***@db/qaeval: not a store"),
+        (  # the client key's passphrase is as secret as the login's
+            "postgresql://ana@127.0.0.1:{closed}/qaeval?sslpassword=s3cret-pw",
+            "postgresql://ana@127.0.0.1:{closed}/qaeval?sslpassword=***",
+        ),
     ],
 )
 def test_an_unusable_store_url_is_exit_2_naming_it_without_its_password(

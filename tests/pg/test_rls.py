@@ -80,9 +80,11 @@ def test_a_reviewer_cannot_read_another_reviewers_labels_before_their_own_submit
         assert column(owner, "SELECT count(*) FROM labels") == [1]  # ben's label on i1 is there
 
 
-def test_the_judge_other_labels_and_adjudications_open_after_the_own_submit_only(
+def test_the_judge_other_labels_and_adjudications_open_after_the_own_submit_and_reveal_only(
     seeded: tuple[TeamStore, str, str, str],
 ) -> None:
+    """A reveal needs a submit, and what it opens is read only once it is recorded: a reviewer who read the
+    judge over psql without one could otherwise write a later revision that still claims to be blind."""
     store, ana_url, _, ana = seeded
     with as_login(ana_url) as conn:
         assert column(conn, "SELECT count(*) FROM judge_verdicts") == [0]
@@ -91,6 +93,9 @@ def test_the_judge_other_labels_and_adjudications_open_after_the_own_submit_only
         assert column(conn, "SELECT count(*) FROM judge_verdicts") == [0]
         assert column(conn, "SELECT reviewer FROM labels") == [ana]
         insert_label(conn, label_row("i1", ana, revision=2))
+        assert column(conn, "SELECT count(*) FROM judge_verdicts") == [0]  # submitted, not revealed yet
+        assert column(conn, "SELECT reviewer FROM labels") == [ana, ana]
+        conn.execute("INSERT INTO reveals (item_id, reviewer, revealed_at) VALUES ('i1', %s, 't')", (ana,))
         assert column(conn, "SELECT item_id FROM judge_verdicts") == ["i1"]  # i1 only, not i2
         others = column(conn, "SELECT reviewer FROM labels WHERE revision = 1 AND skipped = 0 ORDER BY reviewer")
         assert others == [store.name("ben")]
@@ -113,6 +118,29 @@ def test_a_reviewer_cannot_label_an_item_outside_their_queue(seeded: tuple[TeamS
     _, ana_url, _, ana = seeded
     with as_login(ana_url) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
         insert_label(conn, label_row("i3", ana))  # i3 is in ben's queue only
+
+
+def test_a_reviewer_sees_no_counters_of_others_work_and_cannot_choose_a_label_id(
+    seeded: tuple[TeamStore, str, str, str],
+) -> None:
+    """The identity sequences count every verdict, label and adjudication (an adjudication means the
+    reviewers disagreed); a reviewer reads none of them, and a label id they chose could take the one
+    another reviewer's next submit is about to get, so the database numbers their labels itself."""
+    store, ana_url, _, ana = seeded
+    with as_login(ana_url) as conn:
+        assert column(conn, "SELECT count(last_value) FROM pg_sequences") == [0]
+        for sequence in ("judge_verdicts_id_seq", "adjudications_id_seq", "labels_id_seq"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(f"SELECT currval('{sequence}'), nextval('{sequence}')")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="labels"):
+            conn.execute(
+                "INSERT INTO labels (id, item_id, case_id, reviewer, revision, scores_json, note, flagged, skipped, "
+                "rubric_version, revealed, created_at, seconds_spent, origin) "
+                "VALUES (2, 'i2', 'c2', 'x', 1, '{}', '', 0, 0, '1', 0, 't', 1, 'review')"
+            )
+        assert insert_label(conn, label_row("i2", ana)) == ana  # numbered by the database: still allowed
+    with store.owner() as owner:
+        assert column(owner, "SELECT id FROM labels ORDER BY id") == [1, 2]
 
 
 def test_a_reviewer_cannot_change_or_remove_a_label_nor_touch_the_queues(
@@ -198,6 +226,23 @@ def test_a_reveal_is_recorded_only_after_the_own_submit_and_under_the_login(
         assert column(conn, "SELECT count(*) FROM reveals") == [1]
     with store.owner() as owner:
         assert column(owner, "SELECT reviewer FROM reveals") == [ana]
+
+
+def test_a_revision_after_the_reveal_cannot_claim_to_be_blind(seeded: tuple[TeamStore, str, str, str]) -> None:
+    """Agreement and calibration count only blind labels, by the label's `revealed`: a reviewer who saw the
+    judge's verdict cannot write a revision that says they did not."""
+    store, ana_url, _, ana = seeded
+    with as_login(ana_url) as conn:
+        insert_label(conn, label_row("i1", ana))
+        conn.execute("INSERT INTO reveals (item_id, reviewer, revealed_at) VALUES ('i1', %s, 't')", (ana,))
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+            insert_label(conn, label_row("i1", ana, revision=2))  # revealed = 0
+        honest = (*label_row("i1", ana, revision=2)[:9], 1, *label_row("i1", ana)[10:])
+        assert insert_label(conn, honest) == ana
+        insert_label(conn, label_row("i2", ana))  # no reveal on i2: blind, as before
+    with store.owner() as owner:
+        query = "SELECT item_id, revision, revealed FROM labels WHERE reviewer = %s ORDER BY id"
+        assert owner.execute(query, (ana,)).fetchall() == [("i1", 1, 0), ("i1", 2, 1), ("i2", 1, 0)]
 
 
 def test_every_table_the_migrations_make_is_under_row_security(team_store: TeamStore) -> None:

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from qaeval_tui.cli.main import app
-from qaeval_tui.core.store.pg_team import init_team, scram_verifier
+from qaeval_tui.core.store.pg_team import init_team, member_url, scram_verifier
 from tests.pg.server import PgServer
 from tests.pg.team_helpers import TeamStore, migrate, secured_store
 
@@ -178,3 +178,21 @@ def test_a_login_of_one_team_store_cannot_connect_to_another_on_the_same_server(
         assert code == 0 and json.loads(out) == []  # cara is not of this store's team
     finally:
         pg_server.drop_database(other)
+
+
+def test_the_url_handed_to_a_person_keeps_the_servers_settings_but_none_of_the_owners_secrets() -> None:
+    """The owner's URL may carry their client key, its passphrase or their password file: the URL given
+    to a reviewer keeps where and how to connect (host, port, database, sslmode), none of those."""
+    from urllib.parse import parse_qs
+
+    owner = (
+        "postgresql://owner:own-pw@db.example:5433/qaeval?sslmode=verify-full&sslpassword=key-pass"
+        "&sslkey=/home/owner/owner.key&sslcert=/home/owner/owner.crt&passfile=/home/owner/.pgpass&password=x"
+    )
+    url = member_url(owner, "ana", "her-pw")
+    parts = urlsplit(url)
+    assert (parts.username, parts.password, parts.hostname, parts.port, parts.path) == (
+        "ana", "her-pw", "db.example", 5433, "/qaeval",
+    )  # fmt: skip
+    assert parse_qs(parts.query) == {"sslmode": ["verify-full"]}
+    assert "owner" not in url and "key-pass" not in url

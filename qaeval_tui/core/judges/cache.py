@@ -133,9 +133,11 @@ def result_document(result: JudgeResult) -> dict[str, Any]:
 def result_from_document(document: Mapping[str, Any]) -> JudgeResult | None:
     """The cached result, or None for an entry this version cannot read (then the judge is asked again)."""
     try:
-        scores = {str(axis): None if value is None else int(value) for axis, value in document["scores"].items()}
-        evidence = {str(axis): str(span) for axis, span in document["evidence"].items()}
+        scores = {str(axis): _score(value) for axis, value in document["scores"].items()}
+        evidence = {str(axis): span for axis, span in document["evidence"].items()}
         reason = document.get("reason")
+        if not all(isinstance(span, str) for span in evidence.values()) or not isinstance(reason, str | None):
+            return None
         call = JudgeCall(requested_model=document.get("requested_model"), returned_model=document.get("returned_model"))
         return JudgeResult(
             scores,
@@ -147,6 +149,13 @@ def result_from_document(document: Mapping[str, Any]) -> JudgeResult | None:
         )
     except (KeyError, AttributeError, TypeError, ValueError):
         return None
+
+
+def _score(value: object) -> int | None:
+    """A cached score as written: a whole number or None; anything else (1.5, true, "2") is no entry of ours."""
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise ValueError(f"a cached score {value!r} is no whole number")
 
 
 class VerdictCache:
@@ -216,7 +225,7 @@ class CachedJudge:
         if not self.cache.empty or _costs_calls(self.inner):
             key = (self._case_hash(case), output_hash(output))
             cached = self.cache.get(key)
-            if cached is not None:
+            if cached is not None and _sound(cached, rubric):
                 self.tally.hit()
                 return cached
         self.tally.started()
@@ -234,12 +243,26 @@ class CachedJudge:
             self.tally.finished(getattr(raw, "call", None) if isinstance(raw, JudgeResult) else None, failed=True)
             return raw
         self.tally.finished(result.call, failed=False)
-        if result.call is not None:  # a model was asked: worth keeping
+        if result.call is not None and not _stands_in_for_a_failure(result):  # a model was asked: worth keeping
             self.cache.put(key or (self._case_hash(case), output_hash(output)), result)
         return result
 
     def _case_hash(self, case: GoldenCase) -> str:
         return self._case_hashes.get(id(case)) or case_content_hash(case)
+
+
+def _sound(result: JudgeResult, rubric: Rubric) -> bool:
+    """A cached result the verdict would accept (an entry off the rubric's scales is asked again, not an error)."""
+    try:
+        validate_result(result, rubric)
+    except ValueError:
+        return False
+    return True
+
+
+def _stands_in_for_a_failure(result: JudgeResult) -> bool:
+    """A cascade's screen result kept because the stronger judge failed: not cached, so the next run asks again."""
+    return bool(result.stages) and result.stages[-1].get("outcome") == "error"
 
 
 def output_hash(output: SUTOutput) -> str:

@@ -72,7 +72,10 @@ def _number(text: object) -> float | None:
     if isinstance(text, bool):
         return None
     if isinstance(text, int | float):
-        number = float(text)
+        try:
+            number = float(text)
+        except OverflowError:  # a whole number beyond any float: no score
+            return None
     elif isinstance(text, str):
         try:
             number = float(text.strip())
@@ -94,7 +97,7 @@ def _scale_point(raw: Any, axis: str, rubric: Rubric, values: ValueMap, rounding
     scale = rubric.axis(axis).scale
     number = _number(raw)
     if number is None:
-        return "bad", None, f"{raw!r} is not a score (a number, or null for can't judge)"
+        return "bad", None, f"{_clipped(raw)} is not a score (a number, or null for can't judge)"
     declared = values.values.get(axis, {})
     if number in declared:
         return "mapped", declared[number], ""
@@ -105,8 +108,18 @@ def _scale_point(raw: Any, axis: str, rubric: Rubric, values: ValueMap, rounding
         nearest = min(points, key=lambda point: (abs(point - number), point))
         return "rounded", declared[nearest] if declared else int(nearest), ""
     if declared:
-        return "bad", None, f"{raw!r} is not one of the --values declared for {axis} ({_shown(points)})"
-    return "bad", None, f"{raw!r} is off the {axis} scale {list(scale)}; declare --values {axis}:from=to,... or --round"
+        return "bad", None, f"{_clipped(raw)} is not one of the --values declared for {axis} ({_shown(points)})"
+    return (
+        "bad",
+        None,
+        f"{_clipped(raw)} is off the {axis} scale {list(scale)}; declare --values {axis}:from=to,... or --round",
+    )
+
+
+def _clipped(raw: object) -> str:
+    """A value as a problem line shows it: its repr, cut short (a file's value may be any size)."""
+    shown = repr(raw)
+    return shown if len(shown) <= 40 else f"{shown[:37]}..."
 
 
 def _shown(points: Sequence[float]) -> str:

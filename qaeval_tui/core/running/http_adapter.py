@@ -131,7 +131,8 @@ class HttpSystem:
     def __init__(self, settings: HttpSystemConfig, *, token: str | None = None, sleep: Any = time.sleep) -> None:
         self.settings = settings
         parts = urlsplit(settings.url)
-        self.name = f"http {parts.netloc}{parts.path}"  # no query: it may carry a key
+        host = parts.netloc.rpartition("@")[2]  # no user:password, no query: either may carry a key
+        self.name = f"http {host}{parts.path}"
         import httpx  # only when a system is served over HTTP (httpx also pulls in rich, if installed)
 
         self._httpx = httpx

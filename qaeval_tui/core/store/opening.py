@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from qaeval_tui.core.errors import UsageError
 
@@ -36,10 +36,15 @@ def redacted(url: str) -> str:
     who, at, where = parts.netloc.rpartition("@")
     if ":" in who:
         who = who.split(":", 1)[0] + ":***"
-    query = "&".join(
-        "password=***" if item.lower().startswith("password=") else item for item in parts.query.split("&")
-    )
+    query = "&".join(_masked(item) for item in parts.query.split("&"))
     return urlunsplit((parts.scheme, who + at + where, parts.path, query, parts.fragment))
+
+
+def _masked(item: str) -> str:
+    """One `key=value` of a URL's query, its value masked when the key names a secret (`password`,
+    `sslpassword`: libpq's two; any `...password`, should another come)."""
+    key, eq, _ = item.partition("=")
+    return f"{key}=***" if eq and unquote(key).lower().endswith("password") else item
 
 
 def store_name(target: StoreTarget) -> str:

@@ -13,18 +13,23 @@ database, not only the app, then enforces blindness and identity:
 - Blindness: a reviewer reads the review items assigned to them (or that they labeled), the cases
   and system outputs of those items, and their own labels, reveals, exposures and gold locks. The judge's
   verdicts, other reviewers' labels and adjudications of an item become readable once they have
-  submitted (not skipped) a label of their own for it. Runs are invisible to them (a run names the
+  submitted (not skipped) a label of their own for it and recorded their reveal of it (the app's
+  `r`; a reveal needs that submit), so a later revision of theirs is always marked not blind.
+  Runs are invisible to them (a run names the
   system that answered), and so is `run_outputs.result_json` (column privileges). The inbox, its
-  decisions, flag resolutions and the judge's verdict cache are not granted at all. Nothing is
-  granted UPDATE or DELETE but the curators' cache entries and queues.
+  decisions, flag resolutions and the judge's verdict cache are not granted at all, nor the
+  identity sequences (their counters would show how many labels and adjudications others made),
+  nor a label's `id` (the database numbers it). Nothing is granted UPDATE or DELETE but the
+  curators' cache entries and queues.
 - Only the logins added for this store may connect to its database: the two groups are the
   server's, and a second qaeval store on the same server has logins of its own.
 - A curator reads everything and writes what curation writes (runs, review items and queues,
   inbox decisions, adjudications, exposures, flag resolutions); never another person's label.
 
-The one SECURITY DEFINER function, `qaeval_submitted(item_id)`, answers only "has the session's
-own login submitted a label for this item" (a policy on `labels` cannot read `labels` itself
-under its own row security); it names its tables with their schema and runs with `search_path`
+The two SECURITY DEFINER functions, `qaeval_submitted(item_id)` and `qaeval_revealed(item_id)`,
+answer only "has the session's own login submitted a label for this item" and "... recorded a
+reveal of it" (a policy on `labels` cannot read `labels` itself under its own row security, nor
+reach it again through a sublink); it names its tables with their schema and runs with `search_path`
 set to `pg_catalog, pg_temp`, so no object a user creates can stand in for one it uses.
 """
 
@@ -33,6 +38,8 @@ from __future__ import annotations
 from typing import Any
 
 from psycopg import sql
+
+from qaeval_tui.core.store.tables import TABLE_SPECS
 
 REVIEWER_GROUP = "qaeval_reviewer"
 CURATOR_GROUP = "qaeval_curator"
@@ -103,6 +110,10 @@ CURATOR_UPDATES = ("judge_cache",)  # a cache, not history: a fresh judge call r
 CURATOR_DELETES = ("assignments",)  # `qaeval queue --replace` rebuilds the queues; labels stay
 
 _SUBMITTED = "{fn}(item_id)"  # the session's login has submitted a label for this row's item
+# ... and recorded its reveal of the item (which needs that submit): what the app shows on reveal is read
+# only once the reveal is on record, so every later revision of theirs must say it is not blind.
+# A function, as `qaeval_submitted`: a sublink in the policy on `labels` would recurse through `review_items`.
+_REVEALED = "{revealed_fn}(item_id)"
 REVIEWER_SEES: dict[str, str] = {
     "cases": "EXISTS (SELECT 1 FROM {review_items} r WHERE r.case_hash = {this}.case_hash)",
     "runs": "false",
@@ -114,23 +125,30 @@ REVIEWER_SEES: dict[str, str] = {
         "OR EXISTS (SELECT 1 FROM {labels} l WHERE l.item_id = {this}.item_id AND l.reviewer = session_user)"
     ),
     "assignments": "reviewer = session_user",
-    "judge_verdicts": _SUBMITTED,
-    "labels": f"reviewer = session_user OR {_SUBMITTED}",
+    "judge_verdicts": _REVEALED,
+    "labels": f"reviewer = session_user OR {_REVEALED}",
     "reveals": "reviewer = session_user",
     "exposures": "person = session_user",
-    "adjudications": _SUBMITTED,
+    "adjudications": _REVEALED,
     "gold_shown": "reviewer = session_user",
 }
 """The rows of each table a reviewer's login reads (a SQL condition on the row, `{this}`)."""
 
 REVIEWER_INSERTS: dict[str, str] = {
-    "labels": "reviewer = session_user AND EXISTS (SELECT 1 FROM {review_items} r WHERE r.item_id = {this}.item_id)",
+    "labels": (
+        "reviewer = session_user AND EXISTS (SELECT 1 FROM {review_items} r WHERE r.item_id = {this}.item_id) "
+        # A revision after the reveal or an exposure is not blind, and must say so (statistics trust `revealed`).
+        "AND (revealed = 1 OR NOT EXISTS (SELECT 1 FROM {reveals} v WHERE v.item_id = {this}.item_id "
+        "AND v.reviewer = session_user) AND NOT EXISTS (SELECT 1 FROM {exposures} e "
+        "WHERE e.item_id = {this}.item_id AND e.person = session_user))"
+    ),
     "reveals": f"reviewer = session_user AND {_SUBMITTED}",
     "gold_shown": (
         "reviewer = session_user AND EXISTS (SELECT 1 FROM {review_items} r WHERE r.item_id = {this}.item_id)"
     ),
 }
-"""The rows a reviewer's login may add: their own, on an item of theirs (a reveal after a submit)."""
+"""The rows a reviewer's login may add: their own, on an item of theirs (a reveal after a submit; a label
+marked revealed once they revealed the verdict or were exposed to it)."""
 
 
 def _format(template: str, schema: str, table: str) -> sql.Composed:
@@ -138,6 +156,7 @@ def _format(template: str, schema: str, table: str) -> sql.Composed:
     names: dict[str, Any] = {name: sql.Identifier(schema, name) for name in TABLES}
     names["this"] = sql.Identifier(schema, table)
     names["fn"] = sql.Identifier(schema, "qaeval_submitted")
+    names["revealed_fn"] = sql.Identifier(schema, "qaeval_revealed")
     return sql.SQL(template).format(**names)
 
 
@@ -150,6 +169,7 @@ def _ensure_group(name: str) -> sql.Composed:
 
 def _functions(schema: str) -> list[sql.Composed]:
     fn = sql.Identifier(schema, "qaeval_submitted")
+    revealed_fn = sql.Identifier(schema, "qaeval_revealed")
     trigger_fn = sql.Identifier(schema, "qaeval_as_session_user")
     groups = sql.SQL(", ").join(map(sql.Identifier, GROUPS.values()))
     return [
@@ -161,6 +181,14 @@ def _functions(schema: str) -> list[sql.Composed]:
         ).format(fn=fn, labels=sql.Identifier(schema, "labels")),
         sql.SQL("REVOKE ALL ON FUNCTION {fn}(text) FROM PUBLIC").format(fn=fn),
         sql.SQL("GRANT EXECUTE ON FUNCTION {fn}(text) TO {groups}").format(fn=fn, groups=groups),
+        sql.SQL(
+            """CREATE OR REPLACE FUNCTION {fn}(p_item_id text) RETURNS boolean
+               LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+               AS $$ SELECT EXISTS (SELECT 1 FROM {reveals} v WHERE v.item_id = p_item_id
+                                    AND v.reviewer = session_user) $$"""
+        ).format(fn=revealed_fn, reveals=sql.Identifier(schema, "reveals")),
+        sql.SQL("REVOKE ALL ON FUNCTION {fn}(text) FROM PUBLIC").format(fn=revealed_fn),
+        sql.SQL("GRANT EXECUTE ON FUNCTION {fn}(text) TO {groups}").format(fn=revealed_fn, groups=groups),
         # Not SECURITY DEFINER: it reads only catalogs every login may read.
         sql.SQL(
             """CREATE OR REPLACE FUNCTION {fn}() RETURNS trigger
@@ -224,7 +252,11 @@ def security_statements(database: str, schema: str) -> list[sql.Composed]:
                 table, "qaeval_reviewer_reads", "SELECT", reviewer, REVIEWER_SEES[table], None, schema
             )
         if table in REVIEWER_WRITES:
-            statements.append(sql.SQL("GRANT INSERT ON {} TO {}").format(this, reviewer))
+            # Not `id`: the database numbers a reviewer's labels (a chosen id could take another's next one).
+            writable = sql.SQL(", ").join(
+                sql.Identifier(column) for column in TABLE_SPECS[table].columns if column != "id"
+            )
+            statements.append(sql.SQL("GRANT INSERT ({}) ON {} TO {}").format(writable, this, reviewer))
             statements += _policy(
                 table, "qaeval_reviewer_adds", "INSERT", reviewer, None, REVIEWER_INSERTS[table], schema
             )
@@ -235,9 +267,10 @@ def security_statements(database: str, schema: str) -> list[sql.Composed]:
                     "FOR EACH ROW EXECUTE FUNCTION {}({})"
                 ).format(this, sql.Identifier(schema, "qaeval_as_session_user"), sql.Literal(PERSON_COLUMN[table]))
             )
-    statements.append(
-        sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {} TO {}, {}").format(schema_id, reviewer, curator)
-    )
+    # An identity column needs no right on its sequence to number a row; reading one would show a reviewer
+    # how many verdicts, labels and adjudications (disagreements) there are, and watch them grow.
+    statements.append(sql.SQL("REVOKE ALL ON ALL SEQUENCES IN SCHEMA {} FROM PUBLIC, {}").format(schema_id, reviewer))
+    statements.append(sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {} TO {}").format(schema_id, curator))
     return statements
 
 

@@ -29,6 +29,8 @@ from qaeval_tui.core.store.pg_security import GROUPS, security_statements
 
 _MAX_NAME_BYTES = 63  # PostgreSQL's identifier length (NAMEDATALEN - 1)
 _RESERVED = {"public", "none", "current_user", "session_user", "current_role", *GROUPS.values()}
+_OWNERS_OWN = {"user", "password", "sslpassword", "sslkey", "sslcert", "passfile", "service", "servicefile"}
+"""URL parameters that are the owner's identity or secrets, never handed on in a member's URL."""
 _SCRAM_ITERATIONS = 4096  # PostgreSQL's own default (scram_iterations)
 
 
@@ -124,10 +126,11 @@ def scram_verifier(password: str, *, salt: bytes | None = None, iterations: int 
 
 
 def member_url(store_url: str, name: str, password: str) -> str:
-    """The store's URL with `name` and `password` as its login (host, port, database and options kept)."""
+    """The store's URL with `name` and `password` as its login (host, port, database and options kept;
+    the owner's own credentials, client key and certificate, password and service files dropped)."""
     parts = urlsplit(store_url)
     host = parts.netloc.rpartition("@")[2]
-    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in ("user", "password")]
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k.lower() not in _OWNERS_OWN]
     netloc = f"{quote(name, safe='')}:{quote(password, safe='')}@{host}"
     return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query, safe="/"), ""))
 

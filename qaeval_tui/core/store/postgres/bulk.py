@@ -12,7 +12,7 @@ from operator import itemgetter
 
 from psycopg import sql
 
-from qaeval_tui.core.store.postgres.connection import PgConnection
+from qaeval_tui.core.store.postgres.connection import PgConnection, StoreValueError
 from qaeval_tui.core.store.tables import TABLE_SPECS, TableRows
 
 
@@ -34,6 +34,7 @@ class PgBulkTables(PgConnection):
     def insert_table_rows(self, rows: TableRows) -> int:
         """Insert the rows as they are (ids included) in one transaction; a clash is a StoreConflictError."""
         spec = rows.spec
+        self._check_text(rows)
         columns = sql.SQL(", ").join(map(sql.Identifier, spec.columns))
         copy = sql.SQL("COPY {} ({}) FROM STDIN").format(sql.Identifier(spec.name), columns)
         with self._write() as conn, conn.cursor() as cursor:
@@ -47,3 +48,16 @@ class PgBulkTables(PgConnection):
                     )
                 )
         return len(rows.rows)
+
+    def _check_text(self, rows: TableRows) -> None:
+        """A NUL character (SQLite text may hold one) names its table, row and column: PostgreSQL text cannot."""
+        spec = rows.spec
+        positions = [spec.columns.index(column) for column in spec.key]
+        for row in rows.rows:
+            for column, cell in zip(spec.columns, row, strict=True):
+                if isinstance(cell, str) and "\x00" in cell:
+                    key = "/".join(str(row[i]) for i in positions)
+                    raise StoreValueError(
+                        f"{self.path}: {spec.name} {key}: {column} holds a NUL character, which PostgreSQL text "
+                        "cannot hold; nothing was changed"
+                    )

@@ -42,6 +42,10 @@ class StoreRefusedError(UsageError):
     """The login may not read or write that (a team store's grants and row-level security): exit 2."""
 
 
+class StoreValueError(UsageError):
+    """A value PostgreSQL cannot hold (text with a NUL character, a number out of its column's range): exit 2."""
+
+
 def _secret(url: str) -> str | None:
     """The URL's password (in the user part or a `password=` parameter), to keep it out of any message."""
     try:
@@ -122,6 +126,16 @@ class PgConnection:
             raise self._unavailable(exc) from exc
         except errors.InsufficientPrivilege as exc:
             raise self._refused(exc) from exc
+        except psycopg.DataError as exc:
+            if exc.sqlstate is not None:  # the server's (a stored value it cannot read): the caller's to name
+                raise
+            raise self._unstorable(exc) from exc
+
+    def _unstorable(self, exc: psycopg.DataError) -> StoreValueError:
+        """A value the driver refused to send (text with a NUL character): nothing reached the server."""
+        return StoreValueError(
+            f"{self.path}: the store cannot hold a value given ({self._why(self.url, exc)}); nothing was changed"
+        )
 
     def _refused(self, exc: errors.InsufficientPrivilege) -> StoreRefusedError:
         return StoreRefusedError(
@@ -174,6 +188,10 @@ class PgConnection:
             raise self._unavailable(exc) from exc
         except errors.InsufficientPrivilege as exc:
             raise self._refused(exc) from exc
+        except psycopg.DataError as exc:
+            if exc.sqlstate is not None:  # the server's (a stored value it cannot read): the caller's to name
+                raise
+            raise self._unstorable(exc) from exc
         if outer:
             self._own_commits += 1
 
