@@ -7,8 +7,9 @@ history: a fresh call (`qaeval run --no-cache`) replaces the entry of the same k
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import NamedTuple
+import json
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NamedTuple
 
 from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.connection import SQLiteConnection
@@ -24,6 +25,27 @@ class CachedJudgement(NamedTuple):
     result: JsonObject
 
 
+CacheRow = tuple[str, str, str, str, str]
+"""config_hash, case_hash, output_hash, result_json, created_at: one `judge_cache` row as written."""
+
+
+def cache_rows(entries: Iterable[CachedJudgement]) -> list[CacheRow]:
+    """The rows that store `entries` now (both backends write the same text)."""
+    now = utc_now()
+    return [(e.config_hash, e.case_hash, e.output_hash, json.dumps(e.result, ensure_ascii=False), now) for e in entries]
+
+
+def judgements(
+    config_hash: str, rows: Iterable[Sequence[Any]], parsed: Callable[[object, str, str, str], JsonObject]
+) -> list[CachedJudgement]:
+    """(case_hash, output_hash, result_json) rows of one judge config as entries, each document parsed
+    (and a row no qaeval wrote reported) by the backend's `parsed`."""
+    return [
+        CachedJudgement(config_hash, case, output, parsed(text, "judge_cache", f"{case}/{output}", "result_json"))
+        for case, output, text in rows
+    ]
+
+
 class JudgeCacheTables(SQLiteConnection):
     """The `judge_cache` table."""
 
@@ -32,21 +54,11 @@ class JudgeCacheTables(SQLiteConnection):
         rows = self.conn.execute(
             "SELECT case_hash, output_hash, result_json FROM judge_cache WHERE config_hash = ?", (config_hash,)
         ).fetchall()
-        return [
-            CachedJudgement(
-                config_hash, case, output, self.parsed(text, "judge_cache", f"{case}/{output}", "result_json")
-            )
-            for case, output, text in rows
-        ]
+        return judgements(config_hash, rows, self.parsed)
 
     def cache_judgements(self, entries: Iterable[CachedJudgement]) -> int:
         """Store results in one transaction, each replacing any older entry of its key; returns how many."""
-        import json
-
-        now = utc_now()
-        rows = [
-            (e.config_hash, e.case_hash, e.output_hash, json.dumps(e.result, ensure_ascii=False), now) for e in entries
-        ]
+        rows = cache_rows(entries)
         if not rows:
             return 0
         with self._write() as conn:

@@ -10,41 +10,26 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import unquote, urlsplit, urlunsplit
 
 from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.store.urls import URL_SCHEMES, is_postgres_url, redacted
 
 if TYPE_CHECKING:
     from qaeval_tui.core.store.backend import StoreBackend
 
+__all__ = [
+    "URL_SCHEMES",
+    "StoreTarget",
+    "is_postgres_url",
+    "open_store",
+    "redacted",
+    "resolve_target",
+    "store_exists",
+    "store_name",
+]
+
 StoreTarget = str | Path
 """What names a store: a SQLite path, or a PostgreSQL URL (kept as text: a Path would fold its `//`)."""
-
-URL_SCHEMES = ("postgresql://", "postgres://")
-
-
-def is_postgres_url(target: object) -> bool:
-    return isinstance(target, str) and target.startswith(URL_SCHEMES)
-
-
-def redacted(url: str) -> str:
-    """The URL as it may be shown: any password (in the user part or a `password=` parameter) masked."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url.split("://", 1)[0] + "://***"
-    who, at, where = parts.netloc.rpartition("@")
-    if ":" in who:
-        who = who.split(":", 1)[0] + ":***"
-    query = "&".join(_masked(item) for item in parts.query.split("&"))
-    return urlunsplit((parts.scheme, who + at + where, parts.path, query, parts.fragment))
-
-
-def _masked(item: str) -> str:
-    """One `key=value` of a URL's query, its value masked when the key names a secret (`password`,
-    `sslpassword`: libpq's two; any `...password`, should another come)."""
-    key, eq, _ = item.partition("=")
-    return f"{key}=***" if eq and unquote(key).lower().endswith("password") else item
 
 
 def store_name(target: StoreTarget) -> str:

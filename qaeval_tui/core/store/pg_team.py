@@ -24,8 +24,8 @@ from psycopg import sql
 
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.review.label_export import reviewer_name_problem
-from qaeval_tui.core.store.opening import is_postgres_url, redacted
 from qaeval_tui.core.store.pg_security import GROUPS, security_statements
+from qaeval_tui.core.store.urls import is_postgres_url, redacted
 
 _MAX_NAME_BYTES = 63  # PostgreSQL's identifier length (NAMEDATALEN - 1)
 _RESERVED = {"public", "none", "current_user", "session_user", "current_role", *GROUPS.values()}

@@ -24,9 +24,9 @@ from psycopg import errors, pq
 
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.store.codec import parse_object, utc_now
-from qaeval_tui.core.store.opening import redacted
 from qaeval_tui.core.store.rows import ChangeToken, StoreConflictError, StoreUnavailableError
 from qaeval_tui.core.store.schema import PG_MIGRATIONS, SCHEMA_VERSION
+from qaeval_tui.core.store.urls import redacted
 
 CONNECT_TIMEOUT_S = 10
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 
-from qaeval_tui.core.store.codec import utc_now
-from qaeval_tui.core.store.judge_cache import CachedJudgement
+from qaeval_tui.core.store.judge_cache import CachedJudgement, cache_rows, judgements
 from qaeval_tui.core.store.postgres.connection import PgConnection
 
 
@@ -18,19 +16,11 @@ class PgJudgeCacheTables(PgConnection):
         rows = self._q(
             "SELECT case_hash, output_hash, result_json FROM judge_cache WHERE config_hash = %s", (config_hash,)
         ).fetchall()
-        return [
-            CachedJudgement(
-                config_hash, case, output, self.parsed(text, "judge_cache", f"{case}/{output}", "result_json")
-            )
-            for case, output, text in rows
-        ]
+        return judgements(config_hash, rows, self.parsed)
 
     def cache_judgements(self, entries: Iterable[CachedJudgement]) -> int:
         """Store results in one transaction, each replacing any older entry of its key; returns how many."""
-        now = utc_now()
-        rows = [
-            (e.config_hash, e.case_hash, e.output_hash, json.dumps(e.result, ensure_ascii=False), now) for e in entries
-        ]
+        rows = cache_rows(entries)
         if not rows:
             return 0
         with self._write() as conn, conn.cursor() as cursor:
