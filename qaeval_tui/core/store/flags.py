@@ -4,7 +4,8 @@ resolution of it, append-only (one resolution per flag; a later flagged revision
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
 
 from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.connection import SQLiteConnection
@@ -26,24 +27,31 @@ class FlagRow(NamedTuple):
     resolved_at: str | None
 
 
-class FlagTables(SQLiteConnection):
-    """The `flag_resolutions` table, read together with `labels`."""
-
-    def flag_rows(self) -> list[FlagRow]:
-        """Each reviewer's latest revision per item that is flagged or carries a note, oldest first."""
-        rows = self.conn.execute(
-            """SELECT l.id, l.item_id, l.case_id, l.reviewer, l.revision, l.flagged, l.note, l.created_at,
+FLAG_ROWS = """SELECT l.id, l.item_id, l.case_id, l.reviewer, l.revision, l.flagged, l.note, l.created_at,
                       r.note, r.curator, r.resolved_at
                FROM labels AS l LEFT JOIN flag_resolutions AS r ON r.label_id = l.id
                WHERE (l.flagged != 0 OR l.note != '')
                  AND l.revision = (SELECT MAX(revision) FROM labels AS m
                                    WHERE m.item_id = l.item_id AND m.reviewer = l.reviewer)
                ORDER BY l.id"""
-        ).fetchall()
-        return [
-            FlagRow(int(a), str(b), str(c), str(d), int(e), bool(f), str(g), str(h), i, j, k)
-            for a, b, c, d, e, f, g, h, i, j, k in rows
-        ]
+"""Each reviewer's latest revision per item that is flagged or carries a note, with its resolution:
+the same statement on both backends (no parameters)."""
+
+
+def flag_rows(rows: Iterable[Sequence[Any]]) -> list[FlagRow]:
+    """The rows of `FLAG_ROWS` as typed flags."""
+    return [
+        FlagRow(int(a), str(b), str(c), str(d), int(e), bool(f), str(g), str(h), i, j, k)
+        for a, b, c, d, e, f, g, h, i, j, k in rows
+    ]
+
+
+class FlagTables(SQLiteConnection):
+    """The `flag_resolutions` table, read together with `labels`."""
+
+    def flag_rows(self) -> list[FlagRow]:
+        """Each reviewer's latest revision per item that is flagged or carries a note, oldest first."""
+        return flag_rows(self.conn.execute(FLAG_ROWS).fetchall())
 
     def resolve_flag(self, label_id: int, note: str, curator: str) -> bool:
         """Record a resolution; False (nothing written) when that flag was already resolved."""

@@ -18,7 +18,7 @@ from types import MappingProxyType
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.store import codec
 from qaeval_tui.core.store.codec import utc_now
-from qaeval_tui.core.store.flags import FlagRow
+from qaeval_tui.core.store.flags import FLAG_ROWS, FlagRow, flag_rows
 from qaeval_tui.core.store.postgres.connection import LOCK_LABELS
 from qaeval_tui.core.store.postgres.review import PgReviewTables
 from qaeval_tui.core.store.rows import LabelDraft, LabelMark, LabelRevision, StoredLabel, checked_revision
@@ -119,19 +119,7 @@ class PgLabelTables(PgReviewTables):
 
     def flag_rows(self) -> list[FlagRow]:
         """Each reviewer's latest revision per item that is flagged or carries a note, oldest first."""
-        rows = self._q(
-            """SELECT l.id, l.item_id, l.case_id, l.reviewer, l.revision, l.flagged, l.note, l.created_at,
-                      r.note, r.curator, r.resolved_at
-               FROM labels AS l LEFT JOIN flag_resolutions AS r ON r.label_id = l.id
-               WHERE (l.flagged != 0 OR l.note != '')
-                 AND l.revision = (SELECT MAX(revision) FROM labels AS m
-                                   WHERE m.item_id = l.item_id AND m.reviewer = l.reviewer)
-               ORDER BY l.id"""
-        ).fetchall()
-        return [
-            FlagRow(int(a), str(b), str(c), str(d), int(e), bool(f), str(g), str(h), i, j, k)
-            for a, b, c, d, e, f, g, h, i, j, k in rows
-        ]
+        return flag_rows(self._q(FLAG_ROWS).fetchall())
 
     def resolve_flag(self, label_id: int, note: str, curator: str) -> bool:
         """Record a resolution; False (nothing written) when that flag was already resolved."""
