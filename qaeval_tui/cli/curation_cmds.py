@@ -74,22 +74,54 @@ def _warn_near_duplicates(similar: list[SimilarCase]) -> None:
 @guarded
 def inbox_import(
     ctx: typer.Context,
-    file: Path | None = typer.Argument(None, help="Production-miss JSONL (default: the configured paths.inbox)."),
+    file: Path | None = typer.Argument(
+        None, help="Production-miss JSONL or a trace export (default: the configured paths.inbox)."
+    ),
+    fmt: str = typer.Option(
+        "jsonl", "--format", help="jsonl (production-miss lines), otlp, openinference or langfuse (trace exports)."
+    ),
+    where: list[str] = typer.Option(
+        [], "--where", help="KEY=VALUE a trace must carry to be imported (repeatable: all must hold)."
+    ),
+    skip_incomplete: bool = typer.Option(
+        False, "--skip-incomplete", help="Leave out (and count) traces lacking a question, answer or sources."
+    ),
+    reason: str | None = typer.Option(None, "--reason", help="Why these traces are misses (default: the --where)."),
     db: Db = None,
 ) -> None:
     """Import production misses: all lines or none, idempotent by trace id.
 
-    Exit 0 imported, 1 invalid (every problem listed as path:line: field: message), 2 usage.
+    Exit 0 imported, 1 invalid (every problem listed as path:line: field: message, or for a trace
+    export path:span-id: field: message), 2 usage.
     """
     from qaeval_tui.core.curation.inbox import import_misses
+    from qaeval_tui.core.curation.traces.importer import import_traces, parse_format
+    from qaeval_tui.core.curation.traces.model import parse_conditions
+    from qaeval_tui.core.errors import UsageError
 
     config = config_from(ctx)
+    chosen = parse_format(fmt)
+    conditions = parse_conditions(where)
+    if chosen == "jsonl" and (conditions or skip_incomplete or reason is not None):
+        raise UsageError("--where, --skip-incomplete and --reason apply to trace exports (--format otlp, ...)")
+    path = file or config.path(config.paths.inbox)
     with open_store(ctx, db) as store:
-        report = import_misses(store, file or config.path(config.paths.inbox))
+        if chosen == "jsonl":
+            report = import_misses(store, path)
+        else:
+            traced = import_traces(store, path, chosen, conditions, skip_incomplete=skip_incomplete, reason=reason)
+            report = traced.stored
     _say(
         f"imported {len(report.added)} new production miss(es) from {report.path}; "
         f"{len(report.unchanged)} already in the inbox"
     )
+    if chosen != "jsonl":
+        _say(
+            f"{traced.traces} trace(s) read: {traced.not_selected} not selected by --where, "
+            f"{traced.without_case} without a question-answering span, {len(traced.skipped)} skipped as incomplete"
+        )
+        for trace_id in traced.skipped:
+            _tell(f"skipped (incomplete): {trace_id}")
 
 
 @guarded
