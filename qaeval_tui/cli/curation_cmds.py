@@ -198,6 +198,8 @@ def _print_entry(entry: InboxEntry) -> None:
         known = "" if citation.source_id in miss.source_ids() else "  (not one of its sources)"
         _say(f"  cites {citation.source_id}: {literal(citation.quote or '')}{known}")
     _say(f"why a miss: {literal(miss.reason)}")
+    if miss.provenance is not None:
+        _say(f"from:     {literal(miss.provenance.describe())}")
     _say(f"sources ({len(miss.sources)}):")
     for source in miss.sources:
         _say(f"  {source.id}  {literal(source.title or '')}")

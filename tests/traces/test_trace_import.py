@@ -250,3 +250,21 @@ def test_a_trace_miss_is_promoted_with_its_trace_id(root: Path) -> None:
     case = json.loads(living[-1])
     assert case["id"] == "install-bedroom-otlp" and case["provenance"]["trace_id"] == trace
     assert inbox(root)[trace]["status"] == "promoted"
+
+
+def test_show_and_the_curator_app_say_which_trace_and_span_a_miss_came_from(root: Path) -> None:
+    from qaeval_tui.core.curation.inbox import inbox_entry
+    from qaeval_tui.core.store.sqlite import Store
+    from qaeval_tui.tui.widgets.miss_view import miss_content
+
+    rec = Recorder(seed=31)
+    trace = genai_trace(rec)
+    export = write(root / "traces.json", otlp_json(rec.spans()))
+    assert qaeval(root, "inbox", "import", str(export), "--format", "otlp").exit_code == 0
+    chat = next(s for s in rec.spans() if s.name.startswith("chat"))
+    span_id = format(chat.context.span_id, "016x")
+    shown = qaeval(root, "inbox", "show", trace)
+    assert f"from:     otlp trace {trace} span {span_id} of support-bot at 2026-09-21T" in shown.stdout
+    with Store.open(root / ".qaeval" / "qaeval.db") as store:
+        entry = inbox_entry(store, trace)
+    assert f"otlp trace {trace} span {span_id} of support-bot" in miss_content(entry).plain

@@ -30,6 +30,12 @@ class MissProvenance(StrictModel):
     service: str | None = None
     time: IsoTimestamp
 
+    def describe(self) -> str:
+        """One line for a person: `otlp trace 5b8e… span eee1… of support-bot at 2026-…`."""
+        span = f" span {self.span_id}" if self.span_id else ""
+        service = f" of {self.service}" if self.service else ""
+        return f"{self.origin} trace {self.trace_id}{span}{service} at {self.time}"
+
 
 class ProductionMiss(StrictModel):
     """One line of a production-miss file (DESIGN §8.4); every key is required but `provenance`.

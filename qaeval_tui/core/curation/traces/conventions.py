@@ -40,8 +40,8 @@ from qaeval_tui.core.curation.traces.otlp import OtlpTrace
 from qaeval_tui.core.errors import SpanProblem
 
 CITATIONS_ATTRIBUTE = "qaeval.citations"
-_FLAT = re.compile(r"^(gen_ai\.(?:prompt|completion)|llm\.(?:input|output)_messages)\.(\d+)\.(.+)$")
-_DOC = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(id|content|metadata)$")
+_FLAT = re.compile(r"^(gen_ai\.(?:prompt|completion)|llm\.(?:input|output)_messages)\.(\d{1,9})\.(.+)$")
+_DOC = re.compile(r"^retrieval\.documents\.(\d{1,9})\.document\.(id|content|metadata)$")
 
 # --- GenAI ----------------------------------------------------------------------------------------
 

@@ -117,9 +117,9 @@ class LangfuseTrace:
         return False
 
     def _depth(self, observation: Mapping[str, Any]) -> int:
-        by_id = {o.get("id"): o for o in self.observations}
+        by_id = {o["id"]: o for o in self.observations if isinstance(o.get("id"), str)}
         depth, seen, parent = 0, set(), observation.get("parentObservationId")
-        while parent in by_id and parent not in seen:
+        while isinstance(parent, str) and parent in by_id and parent not in seen:
             seen.add(parent)
             depth += 1
             parent = by_id[parent].get("parentObservationId")

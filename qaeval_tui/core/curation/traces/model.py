@@ -7,7 +7,6 @@ an `Incomplete` naming the span and the field, so the importer can list it or sk
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from qaeval_tui.core.errors import SpanProblem, UsageError
+from qaeval_tui.core.jsonl import loads
 
 # A decoded attribute value: what OTLP's AnyValue or a JSON document can hold.
 Value = str | int | float | bool | None | list["Value"] | dict[str, "Value"]
@@ -150,19 +150,19 @@ def json_value(value: Value) -> Value:
     """A value that may be JSON text (attributes may hold structures as a JSON string) as the structure."""
     if isinstance(value, str) and value[:1] in ("[", "{"):
         try:
-            parsed: Value = json.loads(value)
-        except ValueError:
+            parsed: Value = loads(value)
+        except ValueError:  # not JSON after all (or refused: deep, non-finite): kept as text
             return value
         return parsed
     return value
 
 
-def message_text(message: Value) -> str | None:
+def message_text(message: Value, depth: int = 0) -> str | None:
     """The text of one chat message in any of the shapes traces record it: GenAI `parts` (type
     text), `content` as text or as a list of parts, or plain text."""
     if isinstance(message, str):
         return message
-    if not isinstance(message, dict):
+    if not isinstance(message, dict) or depth > 8:
         return None
     parts = message.get("parts")
     if isinstance(parts, list):
@@ -178,7 +178,7 @@ def message_text(message: Value) -> str | None:
                 texts = [_part_text(part) for part in content]
                 return "".join(text for text in texts if text is not None)
             if isinstance(content, dict):
-                return message_text(content)
+                return message_text(content, depth + 1)
     return None
 
 

@@ -22,6 +22,7 @@ from qaeval_tui.core.golden.loader import iter_lines
 from qaeval_tui.core.jsonl import json_problem, loads
 
 _HEX = re.compile(r"[0-9a-fA-F]+")
+_LATEST_NANOS = 253_402_300_799 * 10**9  # 9999-12-31T23:59:59Z: later is no time datetime can show
 
 
 def _get(obj: Mapping[str, Any], camel: str, snake: str) -> Any:
@@ -76,14 +77,15 @@ def any_value(value: Any) -> Value:
     if found is not None:
         try:
             return int(found)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             return None
     found = _get(value, "doubleValue", "double_value")
     if found is not None:
         return float(found) if isinstance(found, int | float) and not isinstance(found, bool) else None
     found = _get(value, "arrayValue", "array_value")
     if isinstance(found, dict):
-        return [any_value(item) for item in found.get("values") or []]
+        values = found.get("values")
+        return [any_value(item) for item in values] if isinstance(values, list) else []
     found = _get(value, "kvlistValue", "kvlist_value")
     if isinstance(found, dict):
         return key_values(found.get("values"))
@@ -94,7 +96,7 @@ def any_value(value: Any) -> Value:
 def key_values(items: Any) -> dict[str, Value]:
     """A list of OTLP KeyValue as a dict (a later repeat of a key wins, as in the SDK)."""
     out: dict[str, Value] = {}
-    for item in items or []:
+    for item in items if isinstance(items, list) else []:
         if isinstance(item, dict) and isinstance(item.get("key"), str):
             out[item["key"]] = any_value(item.get("value"))
     return out
@@ -124,7 +126,8 @@ def read_spans(data: bytes, path: str) -> tuple[list[Span], list[SpanProblem]]:
     ordinal = 0
     for request in read_requests(data, path):
         for resource_spans in _list(_get(request, "resourceSpans", "resource_spans")):
-            resource = key_values((resource_spans.get("resource") or {}).get("attributes"))
+            raw_resource = resource_spans.get("resource")
+            resource = key_values(raw_resource.get("attributes") if isinstance(raw_resource, dict) else None)
             for scope_spans in _list(_get(resource_spans, "scopeSpans", "scope_spans")):
                 for raw in _list(scope_spans.get("spans")):
                     ordinal += 1
@@ -152,7 +155,9 @@ def _span(
     if trace_id is None:
         bad.append(("traceId", "missing or not 16 bytes of hex or base64"))
     try:
-        nanos = int(start)
+        nanos = int(start) if isinstance(start, str | int) and not isinstance(start, bool) else -1
+        if nanos < 0 or nanos > _LATEST_NANOS:
+            raise ValueError(start)
     except (TypeError, ValueError):
         bad.append(("startTimeUnixNano", "missing or not a whole number of nanoseconds"))
         nanos = 0
