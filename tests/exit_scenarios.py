@@ -641,6 +641,12 @@ fixed(
 )
 
 
+fixed("inbox receive", 0, "idle exit", ["inbox", "receive", "--port", "0", "--idle-exit", "0.1", "--db", "s.db"],
+      "stopped")  # fmt: skip
+fixed("inbox receive", 2, "unknown format", ["inbox", "receive", "--format", "langfuse", "--db", "s.db"], "format",
+      bad_input=True)  # fmt: skip
+
+
 @scenario("inbox import", 1, "invalid", bad_input=True)
 def inbox_import_of_a_trace_export_whose_span_lacks_an_answer(root: Path) -> list[str]:
     span = {

@@ -7,6 +7,7 @@ unreadable file).
 
 from __future__ import annotations
 
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -122,6 +123,62 @@ def inbox_import(
         )
         for trace_id in traced.skipped:
             _tell(f"skipped (incomplete): {trace_id}")
+
+
+@guarded
+def inbox_receive(
+    ctx: typer.Context,
+    port: int = typer.Option(4318, "--port", min=0, max=65535, help="Port on 127.0.0.1 (0: any free one)."),
+    fmt: str = typer.Option("otlp", "--format", help="otlp (GenAI conventions) or openinference."),
+    where: list[str] = typer.Option([], "--where", help="KEY=VALUE a trace must carry to be imported (repeatable)."),
+    skip_incomplete: bool = typer.Option(
+        False, "--skip-incomplete", help="Leave out (and count) traces lacking a question, answer or sources."
+    ),
+    reason: str | None = typer.Option(None, "--reason", help="Why these traces are misses (default: the --where)."),
+    idle_exit: float | None = typer.Option(
+        None, "--idle-exit", min=0.0, help="Stop after this many seconds without a request (default: run until Ctrl-C)."
+    ),
+    db: Db = None,
+) -> None:
+    """Receive OTLP/HTTP traces on loopback (POST /v1/traces) and import their misses as they come.
+
+    Exit 0 stopped (Ctrl-C or --idle-exit), 2 usage (a port that cannot be had, an unknown format).
+    """
+    from qaeval_tui.core.curation.traces.conventions import genai_case, openinference_case
+    from qaeval_tui.core.curation.traces.importer import Selection
+    from qaeval_tui.core.curation.traces.model import parse_conditions
+    from qaeval_tui.core.curation.traces.receiver import PATH, Received, TraceReceiver, serve
+    from qaeval_tui.core.errors import UsageError
+
+    extractors = {"otlp": genai_case, "openinference": openinference_case}
+    if fmt not in extractors:
+        raise UsageError(f"--format: must be otlp or openinference, not {fmt!r}")
+    selection = Selection(fmt, parse_conditions(where), skip_incomplete, reason)
+
+    def ready(bound: int) -> None:
+        _tell(f"listening on http://127.0.0.1:{bound}{PATH} (OTLP/HTTP, JSON or protobuf); Ctrl-C stops")
+
+    def received(result: Received) -> None:
+        for problem in result.problems:
+            _tell(str(problem))
+        if result.status != 200:
+            _tell(f"refused ({result.status}): {literal(result.message)}")
+        elif result.report is not None and (result.report.added or result.report.unchanged):
+            added, unchanged = len(result.report.added), len(result.report.unchanged)
+            _say(
+                f"imported {added} new production miss(es) from {result.report.path}; {unchanged} already in the inbox"
+            )
+        if result.chosen is not None:
+            for trace_id in result.chosen.skipped:
+                _tell(f"skipped (incomplete): {trace_id}")
+
+    with open_store(ctx, db) as store:
+        receiver = TraceReceiver(store, selection, extractors[fmt])
+        with suppress(KeyboardInterrupt):  # Ctrl-C is how a receiver is stopped
+            serve(receiver, port, on_ready=ready, on_received=received, idle_exit=idle_exit)
+    if receiver.waiting():
+        _tell(f"{receiver.waiting()} trace(s) still without their root span: not imported")
+    _tell(f"stopped after {receiver.requests} request(s)")
 
 
 @guarded
@@ -309,6 +366,7 @@ def reject_cmd(
 
 def register(app: typer.Typer) -> None:
     inbox_app.command("import")(inbox_import)
+    inbox_app.command("receive")(inbox_receive)
     inbox_app.command("list")(inbox_list)
     inbox_app.command("show")(inbox_show)
     app.add_typer(inbox_app, name="inbox")

@@ -22,7 +22,7 @@ from openinference.semconv.trace import (
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
@@ -53,10 +53,13 @@ class SeededIds(IdGenerator):
 class Recorder:
     """A tracer whose finished spans stay in memory, with a clock the test sets."""
 
-    def __init__(self, service: str = "support-bot", seed: int = 7) -> None:
+    def __init__(self, service: str = "support-bot", seed: int = 7, *, sender: SpanExporter | None = None) -> None:
         self.exporter = InMemorySpanExporter()
         provider = TracerProvider(resource=Resource.create({"service.name": service}), id_generator=SeededIds(seed))
         provider.add_span_processor(SimpleSpanProcessor(self.exporter))
+        if sender is not None:  # also send each span as it ends, as a live system's exporter does
+            provider.add_span_processor(SimpleSpanProcessor(sender))
+        self.provider = provider
         self.tracer: Tracer = provider.get_tracer("qaeval.tests")
         self.clock = T0
 

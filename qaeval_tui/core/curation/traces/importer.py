@@ -9,7 +9,7 @@ stored while any exists, idempotent by trace id.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -74,6 +74,69 @@ class TraceImportReport:
     skipped: tuple[str, ...]  # trace ids left out as incomplete (--skip-incomplete)
 
 
+@dataclass(frozen=True)
+class Selection:
+    """How to turn traces into misses: the format, `--where`, `--skip-incomplete`, `--reason`."""
+
+    fmt: str
+    conditions: tuple[Condition, ...] = ()
+    skip_incomplete: bool = False
+    reason: str | None = None
+
+
+@dataclass
+class Chosen:
+    """The misses found in some traces, the problems that stop them, and what was left out."""
+
+    misses: list[tuple[ProductionMiss, Locate]]
+    problems: list[Problem]
+    traces: int = 0
+    not_selected: int = 0
+    without_case: int = 0
+    skipped: list[str] = field(default_factory=list)
+
+
+def choose_misses(records: Sequence[TraceRecord], selection: Selection, display: str) -> Chosen:
+    """The production misses of the traces `selection` picks; problems located in `display`.
+
+    A trace selected by `--where` that has no question-answering span is a problem; without
+    `--where`, such traces (health checks, background jobs) are only counted.
+    """
+    conditions = selection.conditions
+    chosen = Chosen([], [], len(records))
+    seen: set[str] = set()
+    for record in records:
+        if not all(record.matches(condition) for condition in conditions):
+            chosen.not_selected += 1
+            continue
+        if record.trace_id in seen:
+            message = f"trace {record.trace_id!r} appears twice in the file"
+            chosen.problems.append(SpanProblem(display, record.ordinal, "id", message, record.trace_id))
+            continue
+        seen.add(record.trace_id)
+        try:
+            case = record.extract(display)
+        except Incomplete as gap:
+            if selection.skip_incomplete:
+                chosen.skipped.append(record.trace_id)
+            else:
+                chosen.problems.extend(gap.problems)
+            continue
+        if case is None:
+            if conditions:
+                message = "selected by --where, but no span records a question and an answer"
+                chosen.problems.append(SpanProblem(display, record.ordinal, "(trace)", message, record.trace_id))
+            else:
+                chosen.without_case += 1
+            continue
+        miss, located = _miss(case, selection.fmt, conditions, selection.reason, display, record.ordinal)
+        if miss is None:
+            chosen.problems.extend(located)
+        else:
+            chosen.misses.append((miss, _at_span(display, record.ordinal, case.span_id or case.trace_id)))
+    return chosen
+
+
 def import_traces(
     store: StoreBackend,
     path: str | Path,
@@ -86,54 +149,17 @@ def import_traces(
     """Import the question-answering cases of the traces a `--where` selects as production misses.
 
     Raises InputError listing every problem (nothing stored), UsageError for a missing file.
-    A trace selected by `--where` that has no question-answering span is a problem; without
-    `--where`, such traces (health checks, background jobs) are only counted.
     """
-    trace_format = TRACE_FORMATS[parse_format(fmt)] if fmt != "jsonl" else None
-    if trace_format is None:
-        raise UsageError("--format jsonl: use import_misses")
+    if fmt not in TRACE_FORMATS:
+        raise UsageError(f"--format: must be one of {', '.join(TRACE_FORMATS)}, not {fmt!r}")
     display = str(path)
     data = _read(Path(path), display)
-    conditions = tuple(where)
-    records, problems = trace_format.read(data, display)
-    problems_all: list[Problem] = list(problems)
-    misses: list[tuple[ProductionMiss, Locate]] = []
-    not_selected = without_case = 0
-    skipped: list[str] = []
-    seen: dict[str, int] = {}
-    for record in records:
-        if not all(record.matches(condition) for condition in conditions):
-            not_selected += 1
-            continue
-        if record.trace_id in seen:
-            message = f"trace {record.trace_id!r} appears twice in the file"
-            problems_all.append(SpanProblem(display, record.ordinal, "id", message, record.trace_id))
-            continue
-        seen[record.trace_id] = record.ordinal
-        try:
-            case = record.extract(display)
-        except Incomplete as gap:
-            if skip_incomplete:
-                skipped.append(record.trace_id)
-            else:
-                problems_all.extend(gap.problems)
-            continue
-        if case is None:
-            if conditions:
-                message = "selected by --where, but no span records a question and an answer"
-                problems_all.append(SpanProblem(display, record.ordinal, "(trace)", message, record.trace_id))
-            else:
-                without_case += 1
-            continue
-        miss, located = _miss(case, trace_format.name, conditions, reason, display, record.ordinal)
-        if miss is None:
-            problems_all.extend(located)
-        else:
-            misses.append((miss, _at_span(display, record.ordinal, case.span_id or case.trace_id)))
-    if problems_all:
-        raise InputError(problems_all, what="trace export")
-    stored = store_misses(store, display, misses, [])
-    return TraceImportReport(stored, len(records), not_selected, without_case, tuple(skipped))
+    records, problems = TRACE_FORMATS[fmt].read(data, display)
+    chosen = choose_misses(records, Selection(fmt, tuple(where), skip_incomplete, reason), display)
+    if problems or chosen.problems:
+        raise InputError([*problems, *chosen.problems], what="trace export")
+    stored = store_misses(store, display, chosen.misses, [])
+    return TraceImportReport(stored, chosen.traces, chosen.not_selected, chosen.without_case, tuple(chosen.skipped))
 
 
 def _read(file: Path, display: str) -> bytes:

@@ -121,10 +121,15 @@ def _hex_id(value: Any, size: int) -> str | None:
 
 def read_spans(data: bytes, path: str) -> tuple[list[Span], list[SpanProblem]]:
     """Every span of an OTLP JSON file, and every span that cannot be read (located by id or position)."""
+    return request_spans(read_requests(data, path), path)
+
+
+def request_spans(requests: list[dict[str, Any]], path: str) -> tuple[list[Span], list[SpanProblem]]:
+    """Every span of some export requests, and every span that cannot be read."""
     spans: list[Span] = []
     problems: list[SpanProblem] = []
     ordinal = 0
-    for request in read_requests(data, path):
+    for request in requests:
         for resource_spans in _list(_get(request, "resourceSpans", "resource_spans")):
             raw_resource = resource_spans.get("resource")
             resource = key_values(raw_resource.get("attributes") if isinstance(raw_resource, dict) else None)
