@@ -14,13 +14,14 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from qaeval_tui.core.curation.inbox import ImportReport, Locate, ProductionMiss, store_misses
+from qaeval_tui.core.curation.inbox import ImportReport, Locate, ProductionMiss, import_misses, store_misses
 from qaeval_tui.core.curation.traces.conventions import genai_case, openinference_case
 from qaeval_tui.core.curation.traces.langfuse import read_langfuse
 from qaeval_tui.core.curation.traces.model import Condition, FoundCase, Incomplete, TraceRecord
 from qaeval_tui.core.curation.traces.otlp import Extractor, group_traces, read_spans
 from qaeval_tui.core.errors import InputError, Problem, SpanProblem, UsageError
 from qaeval_tui.core.golden.loader import problems_from_validation
+from qaeval_tui.core.jsonl import loads
 from qaeval_tui.core.store.backend import StoreBackend
 
 Reader = Callable[[bytes, str], tuple[Sequence[TraceRecord], list[SpanProblem]]]
@@ -160,6 +161,40 @@ def import_traces(
         raise InputError([*problems, *chosen.problems], what="trace export")
     stored = store_misses(store, display, chosen.misses, [])
     return TraceImportReport(stored, chosen.traces, chosen.not_selected, chosen.without_case, tuple(chosen.skipped))
+
+
+def detect_format(data: bytes) -> str:
+    """Which format a file is, by its first JSON object: OTLP (`resourceSpans`; OpenInference when an
+    `openinference.span.kind` attribute appears), Langfuse (a trace with `observations`, or a page
+    of them), else production-miss lines (jsonl)."""
+    first: object = None
+    for raw in data.split(b"\n"):
+        if raw.strip():
+            try:
+                first = loads(data) if raw.lstrip().startswith(b"[") else loads(raw)
+            except ValueError:
+                try:
+                    first = loads(data)
+                except ValueError:
+                    return "jsonl"
+            break
+    if isinstance(first, list):
+        first = first[0] if first else None
+    if isinstance(first, dict) and ("resourceSpans" in first or "resource_spans" in first):
+        return "openinference" if b"openinference.span.kind" in data else "otlp"
+    if isinstance(first, dict) and ("observations" in first or isinstance(first.get("data"), list)):
+        return "langfuse"
+    return "jsonl"
+
+
+def import_file(store: StoreBackend, path: str | Path) -> ImportReport:
+    """Import production misses or a trace export, whichever the file is (`detect_format`), every
+    trace with a question-answering span: what the curator app's import does."""
+    data = _read(Path(path), str(path))
+    fmt = detect_format(data)
+    if fmt == "jsonl":
+        return import_misses(store, path)
+    return import_traces(store, path, fmt).stored
 
 
 def _read(file: Path, display: str) -> bytes:
