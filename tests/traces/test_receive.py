@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from opentelemetry.exporter.otlp.proto.http import Compression
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from typer.testing import CliRunner
 
@@ -74,7 +75,8 @@ def test_the_sdk_exporter_sends_a_trace_span_by_span_and_its_miss_arrives(
 ) -> None:
     receiver = start(root, "--where", "user.feedback=negative")
     receivers.append(receiver)
-    rec = Recorder(seed=41, sender=OTLPSpanExporter(endpoint=receiver.url, timeout=10))
+    sender = OTLPSpanExporter(endpoint=receiver.url, timeout=10, compression=Compression.Gzip)
+    rec = Recorder(seed=41, sender=sender)
     miss = genai_trace(rec)
     liked = genai_trace(rec, feedback="positive")
     health_check(rec)
@@ -115,6 +117,8 @@ def test_json_requests_a_refused_batch_and_a_trace_without_its_root(root: Path, 
     assert waiting.status_code == 200  # held until its root arrives, which it never does
     wrong = httpx.post(receiver.url, content=b"<xml/>", headers={"Content-Type": "text/xml"})
     assert wrong.status_code == 415
+    elsewhere = httpx.post(receiver.url.replace("/v1/traces", "/v1/logs"), content=b"{}", headers=headers)
+    assert elsewhere.status_code == 404
 
     code, _, err = receiver.stop()
 

@@ -181,8 +181,14 @@ def serve(
             if self.path.split("?")[0] != PATH:
                 self._answer(Received(404, b"", JSON, message=f"POST traces to {PATH}"))
                 return
-            length = int(self.headers.get("Content-Length") or 0)
-            if length > MAX_BODY or length < 0:
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                length = -1
+            if length < 0:
+                self._answer(_refusal(411, "send a Content-Length (a whole number of bytes)", JSON))
+                return
+            if length > MAX_BODY:
                 self._answer(_refusal(413, f"a request may hold at most {MAX_BODY} bytes", JSON))
                 return
             body = self.rfile.read(length)
