@@ -113,8 +113,10 @@ def genai_trace(
 ) -> str:
     """One request traced with the GenAI conventions; returns its trace id (hex).
 
-    style: "messages" (gen_ai.input/output.messages attributes), "flat" (older gen_ai.prompt.N /
-    gen_ai.completion.N attributes), "events" (older gen_ai.content.prompt / completion events).
+    style: "messages" (gen_ai.input/output.messages attributes), "details" (the same on a
+    gen_ai.client.inference.operation.details event), "flat" (older gen_ai.prompt.N /
+    gen_ai.completion.N attributes), "events" (older gen_ai.content.prompt / completion events),
+    "choice" (gen_ai.user.message / gen_ai.choice events).
     """
     root_attributes = {"http.route": "/ask"}
     if feedback is not None:
@@ -133,16 +135,18 @@ def genai_trace(
             pass
         chat: dict[str, Any] = {gen_ai.GEN_AI_OPERATION_NAME: "chat", gen_ai.GEN_AI_PROVIDER_NAME: "openai"}
         system = {"role": "system", "content": "Answer from the sources."}
+        inputs = json.dumps(
+            [
+                {"role": "system", "parts": [{"type": "text", "content": "Answer from the sources."}]},
+                {"role": "user", "parts": [{"type": "text", "content": question}]},
+            ]
+        )
+        outputs = json.dumps(
+            [{"role": "assistant", "parts": [{"type": "text", "content": answer}], "finish_reason": "stop"}]
+        )
         if style == "messages":
-            chat[gen_ai.GEN_AI_INPUT_MESSAGES] = json.dumps(
-                [
-                    {"role": "system", "parts": [{"type": "text", "content": "Answer from the sources."}]},
-                    {"role": "user", "parts": [{"type": "text", "content": question}]},
-                ]
-            )
-            chat[gen_ai.GEN_AI_OUTPUT_MESSAGES] = json.dumps(
-                [{"role": "assistant", "parts": [{"type": "text", "content": answer}], "finish_reason": "stop"}]
-            )
+            chat[gen_ai.GEN_AI_INPUT_MESSAGES] = inputs
+            chat[gen_ai.GEN_AI_OUTPUT_MESSAGES] = outputs
         elif style == "flat":
             chat |= {
                 f"{gen_ai.GEN_AI_PROMPT}.0.role": "system",
@@ -157,6 +161,12 @@ def genai_trace(
                 prompt = json.dumps([system, {"role": "user", "content": question}])
                 span.add_event("gen_ai.content.prompt", {gen_ai.GEN_AI_PROMPT: prompt}, timestamp=rec.clock)
                 span.add_event("gen_ai.content.completion", {gen_ai.GEN_AI_COMPLETION: answer}, timestamp=rec.clock)
+            elif style == "details":  # the newer event form of the same attributes
+                details = {gen_ai.GEN_AI_INPUT_MESSAGES: inputs, gen_ai.GEN_AI_OUTPUT_MESSAGES: outputs}
+                span.add_event("gen_ai.client.inference.operation.details", details, timestamp=rec.clock)
+            elif style == "choice":  # per-message events: gen_ai.user.message, gen_ai.choice
+                span.add_event("gen_ai.user.message", {"content": question}, timestamp=rec.clock)
+                span.add_event("gen_ai.choice", {"index": 0, "message": json.dumps({"content": answer})})
         return format(root.get_span_context().trace_id, "032x")
 
 

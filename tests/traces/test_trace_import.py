@@ -45,7 +45,7 @@ def expected_sources() -> list[dict[str, str]]:
     return [{"id": i, "title": title, "text": text} for i, title, text in DOCS]
 
 
-@pytest.mark.parametrize("style", ["messages", "flat", "events"])
+@pytest.mark.parametrize("style", ["messages", "details", "flat", "events", "choice"])
 @pytest.mark.parametrize("hex_ids", [True, False])
 def test_a_genai_trace_with_negative_feedback_becomes_a_miss_with_provenance(
     root: Path, style: str, hex_ids: bool
