@@ -515,6 +515,28 @@ fixed(
 )
 
 
+@scenario("verdicts export", 0, "written")
+def verdicts_export_of_a_stored_run(root: Path) -> list[str]:
+    store_with_run(root / "q.db")[0].close()
+    return ["verdicts", "export", "--db", "q.db", "--format", "csv", "--out", "verdicts.csv"]
+
+
+fixed("verdicts export", 2, "no store", ["verdicts", "export", "--db", "none.db", "--format", "csv"], "no store",
+      bad_input=True)  # fmt: skip
+
+
+@scenario("results export", 0, "written")
+def results_export_of_the_latest_run(root: Path) -> list[str]:
+    store_with_run(root / "q.db")[0].close()
+    return ["results", "export", "--db", "q.db", "--format", "jsonl", "--out", "results.jsonl"]
+
+
+@scenario("results export", 2, "no such run", bad_input=True)
+def results_export_of_an_unknown_run(root: Path) -> list[str]:
+    store_with_run(root / "q.db")[0].close()
+    return ["results", "export", "--db", "q.db", "--format", "csv", "--run", "run-404"]
+
+
 fixed("agreement", 0, "demo labels", ["agreement", "--labels", str(DEMO_LABELS), "--replicates", "100"])
 fixed("agreement", 2, "no labels anywhere", ["agreement"], "usage", bad_input=True)
 fixed("agreement", 2, "missing file", ["agreement", "--labels", "none.jsonl"], "usage", bad_input=True)
@@ -617,6 +639,24 @@ fixed("inbox import", 0, "demo inbox", ["inbox", "import", str(DEMO_INBOX), "--d
 fixed(
     "inbox import", 2, "missing file", ["inbox", "import", "none.jsonl", "--db", "s.db"], "missing file", bad_input=True
 )
+
+
+fixed("inbox receive", 0, "idle exit", ["inbox", "receive", "--port", "0", "--idle-exit", "0.1", "--db", "s.db"],
+      "stopped")  # fmt: skip
+fixed("inbox receive", 2, "unknown format", ["inbox", "receive", "--format", "langfuse", "--db", "s.db"], "format",
+      bad_input=True)  # fmt: skip
+
+
+@scenario("inbox import", 1, "invalid", bad_input=True)
+def inbox_import_of_a_trace_export_whose_span_lacks_an_answer(root: Path) -> list[str]:
+    span = {
+        "traceId": "5b8efff798038103d269b633813fc60c", "spanId": "eee19b7ec3c1b174", "name": "chat",
+        "startTimeUnixNano": "1790000000000000000",
+        "attributes": [{"key": "gen_ai.prompt", "value": {"stringValue": "Is the HB-10 allowed in a bedroom?"}}],
+    }  # fmt: skip
+    export = {"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": [span]}]}]}
+    (root / "traces.json").write_text(json.dumps(export), encoding="utf-8")
+    return ["inbox", "import", "traces.json", "--format", "otlp", "--db", "s.db"]
 
 
 @scenario("inbox import", 1, "invalid", bad_input=True)

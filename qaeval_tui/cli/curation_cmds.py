@@ -7,6 +7,7 @@ unreadable file).
 
 from __future__ import annotations
 
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -74,22 +75,110 @@ def _warn_near_duplicates(similar: list[SimilarCase]) -> None:
 @guarded
 def inbox_import(
     ctx: typer.Context,
-    file: Path | None = typer.Argument(None, help="Production-miss JSONL (default: the configured paths.inbox)."),
+    file: Path | None = typer.Argument(
+        None, help="Production-miss JSONL or a trace export (default: the configured paths.inbox)."
+    ),
+    fmt: str = typer.Option(
+        "jsonl", "--format", help="jsonl (production-miss lines), otlp, openinference or langfuse (trace exports)."
+    ),
+    where: list[str] = typer.Option(
+        [], "--where", help="KEY=VALUE a trace must carry to be imported (repeatable: all must hold)."
+    ),
+    skip_incomplete: bool = typer.Option(
+        False, "--skip-incomplete", help="Leave out (and count) traces lacking a question, answer or sources."
+    ),
+    reason: str | None = typer.Option(None, "--reason", help="Why these traces are misses (default: the --where)."),
     db: Db = None,
 ) -> None:
     """Import production misses: all lines or none, idempotent by trace id.
 
-    Exit 0 imported, 1 invalid (every problem listed as path:line: field: message), 2 usage.
+    Exit 0 imported, 1 invalid (every problem listed as path:line: field: message, or for a trace
+    export path:span-id: field: message), 2 usage.
     """
     from qaeval_tui.core.curation.inbox import import_misses
+    from qaeval_tui.core.curation.traces.importer import import_traces, parse_format
+    from qaeval_tui.core.curation.traces.model import parse_conditions
+    from qaeval_tui.core.errors import UsageError
 
     config = config_from(ctx)
+    chosen = parse_format(fmt)
+    conditions = parse_conditions(where)
+    if chosen == "jsonl" and (conditions or skip_incomplete or reason is not None):
+        raise UsageError("--where, --skip-incomplete and --reason apply to trace exports (--format otlp, ...)")
+    path = file or config.path(config.paths.inbox)
     with open_store(ctx, db) as store:
-        report = import_misses(store, file or config.path(config.paths.inbox))
+        if chosen == "jsonl":
+            report = import_misses(store, path)
+        else:
+            traced = import_traces(store, path, chosen, conditions, skip_incomplete=skip_incomplete, reason=reason)
+            report = traced.stored
     _say(
         f"imported {len(report.added)} new production miss(es) from {report.path}; "
         f"{len(report.unchanged)} already in the inbox"
     )
+    if chosen != "jsonl":
+        _say(
+            f"{traced.traces} trace(s) read: {traced.not_selected} not selected by --where, "
+            f"{traced.without_case} without a question-answering span, {len(traced.skipped)} skipped as incomplete"
+        )
+        for trace_id in traced.skipped:
+            _tell(f"skipped (incomplete): {trace_id}")
+
+
+@guarded
+def inbox_receive(
+    ctx: typer.Context,
+    port: int = typer.Option(4318, "--port", min=0, max=65535, help="Port on 127.0.0.1 (0: any free one)."),
+    fmt: str = typer.Option("otlp", "--format", help="otlp (GenAI conventions) or openinference."),
+    where: list[str] = typer.Option([], "--where", help="KEY=VALUE a trace must carry to be imported (repeatable)."),
+    skip_incomplete: bool = typer.Option(
+        False, "--skip-incomplete", help="Leave out (and count) traces lacking a question, answer or sources."
+    ),
+    reason: str | None = typer.Option(None, "--reason", help="Why these traces are misses (default: the --where)."),
+    idle_exit: float | None = typer.Option(
+        None, "--idle-exit", min=0.0, help="Stop after this many seconds without a request (default: run until Ctrl-C)."
+    ),
+    db: Db = None,
+) -> None:
+    """Receive OTLP/HTTP traces on loopback (POST /v1/traces) and import their misses as they come.
+
+    Exit 0 stopped (Ctrl-C or --idle-exit), 2 usage (a port that cannot be had, an unknown format).
+    """
+    from qaeval_tui.core.curation.traces.conventions import genai_case, openinference_case
+    from qaeval_tui.core.curation.traces.importer import Selection
+    from qaeval_tui.core.curation.traces.model import parse_conditions
+    from qaeval_tui.core.curation.traces.receiver import PATH, Received, TraceReceiver, serve
+    from qaeval_tui.core.errors import UsageError
+
+    extractors = {"otlp": genai_case, "openinference": openinference_case}
+    if fmt not in extractors:
+        raise UsageError(f"--format: must be otlp or openinference, not {fmt!r}")
+    selection = Selection(fmt, parse_conditions(where), skip_incomplete, reason)
+
+    def ready(bound: int) -> None:
+        _tell(f"listening on http://127.0.0.1:{bound}{PATH} (OTLP/HTTP, JSON or protobuf); Ctrl-C stops")
+
+    def received(result: Received) -> None:
+        for problem in result.problems:
+            _tell(str(problem))
+        if result.status != 200:
+            _tell(f"refused ({result.status}): {literal(result.message)}")
+        elif result.report is not None and (result.report.added or result.report.unchanged):
+            added, unchanged = len(result.report.added), len(result.report.unchanged)
+            _say(
+                f"imported {added} new production miss(es) from {result.report.path}; {unchanged} already in the inbox"
+            )
+        if result.chosen is not None:
+            for trace_id in result.chosen.skipped:
+                _tell(f"skipped (incomplete): {trace_id}")
+
+    with open_store(ctx, db) as store:
+        receiver = TraceReceiver(store, selection, extractors[fmt])
+        with suppress(KeyboardInterrupt):  # Ctrl-C is how a receiver is stopped
+            serve(receiver, port, on_ready=ready, on_received=received, idle_exit=idle_exit)
+    if receiver.waiting():
+        _tell(f"{receiver.waiting()} trace(s) still without their root span: not imported")
+    _tell(f"stopped after {receiver.requests} request(s)")
 
 
 @guarded
@@ -166,6 +255,8 @@ def _print_entry(entry: InboxEntry) -> None:
         known = "" if citation.source_id in miss.source_ids() else "  (not one of its sources)"
         _say(f"  cites {citation.source_id}: {literal(citation.quote or '')}{known}")
     _say(f"why a miss: {literal(miss.reason)}")
+    if miss.provenance is not None:
+        _say(f"from:     {literal(miss.provenance.describe())}")
     _say(f"sources ({len(miss.sources)}):")
     for source in miss.sources:
         _say(f"  {source.id}  {literal(source.title or '')}")
@@ -275,6 +366,7 @@ def reject_cmd(
 
 def register(app: typer.Typer) -> None:
     inbox_app.command("import")(inbox_import)
+    inbox_app.command("receive")(inbox_receive)
     inbox_app.command("list")(inbox_list)
     inbox_app.command("show")(inbox_show)
     app.add_typer(inbox_app, name="inbox")

@@ -82,6 +82,9 @@ def labels_export(
     judge_config_hash: str | None = typer.Option(None, "--judge-config-hash", help="Which judge's verdicts to export."),
     db: Db = None,
     as_json: AsJson = False,
+    table: str | None = typer.Option(
+        None, "--format", help="csv or jsonl: one table, a row per revision and axis, to --out FILE or stdout."
+    ),
 ) -> None:
     """Merge every label revision (history included) into one JSONL file per reviewer (DESIGN §8.2).
 
@@ -94,6 +97,13 @@ def labels_export(
     from qaeval_tui.core.review.label_export import VERDICTS_FILENAME
     from qaeval_tui.core.usecases.export import export_labels
 
+    if table is not None:
+        from qaeval_tui.cli.table_cmds import labels_table
+
+        if verdicts or as_json:
+            raise UsageError("--format: a table holds labels only; export verdicts with `qaeval verdicts export`")
+        labels_table(ctx, db, table, out or Path("-"), reviewer)
+        return
     if out is not None and str(out) == "-":  # elsewhere `-` is stdout; a folder of files cannot be
         raise UsageError("--out -: an export is a folder of files, one per reviewer; name a folder")
     config = config_from(ctx)

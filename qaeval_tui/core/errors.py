@@ -28,6 +28,19 @@ class Problem:
         return f"{one_line(self.path)}:{self.line}: {one_line(self.field)}: {one_line(self.message)}"
 
 
+@dataclass(frozen=True, order=True)
+class SpanProblem(Problem):
+    """One thing wrong with one span (or trace, or observation) of a trace export, located by its id.
+
+    `line` is the span's position in the file, so problems sort in file order; it is not printed.
+    """
+
+    span: str = ""
+
+    def __str__(self) -> str:
+        return f"{one_line(self.path)}:{one_line(self.span)}: {one_line(self.field)}: {one_line(self.message)}"
+
+
 class InputError(QaevalError):
     """Invalid input data: every problem found, each naming file, line and field.
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.curation.flags import Flag, FlagState, list_flags, resolve_flag
-from qaeval_tui.core.curation.inbox import ImportReport, InboxDecision, InboxEntry, import_misses, list_inbox
+from qaeval_tui.core.curation.inbox import ImportReport, InboxDecision, InboxEntry, list_inbox
 from qaeval_tui.core.curation.promotion import (
     GoldenSnapshot,
     GoldenTarget,
@@ -159,7 +159,10 @@ class Services:
         return self._thread.call(lambda store: resolve_flag(store, flag_id, note=note, curator=curator))
 
     def import_misses(self, path: Path) -> ImportReport:
-        return self._thread.call(lambda store: import_misses(store, path))
+        """Production-miss lines or a trace export (OTLP, OpenInference, Langfuse), told apart by content."""
+        from qaeval_tui.core.curation.traces.importer import import_file
+
+        return self._thread.call(lambda store: import_file(store, path))
 
     def promotion_context(self, trace_id: str) -> PromotionContext:
         return self._thread.call(lambda store: promotion_context(store, self.target, trace_id))

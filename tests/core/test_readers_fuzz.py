@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.curation.inbox import import_misses
+from qaeval_tui.core.curation.traces.importer import TRACE_FORMATS, import_traces
 from qaeval_tui.core.errors import InputError, Problem, QaevalError, UsageError
 from qaeval_tui.core.gate.baseline import load_baseline
 from qaeval_tui.core.gate.drift import read_timeseries
@@ -38,7 +39,8 @@ RUBRIC = Config().rubric
 _MISS_WITH_SURROGATE = json.dumps(
     make_miss("tr-fuzz") | {"sources": [{"id": "s1", "title": "t", "text": "half \udc00 pair"}]}
 ).encode()
-_KEYS = ["item_id", "case_id", "reviewer", "scores", "note", "trace_id", "question", "sources", "format", "x"]
+_KEYS = ["item_id", "case_id", "reviewer", "scores", "note", "trace_id", "question", "sources", "format", "x",
+         "resourceSpans", "scopeSpans", "spans", "attributes", "data", "observations", "id", "timestamp"]  # fmt: skip
 _json_values = st.recursive(
     st.none()
     | st.booleans()
@@ -83,6 +85,10 @@ READERS: dict[str, tuple[str, Callable[[Path], object]]] = {
         _in_store(lambda s, p: import_labels(s, [p], RUBRIC, mapping=FieldMapping.parse(["reviewer=a,case_id=b"]))),
     ),
     "inbox import": ("misses.jsonl", _in_store(import_misses)),
+    **{
+        f"inbox import --format {fmt}": ("traces.json", _in_store(lambda s, p, fmt=fmt: import_traces(s, p, fmt)))
+        for fmt in TRACE_FORMATS
+    },
     "time series": ("drift.jsonl", read_timeseries),
     "baseline": ("baseline.json", load_baseline),
 }

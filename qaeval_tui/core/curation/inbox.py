@@ -9,6 +9,7 @@ line, because silently keeping either version would hide which one a curator pro
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -111,33 +112,51 @@ def import_misses(store: StoreBackend, path: str | Path) -> ImportReport:
     except OSError as exc:
         raise UsageError(f"{display}: cannot read: {exc.strerror}") from exc
     misses, problems = parse_misses(data, display)
-    stored = store.inbox_payloads(miss.trace_id for _, miss in misses)
-    new: list[tuple[int, ProductionMiss]] = []
+    located = [(miss, _at_line(display, number)) for number, miss in misses]
+    return store_misses(store, display, located, problems)
+
+
+Locate = Callable[[str, str], Problem]
+"""Makes a problem (field, message) at where one miss was read: its line, or its span."""
+
+
+def _at_line(path: str, line: int) -> Locate:
+    return lambda field, message: Problem(path, line, field, message)
+
+
+def store_misses(
+    store: StoreBackend, display: str, misses: Sequence[tuple[ProductionMiss, Locate]], problems: list[Problem]
+) -> ImportReport:
+    """Store the misses read from one file, all or none: raises InputError with `problems` and every
+    trace id already stored with other content; a trace id stored identically is left as it is."""
+    stored = store.inbox_payloads(miss.trace_id for miss, _ in misses)
+    new: list[tuple[ProductionMiss, Locate]] = []
     unchanged: list[str] = []
-    for number, miss in misses:
+    for miss, locate in misses:
         if miss.trace_id not in stored:
-            new.append((number, miss))
+            new.append((miss, locate))
         elif ProductionMiss.model_validate_json(stored[miss.trace_id].miss_json) == miss:
             unchanged.append(miss.trace_id)
         else:
-            problems.append(_conflict(display, number, miss.trace_id, stored[miss.trace_id]))
+            problems.append(_conflict(locate, miss.trace_id, stored[miss.trace_id]))
     if problems:
-        raise InputError(problems, what="production-miss file")
-    done = store.add_inbox_misses([InboxMiss(miss.trace_id, miss.canonical(), display) for _, miss in new])
+        raise InputError(problems, what=_WHAT)
+    done = store.add_inbox_misses([InboxMiss(miss.trace_id, miss.canonical(), display) for miss, _ in new])
     if done.conflicts:
         # Another import stored these trace ids between our check and our write.
         stored = store.inbox_payloads(done.conflicts)
-        lines = {miss.trace_id: number for number, miss in new}
-        problems = [_conflict(display, lines[t], t, stored[t]) for t in done.conflicts]
-        raise InputError(problems, what="production-miss file")
+        where = {miss.trace_id: locate for miss, locate in new}
+        problems = [_conflict(where[t], t, stored[t]) for t in done.conflicts]
+        raise InputError(problems, what=_WHAT)
     return ImportReport(path=display, added=done.added, unchanged=tuple(unchanged))
 
 
-def _conflict(path: str, line: int, trace_id: str, stored: StoredMiss) -> Problem:
+_WHAT = "production-miss file"
+
+
+def _conflict(locate: Locate, trace_id: str, stored: StoredMiss) -> Problem:
     source, imported_at = stored.source, stored.imported_at
-    return Problem(
-        path,
-        line,
+    return locate(
         "trace_id",
         f"{trace_id!r} is already in the inbox with different content (imported from {source} at {imported_at}); "
         "give this miss its own trace id",
@@ -205,7 +224,7 @@ def entry_to_json(entry: InboxEntry) -> dict[str, Any]:
     """The miss as imported (§8.4 keys) plus status, where it came from, and the decision."""
     decision = entry.decision
     return {
-        **entry.miss.model_dump(mode="json"),
+        **entry.miss.as_json(),
         "status": entry.status,
         "imported_from": entry.source,
         "imported_at": entry.imported_at,

@@ -40,6 +40,8 @@ def miss_content(entry: InboxEntry, *, with_question: bool = True, with_sources:
         where = "" if known else " (not among its sources)"
         lines.append(_row("", Content.assemble(("cites ", MUTED), plain(citation.source_id), (where, "$error"), quote)))
     lines.append(_row("Why", plain(miss.reason).stylize("$warning")))
+    if miss.provenance is not None:
+        lines.append(_row("Traced", plain(miss.provenance.describe()).stylize(MUTED)))
     if with_sources:
         titles = ", ".join(f"{s.id} {s.title}" if s.title else s.id for s in miss.sources)
         lines.append(_row("Sources", plain(titles or "none")))

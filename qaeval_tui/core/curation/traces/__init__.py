@@ -1,0 +1,1 @@
+"""Production misses from trace exports (OTLP with the GenAI conventions, OpenInference, Langfuse)."""
