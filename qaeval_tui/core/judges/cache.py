@@ -22,7 +22,7 @@ from qaeval_tui.core.golden.hashing import content_hash
 from qaeval_tui.core.golden.loader import case_content_hash
 from qaeval_tui.core.golden.models import GoldenCase
 from qaeval_tui.core.rubric import Rubric
-from qaeval_tui.core.running.judge import JudgeCall, JudgeClient, JudgeFailure, JudgeResult, validate_result
+from qaeval_tui.core.running.judge import JudgeCall, JudgeClient, JudgeFailure, JudgeResult, ask, validate_result
 from qaeval_tui.core.running.models import JudgeConfig, SUTOutput
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.judge_cache import CachedJudgement
@@ -221,22 +221,47 @@ class CachedJudge:
         return getattr(self.inner, name)
 
     def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
-        key: Key | None = None
-        if not self.cache.empty or _costs_calls(self.inner):
-            key = (self._case_hash(case), output_hash(output))
-            cached = self.cache.get(key)
-            if cached is not None and _sound(cached, rubric):
-                self.tally.hit()
-                return cached
+        key, cached = self._lookup(case, output, rubric)
+        if cached is not None:
+            return cached
         self.tally.started()
         try:
             raw = self.inner.score(case, output, rubric)
-        except JudgeFailure as exc:
-            self.tally.finished(exc.call if isinstance(exc.call, JudgeCall) else None, failed=True)
+        except BaseException as exc:
+            self._failed(exc)
             raise
-        except BaseException:
-            self.tally.finished(None, failed=True)
+        return self._settle(raw, key, case, output, rubric)
+
+    async def ascore(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
+        """`score` on a run's event loop: the inner judge's call awaited (`ask`)."""
+        key, cached = self._lookup(case, output, rubric)
+        if cached is not None:
+            return cached
+        self.tally.started()
+        try:
+            raw = await ask(self.inner, case, output, rubric)
+        except BaseException as exc:
+            self._failed(exc)
             raise
+        return self._settle(raw, key, case, output, rubric)
+
+    def _lookup(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> tuple[Key | None, JudgeResult | None]:
+        """The case's cache key (when worth computing) and its sound cached result, if any (a hit is tallied)."""
+        if self.cache.empty and not _costs_calls(self.inner):
+            return None, None
+        key = (self._case_hash(case), output_hash(output))
+        cached = self.cache.get(key)
+        if cached is not None and _sound(cached, rubric):
+            self.tally.hit()
+            return key, cached
+        return key, None
+
+    def _failed(self, exc: BaseException) -> None:
+        call = exc.call if isinstance(exc, JudgeFailure) and isinstance(exc.call, JudgeCall) else None
+        self.tally.finished(call, failed=True)
+
+    def _settle(self, raw: object, key: Key | None, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> Any:
+        """The inner judge's result, tallied, and kept for the cache when a model was asked and it is valid."""
         try:
             result = validate_result(raw, rubric)
         except Exception:  # judge_verdict names what is wrong (an error verdict); nothing is cached
