@@ -22,10 +22,19 @@ from qaeval_tui.core.golden.hashing import content_hash
 from qaeval_tui.core.golden.loader import case_content_hash
 from qaeval_tui.core.golden.models import GoldenCase
 from qaeval_tui.core.rubric import Rubric
-from qaeval_tui.core.running.judge import JudgeCall, JudgeClient, JudgeFailure, JudgeResult, ask, validate_result
+from qaeval_tui.core.running.judge import (
+    JudgeCall,
+    JudgeClient,
+    JudgeFailure,
+    JudgeResult,
+    ask,
+    known_hashes,
+    validate_result,
+)
 from qaeval_tui.core.running.models import JudgeConfig, SUTOutput
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.judge_cache import CachedJudgement
+from qaeval_tui.core.text import one_line
 
 Key = tuple[str, str]
 """(case content hash, system output hash), under one judge config hash."""
@@ -98,7 +107,7 @@ class JudgeTally:
             )
         cost = self.cost
         if cost is not None and self.pricing is not None:
-            text += f", ~{cost:.4f} {self.pricing.currency}"
+            text += f", ~{cost:.4f} {one_line(self.pricing.currency)}"  # from the config: shown, never sent
         return text
 
     def to_json(self) -> dict[str, Any]:
@@ -249,7 +258,7 @@ class CachedJudge:
         """The case's cache key (when worth computing) and its sound cached result, if any (a hit is tallied)."""
         if self.cache.empty and not _costs_calls(self.inner):
             return None, None
-        key = (self._case_hash(case), output_hash(output))
+        key = known_hashes(case, output) or (self._case_hash(case), output_hash(output))
         cached = self.cache.get(key)
         if cached is not None and _sound(cached, rubric):
             self.tally.hit()
@@ -260,13 +269,14 @@ class CachedJudge:
         call = exc.call if isinstance(exc, JudgeFailure) and isinstance(exc.call, JudgeCall) else None
         self.tally.finished(call, failed=True)
 
-    def _settle(self, raw: object, key: Key | None, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> Any:
-        """The inner judge's result, tallied, and kept for the cache when a model was asked and it is valid."""
+    def _settle(self, raw: object, key: Key | None, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
+        """The inner judge's result, tallied, and kept for the cache when a model was asked and it is valid
+        (an invalid one is handed on as it came: `judge_verdict` names what is wrong)."""
         try:
             result = validate_result(raw, rubric)
         except Exception:  # judge_verdict names what is wrong (an error verdict); nothing is cached
             self.tally.finished(getattr(raw, "call", None) if isinstance(raw, JudgeResult) else None, failed=True)
-            return raw
+            return raw  # type: ignore[return-value]  # not a JudgeResult: the verdict says so
         self.tally.finished(result.call, failed=False)
         if result.call is not None and not _stands_in_for_a_failure(result):  # a model was asked: worth keeping
             self.cache.put(key or (self._case_hash(case), output_hash(output)), result)

@@ -193,7 +193,9 @@ def _final(result: JudgeResult, call: JudgeCall | None, stages: tuple[dict[str, 
     )  # fmt: skip
 
 
-def _call(judge: JudgeClient, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> tuple[object, BaseException | None]:
+def _call(
+    judge: JudgeClient, case: GoldenCase, output: SUTOutput, rubric: Rubric
+) -> tuple[object, BaseException | None]:
     try:
         return judge.score(case, output, rubric), None
     except KeyboardInterrupt:

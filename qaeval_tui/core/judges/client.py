@@ -32,7 +32,6 @@ from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.judge import JudgeFailure, JudgeResult
 from qaeval_tui.core.running.models import JudgeConfig, SUTOutput
 
-
 T = TypeVar("T")
 
 

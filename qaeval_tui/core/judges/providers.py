@@ -1,9 +1,10 @@
 """The two provider protocols over one pooled async HTTP client: a request body out, a `Reply` or a `Failed` back.
 
-The request path is httpx's `AsyncClient` itself (the client the official SDKs wrap), not the SDKs:
-a judge needs one POST per protocol, and the SDK path cost ~1.6 ms of CPU a call (models built and
-validated for every reply), bounded each read rather than the whole attempt, read a reply of any size
-whole, and handed back whatever strings the server sent. Here each attempt is bounded whole by
+The request path is one pooled aiohttp session, not the providers' SDKs: a judge needs one POST per
+protocol, and the SDK path cost ~1.6 ms of CPU a call (models built and validated for every reply; the
+async SDKs' httpx pool polls every idle connection on every request, quadratic in `concurrency`),
+bounded each read rather than the whole attempt, read a reply of any size whole, and handed back
+whatever strings the server sent. Here each attempt is bounded whole by
 `timeout_s` (connect, headers and every byte of the body: a server dripping one byte at a time
 cannot keep it alive), a reply is read up to `MAX_REPLY_BYTES`, and the reply is read strictly: every
 field the verdict records must be of its protocol's type and valid Unicode, else the attempt fails as
@@ -15,15 +16,17 @@ the SDKs' base-URL environment variables, and their default hosts.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import json
 import math
 import os
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-import httpx
+import aiohttp
 
 from qaeval_tui.core.judges.calls import AttemptFailed, Failed, Reply, Stop
 
@@ -42,47 +45,56 @@ _NOT_PROTOCOL = Failed("invalid_response", "the judge's API returned a response 
 
 
 class Endpoint:
-    """One URL and its headers, POSTed through one pooled `httpx.AsyncClient` per event loop."""
+    """One URL and its headers, POSTed through one pooled `aiohttp.ClientSession` per event loop."""
 
     def __init__(self, url: str, headers: Mapping[str, str], *, timeout_s: float, connections: int) -> None:
         self.url = url
         self.headers = {"content-type": "application/json", "accept": "application/json", **headers}
         self.timeout_s = timeout_s
         self.connections = connections
-        self._client: httpx.AsyncClient | None = None
+        self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._closer: weakref.finalize[Any, Any] | None = None
 
-    def _pooled(self) -> httpx.AsyncClient:
+    def _pooled(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
-        if self._client is None or self._loop is not loop:  # a client's pool belongs to the loop it was made on
-            limits = httpx.Limits(max_connections=self.connections, max_keepalive_connections=self.connections)
-            self._client = httpx.AsyncClient(
-                headers=self.headers, timeout=httpx.Timeout(self.timeout_s), limits=limits, trust_env=True
+        if self._session is None or self._loop is not loop:  # a pool belongs to the loop it was made on
+            if self._closer is not None:
+                self._closer()  # the previous loop's pool, closed on that loop if it still runs
+            connector = aiohttp.TCPConnector(limit=self.connections, limit_per_host=self.connections)
+            self._session = aiohttp.ClientSession(
+                connector=connector,
+                headers=self.headers,
+                timeout=aiohttp.ClientTimeout(total=self.timeout_s),
+                trust_env=True,
+                auto_decompress=True,
             )
             self._loop = loop
-        return self._client
+            self._closer = weakref.finalize(self, _close_later, self._session, loop)
+        return self._session
 
     async def aclose(self) -> None:
         """Close the pool of the running loop (a run's loop ends with the run)."""
-        client, self._client = self._client, None
-        if client is not None and self._loop is asyncio.get_running_loop():
-            await client.aclose()
+        session, self._session = self._session, None
+        if self._closer is not None:
+            self._closer.detach()
+            self._closer = None
+        if session is not None and self._loop is asyncio.get_running_loop():
+            await session.close()
         self._loop = None
 
     async def post(self, body: dict[str, Any]) -> dict[str, Any]:
-        """The reply's JSON object; `AttemptFailed` for a timeout, a network error, an HTTP error or a non-protocol reply."""
-        client = self._pooled()
+        """The reply's JSON object; `AttemptFailed` for a timeout, a network or HTTP error, a non-protocol reply."""
+        session = self._pooled()
         data = json.dumps(body, ensure_ascii=False).encode("utf-8")
         try:
             async with asyncio.timeout(self.timeout_s):  # the whole attempt, every byte of the reply included
-                async with client.stream("POST", self.url, content=data) as response:
-                    status, headers = response.status_code, response.headers
-                    content = await _capped(response) if 200 <= status < 300 else b""
+                async with session.post(self.url, data=data) as response:
+                    status, headers = response.status, response.headers
+                    content = await _capped(response.content) if 200 <= status < 300 else b""
         except TimeoutError:
             raise AttemptFailed(Failed("timeout", "the judge's request timed out", True)) from None
-        except httpx.TimeoutException:
-            raise AttemptFailed(Failed("timeout", "the judge's request timed out", True)) from None
-        except (httpx.TransportError, OSError):
+        except (aiohttp.ClientError, OSError):
             raise AttemptFailed(Failed("network", "the judge's endpoint could not be reached", True)) from None
         if not 200 <= status < 300:
             raise AttemptFailed(status_failure(status, headers))
@@ -95,10 +107,18 @@ class Endpoint:
         return document
 
 
-async def _capped(response: httpx.Response) -> bytes:
+def _close_later(session: aiohttp.ClientSession, loop: asyncio.AbstractEventLoop) -> None:
+    """Close a pool whose judge is gone, on its own loop, if that loop still runs (the shared background one)."""
+    if loop.is_closed() or session.closed:
+        return
+    with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+        asyncio.run_coroutine_threadsafe(session.close(), loop)
+
+
+async def _capped(stream: aiohttp.StreamReader) -> bytes:
     chunks: list[bytes] = []
     size = 0
-    async for chunk in response.aiter_bytes():
+    async for chunk in stream.iter_any():
         size += len(chunk)
         if size > MAX_REPLY_BYTES:
             raise AttemptFailed(

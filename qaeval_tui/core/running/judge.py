@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
@@ -92,6 +93,19 @@ class JudgeClient(Protocol):
     def config(self) -> JudgeConfig: ...
 
     def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult: ...
+
+
+ITEM_HASHES: ContextVar[tuple[object, object, str, str] | None] = ContextVar("qaeval_item_hashes", default=None)
+"""(case, output, case hash, output hash) of the case a run is asking the judge about: the runner has
+computed both hashes already, and the verdict cache reads them here rather than hashing again."""
+
+
+def known_hashes(case: GoldenCase, output: SUTOutput) -> tuple[str, str] | None:
+    """The hashes the runner set for exactly this case and output, if it did."""
+    known = ITEM_HASHES.get()
+    if known is None or known[0] is not case or known[1] is not output:
+        return None
+    return known[2], known[3]
 
 
 def is_asynchronous(judge: JudgeClient) -> bool:

@@ -28,6 +28,7 @@ from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.adapters import SystemAdapter, adapter_label, case_view, describe_failure
 from qaeval_tui.core.running.checks import CheckResult, run_checks
 from qaeval_tui.core.running.judge import (
+    ITEM_HASHES,
     JudgeClient,
     ajudge_verdict,
     close_judge,
@@ -161,7 +162,13 @@ def judge_case(
 ) -> CaseResult:
     """The judge's verdict on an answered case, its trajectory and metric values: the finished case."""
     case = answered.loaded.case
-    verdict = judge_verdict(judge, config, case, answered.output, rubric, item_id=answered.item_id, created_at=clock())
+    token = ITEM_HASHES.set((case, answered.output, answered.loaded.content_hash, answered.output_hash))
+    try:
+        verdict = judge_verdict(
+            judge, config, case, answered.output, rubric, item_id=answered.item_id, created_at=clock()
+        )
+    finally:
+        ITEM_HASHES.reset(token)
     return finished_case(answered, verdict, rubric, top_k)
 
 
@@ -175,9 +182,13 @@ async def ajudge_case(
 ) -> CaseResult:
     """`judge_case` on a run's event loop: the judge's call awaited."""
     case = answered.loaded.case
-    verdict = await ajudge_verdict(
-        judge, config, case, answered.output, rubric, item_id=answered.item_id, created_at=clock()
-    )
+    token = ITEM_HASHES.set((case, answered.output, answered.loaded.content_hash, answered.output_hash))
+    try:
+        verdict = await ajudge_verdict(
+            judge, config, case, answered.output, rubric, item_id=answered.item_id, created_at=clock()
+        )
+    finally:
+        ITEM_HASHES.reset(token)
     return finished_case(answered, verdict, rubric, top_k)
 
 
