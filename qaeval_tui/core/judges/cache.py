@@ -3,8 +3,9 @@
 `CachedJudge` wraps any judge: before asking it, it looks up the key (judge config hash, case
 content hash, system output hash) among the entries loaded from the store before the run; a hit
 is the cached result and no call. A fresh valid result that cost a call (`JudgeResult.call` set:
-a model was asked) is kept for the store, written after the run in one transaction; an error is
-never cached, so it is asked again next time. Worker threads touch only memory, never the store.
+a model was asked) is kept for the store, written in batches while the run goes on (by the thread
+that reports progress); an error is never cached, so it is asked again next time. Judge calls touch
+only memory, never the store.
 
 `JudgeTally` counts, thread-safely, what the progress line and the run's totals show: calls done
 and in flight, cached results, errors, tokens, and the cost the optional `[judge.pricing]` puts on
@@ -200,9 +201,30 @@ class VerdictCache:
         with self._lock:
             return [CachedJudgement(self.config_hash, case, output, doc) for (case, output), doc in self._new.items()]
 
+    @property
+    def pending(self) -> int:
+        """New results not yet written to the store."""
+        with self._lock:
+            return len(self._new)
+
     def save(self, store: StoreBackend) -> int:
-        """Write the results this run paid for; returns how many."""
-        return store.cache_judgements(self.new_entries())
+        """Write the results this run paid for and that are not written yet; returns how many.
+
+        A run saves as it goes (`qaeval run` every `SAVE_EVERY` results), so a run stopped halfway has
+        kept every verdict it paid for, and its rerun asks only for the rest."""
+        with self._lock:
+            taken, self._new = self._new, {}
+        entries = [CachedJudgement(self.config_hash, case, output, doc) for (case, output), doc in taken.items()]
+        try:
+            return store.cache_judgements(entries)
+        except BaseException:
+            with self._lock:  # not written: kept for the next save
+                self._new = {**taken, **self._new}
+            raise
+
+
+SAVE_EVERY = 256
+"""New verdict-cache entries a run writes to the store at a time, as the cases finish."""
 
 
 class CachedJudge:
@@ -314,4 +336,4 @@ def _costs_calls(judge: JudgeClient) -> bool:
     return bool(kind and kind not in {"mechanical", "skipped"})
 
 
-__all__ = ["CachedJudge", "JudgeTally", "Pricing", "VerdictCache", "output_hash"]
+__all__ = ["SAVE_EVERY", "CachedJudge", "JudgeTally", "Pricing", "VerdictCache", "output_hash"]

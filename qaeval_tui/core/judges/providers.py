@@ -25,6 +25,7 @@ import time
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import aiohttp
 
@@ -55,6 +56,7 @@ class Endpoint:
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closer: weakref.finalize[Any, Any] | None = None
+        self._proxy = _env_proxy(url)
 
     def _pooled(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
@@ -66,7 +68,7 @@ class Endpoint:
                 connector=connector,
                 headers=self.headers,
                 timeout=aiohttp.ClientTimeout(total=self.timeout_s),
-                trust_env=True,
+                trust_env=False,  # the proxy is read from the environment once (`_env_proxy`), not per request
                 auto_decompress=True,
             )
             self._loop = loop
@@ -89,7 +91,7 @@ class Endpoint:
         data = json.dumps(body, ensure_ascii=False).encode("utf-8")
         try:
             async with asyncio.timeout(self.timeout_s):  # the whole attempt, every byte of the reply included
-                async with session.post(self.url, data=data) as response:
+                async with session.post(self.url, data=data, proxy=self._proxy) as response:
                     status, headers = response.status, response.headers
                     content = await _capped(response.content) if 200 <= status < 300 else b""
         except TimeoutError:
@@ -105,6 +107,16 @@ class Endpoint:
         if not isinstance(document, dict):
             raise AttemptFailed(_NOT_PROTOCOL)
         return document
+
+
+def _env_proxy(url: str) -> str | None:
+    """The proxy `HTTPS_PROXY`/`HTTP_PROXY` name for `url`, unless `NO_PROXY` exempts its host (as the SDKs do)."""
+    import urllib.request
+
+    parts = urlsplit(url)
+    if parts.hostname is None or urllib.request.proxy_bypass(parts.hostname):
+        return None
+    return urllib.request.getproxies().get(parts.scheme)
 
 
 def _close_later(session: aiohttp.ClientSession, loop: asyncio.AbstractEventLoop) -> None:

@@ -6,9 +6,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Protocol
 
-from qaeval_tui.core.judges.cache import CachedJudge, JudgeTally, Pricing, VerdictCache
+from qaeval_tui.core.judges.cache import SAVE_EVERY, CachedJudge, JudgeTally, Pricing, VerdictCache
 from qaeval_tui.core.running.configured import RunPlan
 from qaeval_tui.core.running.result import RunResult
+from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.opening import StoreTarget, open_store
 
 ProgressUpdate = Callable[[int, int], None]
@@ -48,6 +49,24 @@ def judge_progress(update: ProgressUpdate | None, judge: CachedJudge | None) -> 
         show(done, total, tally.line() if tally.asked_model else "")
 
     return with_line
+
+
+def saving_as_it_goes(
+    update: ProgressUpdate | None, judge: CachedJudge | None, store: StoreBackend
+) -> ProgressUpdate | None:
+    """`update`, also writing the verdict cache's new entries to `store` every `SAVE_EVERY` of them: the
+    run reports progress on one thread after each case, so the store is written from that thread only."""
+    if judge is None:
+        return update
+    cache = judge.cache
+
+    def saving(done: int, total: int) -> None:
+        if cache.pending >= SAVE_EVERY:
+            cache.save(store)
+        if update is not None:
+            update(done, total)
+
+    return saving
 
 
 def with_judge_calls(result: RunResult, judge: CachedJudge) -> RunResult:
