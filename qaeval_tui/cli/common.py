@@ -13,12 +13,11 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 import typer
 
 from qaeval_tui.cli.literal_console import LiteralConsole
-from qaeval_tui.core.atomic_file import strict_json
-from qaeval_tui.core.config import Config, load_config
 from qaeval_tui.core.errors import InputError, QaevalError, UsageError
 from qaeval_tui.core.text import json_visible
 
 if TYPE_CHECKING:
+    from qaeval_tui.core.config import Config
     from qaeval_tui.core.store.backend import StoreBackend
     from qaeval_tui.core.store.opening import StoreTarget
 
@@ -37,6 +36,8 @@ def config_from(ctx: typer.Context) -> Config:
     if root.obj is None:
         root.obj = {}
     if "config" not in root.obj:
+        from qaeval_tui.core.config import load_config  # the config models: off `qaeval --help`'s path
+
         root.obj["config"] = load_config(root.params.get("config"))
     config: Config = root.obj["config"]
     return config
@@ -140,5 +141,7 @@ def print_json(data: Any) -> None:
 
     Control, bidi and invisible characters in strings are `\\u` escapes (core.text.json_visible).
     """
+    from qaeval_tui.core.atomic_file import strict_json
+
     document = strict_json(data, "stdout", indent=2, ensure_ascii=False, sort_keys=False)
     sys.stdout.write(json_visible(document) + "\n")
