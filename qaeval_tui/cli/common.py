@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import typer
 
-from qaeval_tui.cli.literal_console import LiteralConsole
 from qaeval_tui.core.errors import InputError, QaevalError, UsageError
 from qaeval_tui.core.text import json_visible
 
 if TYPE_CHECKING:
+    from qaeval_tui.cli.literal_console import LiteralConsole
     from qaeval_tui.core.config import Config
     from qaeval_tui.core.store.backend import StoreBackend
     from qaeval_tui.core.store.opening import StoreTarget
@@ -24,10 +24,35 @@ if TYPE_CHECKING:
 P = ParamSpec("P")
 R = TypeVar("R")
 
+
+class _Deferred:
+    """A `LiteralConsole` built on first use: `qaeval --help` never loads rich (its consoles print nothing)."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console: LiteralConsole | None = None
+
+    def _built(self) -> LiteralConsole:
+        if self._console is None:
+            from qaeval_tui.cli.literal_console import LiteralConsole
+
+            self._console = LiteralConsole(**self._options)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._built(), name)
+
+    def __enter__(self) -> Any:
+        return self._built().__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        self._built().__exit__(*exc)
+
+
 # Data prints as written: no markup, no emoji codes, control and bidi characters escaped. A
 # diagnostic is one line however long, terminal or CI log: a grep for it must not meet a break.
-stdout = LiteralConsole(soft_wrap=False)
-stderr = LiteralConsole(stderr=True, soft_wrap=True)
+stdout: LiteralConsole = _Deferred(soft_wrap=False)  # type: ignore[assignment]  # a LiteralConsole on first use
+stderr: LiteralConsole = _Deferred(stderr=True, soft_wrap=True)  # type: ignore[assignment]
 
 
 def config_from(ctx: typer.Context) -> Config:
