@@ -47,6 +47,7 @@ class ModelJudge:
         self.section = section
         self.concurrency = section.concurrency
         self._backoff_s = backoff_s
+        self._system: tuple[Rubric, str] | None = None
         self._config = JudgeConfig(
             name=f"{section.kind}-judge",
             model=section.model,
@@ -80,6 +81,13 @@ class ModelJudge:
     def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
         return _on_background_loop(self.ascore(case, output, rubric))
 
+    def _system_message(self, rubric: Rubric) -> str:
+        """The system message for `rubric`, rendered once per rubric (every call of a run sends the same)."""
+        cached = self._system
+        if cached is None or cached[0] is not rubric:
+            cached = self._system = (rubric, system_message(self.section.prompt_version, rubric))
+        return cached[1]
+
     async def aclose(self) -> None:
         """Close the running loop's connection pool (the runner calls it when its loop ends)."""
         await self._endpoint.aclose()
@@ -90,7 +98,7 @@ class ModelJudge:
             return JudgeResult(
                 dict.fromkeys(rubric.axis_names), abstained=True, reason="nothing to quote: no source text, no answer"
             )
-        system = system_message(self.section.prompt_version, rubric)
+        system = self._system_message(rubric)
         user = user_message(case, output, rubric)
         reply, call = await call_with_retries(
             lambda: self._send(system, user),
