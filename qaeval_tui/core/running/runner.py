@@ -375,17 +375,24 @@ def _in_parallel(
     return [slot for slot in slots if slot is not None]
 
 
-def store_run(store: StoreBackend, result: RunResult) -> None:
-    """Append the run (cases, outputs, verdicts) to the store; nothing is ever updated in place."""
+def store_run(store: StoreBackend, result: RunResult, *, cases_stored: bool = False) -> None:
+    """Append the run (cases, outputs, verdicts) to the store; nothing is ever updated in place.
+    `cases_stored`: the suite's cases went in before the run (`store_cases`), while it ran."""
     with collector_paused():
+        if not cases_stored:
+            store_cases(store, [r.loaded for r in result.cases])
         _store_run(store, result)
 
 
-def _store_run(store: StoreBackend, result: RunResult) -> None:
+def store_cases(store: StoreBackend, cases: Sequence[LoadedCase]) -> None:
+    """The golden cases a run is about (content-addressed: a case already stored is left as it is)."""
     store.upsert_cases(
-        CaseRecord(r.loaded.content_hash, r.case_id, r.loaded.split, case_to_json_dict(r.loaded.case))
-        for r in result.cases
+        CaseRecord(loaded.content_hash, loaded.case.id, loaded.split, case_to_json_dict(loaded.case))
+        for loaded in cases
     )
+
+
+def _store_run(store: StoreBackend, result: RunResult) -> None:
     header = result.header()
     config_hash = header["judge"]["config_hash"]
     store.insert_run(
