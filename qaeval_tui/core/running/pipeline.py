@@ -38,6 +38,10 @@ def pipelined(
     return in_loop(lambda: _pipeline(prepare, finish, total, workers, concurrency, progress, done, close))
 
 
+class _Stopped(Exception):
+    """A progress or done callback raised KeyboardInterrupt or SystemExit: raised again once the tasks end."""
+
+
 def in_loop(main: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """`main()` run on a new event loop: on this thread, or on a thread of its own when this one already
     runs a loop (a caller inside the TUI's)."""
@@ -92,6 +96,8 @@ async def _pipeline(
         for _ in range(consumers):
             await queue.put(None)
 
+    stopped: list[BaseException] = []
+
     async def consume() -> None:
         nonlocal finished
         while (item := await queue.get()) is not None:
@@ -99,10 +105,14 @@ async def _pipeline(
             result = await finish(answered)
             slots[position] = result
             finished += 1
-            if done is not None:
-                done(result)
-            if progress is not None:
-                progress(finished, total)
+            try:
+                if done is not None:
+                    done(result)
+                if progress is not None:
+                    progress(finished, total)
+            except (KeyboardInterrupt, SystemExit) as exc:  # the caller stops the run: end every task first
+                stopped.append(exc)
+                raise _Stopped from None
 
     clean = False
     try:
@@ -112,6 +122,8 @@ async def _pipeline(
                 group.create_task(consume())
         clean = True
     except BaseExceptionGroup as failures:  # the first error inside the harness, as itself
+        if stopped:
+            raise stopped[0] from None
         raise failures.exceptions[0] from None
     finally:
         adapters.shutdown(wait=clean, cancel_futures=not clean)
