@@ -18,9 +18,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import email.utils
+import functools
 import json
 import math
 import os
+import ssl
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
@@ -63,7 +65,11 @@ class Endpoint:
         if self._session is None or self._loop is not loop:  # a pool belongs to the loop it was made on
             if self._closer is not None:
                 self._closer()  # the previous loop's pool, closed on that loop if it still runs
-            connector = aiohttp.TCPConnector(limit=self.connections, limit_per_host=self.connections)
+            connector = aiohttp.TCPConnector(
+                limit=self.connections,
+                limit_per_host=self.connections,
+                ssl=_tls_context() if self.url.startswith("https:") else True,
+            )
             self._session = aiohttp.ClientSession(
                 connector=connector,
                 headers=self.headers,
@@ -107,6 +113,20 @@ class Endpoint:
         if not isinstance(document, dict):
             raise AttemptFailed(_NOT_PROTOCOL)
         return document
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """The certificates the SDKs trusted: `SSL_CERT_FILE` when set, else certifi's bundle, else the system's."""
+    cafile = os.environ.get("SSL_CERT_FILE")
+    if not cafile:
+        try:
+            import certifi
+
+            cafile = certifi.where()
+        except ImportError:
+            cafile = None
+    return ssl.create_default_context(cafile=cafile)
 
 
 def _env_proxy(url: str) -> str | None:
