@@ -1,69 +1,226 @@
-"""Issue 15: 2,000 judged cases against a loopback judge server answering each call after 100 ms, at
-concurrency 32, and the unchanged rerun that the verdict cache answers without a call.
+"""Issues 15 and 26: judged runs against a loopback judge server answering each call after 100 ms, every
+figure read against a floor timed in the same run.
 
-The floor is 2,000 x 0.1 s / 32 = 6.25 s; the target is 1.5 times that. The rerun must make zero
-calls (the server's own count) and finish within 2 s. Both runs go through `run_from_config`, the
-use case `qaeval run` calls (the suite loaded, the bundled hub answering on 2 workers, the `[judge]`
-OpenAI-compatible judge asked through the SDK `concurrency` at a time, or the cache read, the run
-stored); the server (`tests/llm_server.py`, `SpawnedLLMServer`) runs in a child process, so its
-threads do not share this interpreter's lock with the judge's.
+- 2,000 judged cases at concurrency 32: the floor is N x latency / concurrency (6.25 s); the target is
+  1.2 times that. Beside it, a raw aiohttp client (one session, a semaphore, the same request and reply
+  sizes) asks the same server the same 2,000 times: what a hand-written client gets on this machine now.
+- CPU per judge call: the judged run's CPU minus the CPU of the same suite run `--checks-only` (the
+  system and the checks, no judge), over the calls; target 1 ms.
+- The unchanged rerun the verdict cache answers: zero calls, within 2 s.
+- With `QAEVAL_BENCH_BIG=1` (about two minutes on a quiet machine): 20,000 cases at concurrency 64,
+  1.2 x the floor, peak memory at most 600 MB, and the growth in memory from 2,000 to 20,000 cases
+  extrapolated to 100,000.
+
+Each run goes through `run_from_config`, the use case `qaeval run` calls (the suite loaded, the bundled
+hub answering on 2 workers, the `[judge]` OpenAI-compatible judge asked `concurrency` at a time, the run
+stored), in a child process of its own so its CPU time and peak memory are its own (the modules a run
+imports are imported before its clock starts, as the raw client's are; the rerun follows the first run
+in the same process); the server
+(`tests/llm_server.py`, `SpawnedLLMServer`) runs in another, so its threads do not share the judge's
+interpreter lock.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from benchmarks import Figure
 from benchmarks.synthetic import write_synthetic_golden
-from qaeval_tui.core.config import Config, JudgeSection
-from qaeval_tui.core.usecases.run import run_from_config
 from tests.llm_server import SpawnedLLMServer
 
 CASES = 2_000
+BIG_CASES = 20_000
 LATENCY_S = 0.1
 CONCURRENCY = 32
-FLOOR_S = CASES * LATENCY_S / CONCURRENCY
-WALL_TARGET_S = 1.5 * FLOOR_S
+BIG_CONCURRENCY = 64
+WALL_RATIO = 1.2
+CPU_PER_CALL_MS = 1.0
 RERUN_TARGET_S = 2.0
+MEMORY_MB = 600.0
 KEY_ENV = "QAEVAL_BENCH_JUDGE_KEY"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def floor_s(cases: int, concurrency: int) -> float:
+    return cases * LATENCY_S / concurrency
 
 
 def run(workdir: Path) -> list[Figure]:
-    folder = write_synthetic_golden(workdir / "golden", CASES).parent
-    server = SpawnedLLMServer(latency_s=LATENCY_S)
-    os.environ[KEY_ENV] = "sk-bench-local"
-    try:
-        judge = JudgeSection(
-            kind="openai",
-            model="bench-judge",
-            base_url=server.openai_base_url,
-            api_key_env=KEY_ENV,
-            concurrency=CONCURRENCY,
-        )
-        config = Config(base_dir=str(workdir), judge=judge)
+    big = os.environ.get("QAEVAL_BENCH_BIG") == "1"
+    suite = write_synthetic_golden(workdir / "golden", CASES).parent
+    with SpawnedLLMServer(latency_s=LATENCY_S) as server:
+        raw = _child("raw", server.openai_base_url, CASES, CONCURRENCY)
+        judged = _child("twice", server.openai_base_url, CASES, CONCURRENCY, suite, workdir / "bench.db")
+        rerun = judged["rerun"]  # the same process again, as the run it follows left it
+        checks = _child("checks", server.openai_base_url, CASES, CONCURRENCY, suite, workdir / "checks.db")
+        figures = _figures(raw, judged, rerun, checks)
+        if big:
+            large = write_synthetic_golden(workdir / "big", BIG_CASES).parent
+            small = _child("run", server.openai_base_url, CASES, BIG_CONCURRENCY, suite, workdir / "small.db")
+            grown = _child("run", server.openai_base_url, BIG_CASES, BIG_CONCURRENCY, large, workdir / "big.db")
+            figures += _big_figures(small, grown)
+    return figures
 
-        def timed() -> tuple[float, int]:
-            before = server.calls
-            started = time.perf_counter()
-            run_from_config(config, [folder], workdir / "bench.db", workers=2)
-            return time.perf_counter() - started, server.calls - before
 
-        first, first_calls = timed()
-        rerun, rerun_calls = timed()
-    finally:
-        os.environ.pop(KEY_ENV, None)
-        server.stop()
+def _figures(
+    raw: dict[str, Any], judged: dict[str, Any], rerun: dict[str, Any], checks: dict[str, Any]
+) -> list[Figure]:
+    floor = floor_s(CASES, CONCURRENCY)
+    ratio = judged["wall"] / floor
+    cpu_per_call = (judged["cpu"] - checks["cpu"]) / max(judged["calls"], 1) * 1000
     return [
         Figure(
-            f"{CASES} judged cases, {LATENCY_S * 1000:.0f} ms a call, concurrency {CONCURRENCY}",
-            first,
-            "s",
-            f"<= {WALL_TARGET_S:.2f} (1.5 x {FLOOR_S:.2f})",
-            first <= WALL_TARGET_S and first_calls == CASES,
+            f"{CASES} judged cases, 100 ms, c={CONCURRENCY}: wall / floor ({judged['wall']:.2f} s / {floor:.2f} s)",
+            ratio,
+            "x",
+            f"<= {WALL_RATIO}" + ("" if ratio <= WALL_RATIO else f" (misses by {ratio / WALL_RATIO - 1:.0%})"),
+            ratio <= WALL_RATIO and judged["calls"] == CASES,
         ),
-        Figure("judge calls of that run", first_calls, "", f"= {CASES}", first_calls == CASES),
-        Figure("the unchanged rerun (verdict cache)", rerun, "s", f"<= {RERUN_TARGET_S:.1f}", rerun <= RERUN_TARGET_S),
-        Figure("judge calls of the rerun", rerun_calls, "", "= 0", rerun_calls == 0),
+        Figure(
+            f"  the same calls by raw aiohttp, same server, same run ({raw['wall']:.2f} s)",
+            raw["wall"] / floor,
+            "x",
+            "reference: what the machine allows now",
+            True,
+        ),
+        Figure(
+            f"  CPU per judge call (run {judged['cpu']:.2f} s - checks only {checks['cpu']:.2f} s)",
+            cpu_per_call,
+            "ms",
+            f"<= {CPU_PER_CALL_MS} (raw aiohttp: {raw['cpu'] / CASES * 1000:.2f} ms)",
+            cpu_per_call <= CPU_PER_CALL_MS,
+        ),
+        Figure("  judge calls of that run", judged["calls"], "", f"= {CASES}", judged["calls"] == CASES),
+        Figure("the unchanged rerun (verdict cache)", rerun["wall"], "s", f"<= {RERUN_TARGET_S}", rerun["wall"] <= 2.0),
+        Figure("  judge calls of the rerun", rerun["calls"], "", "= 0", rerun["calls"] == 0),
     ]
+
+
+def _big_figures(small: dict[str, Any], grown: dict[str, Any]) -> list[Figure]:
+    floor = floor_s(BIG_CASES, BIG_CONCURRENCY)
+    ratio = grown["wall"] / floor
+    per_case_kb = (grown["rss_mb"] - small["rss_mb"]) * 1024 / (BIG_CASES - CASES)
+    at_100k = grown["rss_mb"] + per_case_kb * (100_000 - BIG_CASES) / 1024
+    seconds_per_case = grown["wall"] / BIG_CASES
+    return [
+        Figure(
+            f"{BIG_CASES} judged cases, c={BIG_CONCURRENCY}: wall / floor ({grown['wall']:.1f} s / {floor:.1f} s)",
+            ratio,
+            "x",
+            f"<= {WALL_RATIO}" + ("" if ratio <= WALL_RATIO else f" (misses by {ratio / WALL_RATIO - 1:.0%})"),
+            ratio <= WALL_RATIO and grown["calls"] == BIG_CASES,
+        ),
+        Figure(
+            f"  peak memory ({CASES} cases: {small['rss_mb']:.0f} MB)",
+            grown["rss_mb"],
+            "MB",
+            f"<= {MEMORY_MB:.0f}"
+            + ("" if grown["rss_mb"] <= MEMORY_MB else f" (misses by {grown['rss_mb'] / MEMORY_MB - 1:.0%})"),
+            grown["rss_mb"] <= MEMORY_MB,
+        ),
+        Figure(
+            f"  memory growth per case; at 100,000 cases ~{at_100k:.0f} MB, ~{seconds_per_case * 100_000:.0f} s",
+            per_case_kb,
+            "KB",
+            "flat: <= 1 KB a case",
+            per_case_kb <= 1.0,
+        ),
+    ]
+
+
+def _child(
+    mode: str, url: str, cases: int, concurrency: int, suite: Path | None = None, db: Path | None = None
+) -> dict[str, Any]:
+    """One measured run in a child process: its wall time, CPU time, peak RSS and the server's call count."""
+    command = [sys.executable, "-m", "benchmarks.bench_judges", mode, url, str(cases), str(concurrency)]
+    if suite is not None and db is not None:
+        command += [str(suite), str(db)]
+    environment = {**os.environ, KEY_ENV: "sk-bench-local", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"the bench child {mode} failed: {done.stderr[-2000:]}")
+    measured: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return measured
+
+
+def _calls(url: str) -> int:
+    import urllib.request
+
+    root = url.rsplit("/v1", 1)[0]
+    with urllib.request.urlopen(f"{root}/_stats", timeout=10) as response:
+        return int(json.loads(response.read())["calls"])
+
+
+def _measure_run(mode: str, url: str, cases: int, concurrency: int, suite: Path, db: Path) -> dict[str, Any]:
+    import sqlite_utils  # noqa: F401  # imported before the clock starts, as the raw client's aiohttp is
+
+    import qaeval_tui.core.judges.client
+    import qaeval_tui.core.running.runner  # noqa: F401
+    from qaeval_tui.core.config import Config, JudgeSection
+    from qaeval_tui.core.usecases.run import run_from_config
+
+    judge = JudgeSection(kind="openai", model="bench-judge", base_url=url, api_key_env=KEY_ENV, concurrency=concurrency)
+    config = Config(base_dir=str(db.parent), judge=judge)
+
+    def measured() -> dict[str, Any]:
+        before = _calls(url)
+        started, cpu = time.perf_counter(), time.process_time()
+        run_from_config(config, [suite], db, workers=2, checks_only=mode == "checks")
+        return {"wall": time.perf_counter() - started, "cpu": time.process_time() - cpu, "calls": _calls(url) - before}
+
+    first = measured()
+    if mode == "twice":  # then the unchanged rerun, which the verdict cache answers
+        first["rerun"] = measured()
+    return first
+
+
+def _measure_raw(url: str, cases: int, concurrency: int) -> dict[str, Any]:
+    """A hand-written client: one aiohttp session, a semaphore, the judge's request size, each reply parsed."""
+    import asyncio
+
+    import aiohttp
+
+    source = "The Tidewell HB-10 is covered by a limited warranty of 10 years. " * 6
+    user = json.dumps({"question": "q?", "sources": [{"id": "s1", "title": "t", "text": source}] * 3, "answer": "a"})
+    body = json.dumps(
+        {"model": "raw", "messages": [{"role": "system", "content": "- faithfulness (scale 0, 1, 2):\n" * 20},
+                                      {"role": "user", "content": user}]}
+    ).encode()  # fmt: skip
+
+    async def main() -> None:
+        gate = asyncio.Semaphore(concurrency)
+        connector = aiohttp.TCPConnector(limit=concurrency)
+        async with aiohttp.ClientSession(connector=connector, headers={"content-type": "application/json"}) as session:
+
+            async def one() -> None:
+                async with gate, session.post(f"{url}/chat/completions", data=body) as response:
+                    json.loads(await response.read())
+
+            await asyncio.gather(*(one() for _ in range(cases)))
+
+    before = _calls(url)
+    started, cpu = time.perf_counter(), time.process_time()
+    asyncio.run(main())
+    return {"wall": time.perf_counter() - started, "cpu": time.process_time() - cpu, "calls": _calls(url) - before}
+
+
+def _main(argv: list[str]) -> None:
+    import resource
+
+    mode, url, cases, concurrency = argv[0], argv[1], int(argv[2]), int(argv[3])
+    if mode == "raw":
+        measured = _measure_raw(url, cases, concurrency)
+    else:
+        measured = _measure_run(mode, url, cases, concurrency, Path(argv[4]), Path(argv[5]))
+    measured["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(measured))
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1:])

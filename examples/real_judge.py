@@ -7,7 +7,7 @@ judge"). Write a judge like this one only to change the prompt or speak another 
     JUDGE_BASE_URL=http://localhost:8000/v1 JUDGE_API_KEY=... JUDGE_MODEL=qwen2.5-7b-instruct \\
         qaeval run --judge examples.real_judge:make_judge
 
-It uses the official `openai` SDK (`pip install "qaeval_tui[llm]"`), whose own retries wait out HTTP
+It uses the official `openai` SDK (`pip install openai`: its own dependency), whose own retries wait out HTTP
 429 (honouring Retry-After), 5xx and timeouts. Everything that changes its scores is pinned in its
 `JudgeConfig`; change the prompt below and bump PROMPT_VERSION. The verdict contract, through the
 public API: return a `JudgeResult` (scores on each axis's scale, the quoted span behind each); return
@@ -46,7 +46,7 @@ SYSTEM = (
 
 class ChatJudge:
     def __init__(self, base_url: str, api_key: str, model: str, seed: int = 7) -> None:
-        import openai  # the `llm` extra: imported only when this judge is used
+        import openai  # this example's own dependency: imported only when the judge is used
 
         self._client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=60, max_retries=2)
         self._config = JudgeConfig(

@@ -1,5 +1,5 @@
 """A real HTTP server on loopback that speaks the OpenAI chat-completions and Anthropic messages protocols,
-answering with scripted replies: the judge clients are tested through the providers' real SDKs, with no
+answering with scripted replies: the judge clients are tested over the providers' real protocols, with no
 network and no mocked SDK object.
 
     with LLMServer() as server:
@@ -34,7 +34,11 @@ A `Reply` is protocol-neutral, rendered as each protocol spells it:
   default the first 30 characters of the first source);
 - `Reply.abstain(reason)`;
 - `Reply.status(code, retry_after=None)`: an HTTP error with the provider's error body;
-- `Reply.hang(seconds)`: no answer for that long (past the client's timeout), then a valid judgment.
+- `Reply.hang(seconds)`: no answer for that long (past the client's timeout), then a valid judgment;
+- `Reply.drip(seconds_per_byte)`: a valid judgment whose body is sent one byte at a time, each after
+  that pause (every single read is quick; the whole reply is slow);
+- `Reply.oversized(size)`: a 200 reply whose body is `size` bytes of JSON whitespace, streamed (never
+  held in memory).
 """
 
 from __future__ import annotations
@@ -95,6 +99,8 @@ class Reply:
     model: str | None = None
     retry_after: float | None = None
     hang_s: float = 0.0
+    drip_s: float = 0.0
+    blank_bytes: int = 0
 
     @classmethod
     def text(
@@ -136,6 +142,14 @@ class Reply:
     def hang(cls, seconds: float) -> Reply:
         return cls(content=Reply.judgment().content, hang_s=seconds)
 
+    @classmethod
+    def drip(cls, seconds_per_byte: float) -> Reply:
+        return cls(content=Reply.judgment().content, drip_s=seconds_per_byte)
+
+    @classmethod
+    def oversized(cls, size: int) -> Reply:
+        return cls(content="", blank_bytes=size)
+
 
 @dataclass
 class _State:
@@ -147,6 +161,12 @@ class _State:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 1024
+    """The listen backlog: an async client opening `concurrency` connections at once must not be refused
+    (the default of 5 made a burst of connects fail before the server accepted them)."""
+
+
 class LLMServer:
     """See the module docstring."""
 
@@ -155,7 +175,7 @@ class LLMServer:
         self.default: Reply = Reply.judgment()
         self._state = _State()
         self._released = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd = _Server(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="llm-server", daemon=True)
         self._thread.start()
@@ -282,12 +302,32 @@ class LLMServer:
                 data = json.dumps(document).encode("utf-8")
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
+                self.send_header("Content-Length", str(reply.blank_bytes or len(data)))
                 for name, value in headers.items():
                     self.send_header(name, value)
                 self.end_headers()
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
-                    self.wfile.write(data)
+                    if reply.blank_bytes:
+                        self._stream_blank(reply.blank_bytes)
+                    elif reply.drip_s:
+                        self._drip(data, reply.drip_s)
+                    else:
+                        self.wfile.write(data)
+
+            def _drip(self, data: bytes, pause: float) -> None:
+                self.wfile.flush()
+                for index in range(len(data)):
+                    if server._released.wait(pause):
+                        return
+                    self.wfile.write(data[index : index + 1])
+                    self.wfile.flush()
+
+            def _stream_blank(self, size: int) -> None:
+                chunk = b" " * (1 << 16)
+                left = size
+                while left > 0 and not server._released.is_set():
+                    self.wfile.write(chunk[: min(left, len(chunk))])
+                    left -= len(chunk)
 
         return Handler
 

@@ -12,23 +12,47 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import typer
 
-from qaeval_tui.cli.literal_console import LiteralConsole
-from qaeval_tui.core.atomic_file import strict_json
-from qaeval_tui.core.config import Config, load_config
 from qaeval_tui.core.errors import InputError, QaevalError, UsageError
 from qaeval_tui.core.text import json_visible
 
 if TYPE_CHECKING:
+    from qaeval_tui.cli.literal_console import LiteralConsole
+    from qaeval_tui.core.config import Config
     from qaeval_tui.core.store.backend import StoreBackend
     from qaeval_tui.core.store.opening import StoreTarget
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
+
+class _Deferred:
+    """A `LiteralConsole` built on first use: `qaeval --help` never loads rich (its consoles print nothing)."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console: LiteralConsole | None = None
+
+    def _built(self) -> LiteralConsole:
+        if self._console is None:
+            from qaeval_tui.cli.literal_console import LiteralConsole
+
+            self._console = LiteralConsole(**self._options)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._built(), name)
+
+    def __enter__(self) -> Any:
+        return self._built().__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        self._built().__exit__(*exc)
+
+
 # Data prints as written: no markup, no emoji codes, control and bidi characters escaped. A
 # diagnostic is one line however long, terminal or CI log: a grep for it must not meet a break.
-stdout = LiteralConsole(soft_wrap=False)
-stderr = LiteralConsole(stderr=True, soft_wrap=True)
+stdout: LiteralConsole = _Deferred(soft_wrap=False)  # type: ignore[assignment]  # a LiteralConsole on first use
+stderr: LiteralConsole = _Deferred(stderr=True, soft_wrap=True)  # type: ignore[assignment]
 
 
 def config_from(ctx: typer.Context) -> Config:
@@ -37,6 +61,8 @@ def config_from(ctx: typer.Context) -> Config:
     if root.obj is None:
         root.obj = {}
     if "config" not in root.obj:
+        from qaeval_tui.core.config import load_config  # the config models: off `qaeval --help`'s path
+
         root.obj["config"] = load_config(root.params.get("config"))
     config: Config = root.obj["config"]
     return config
@@ -140,5 +166,7 @@ def print_json(data: Any) -> None:
 
     Control, bidi and invisible characters in strings are `\\u` escapes (core.text.json_visible).
     """
+    from qaeval_tui.core.atomic_file import strict_json
+
     document = strict_json(data, "stdout", indent=2, ensure_ascii=False, sort_keys=False)
     sys.stdout.write(json_visible(document) + "\n")

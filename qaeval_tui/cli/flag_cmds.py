@@ -7,7 +7,6 @@ an axis the rubric does not have).
 from __future__ import annotations
 
 import typer
-from rich.table import Table
 
 from qaeval_tui.cli.common import config_from, guarded, open_store, print_json, stdout
 from qaeval_tui.cli.options import AsJson, Curator, Db
@@ -50,6 +49,8 @@ def flags_list(
     if not flags:
         stdout.print("no open flags" if not show_all else "no flags")
         return
+    from rich.table import Table  # rich: loaded by the command that prints, not by `qaeval --help`
+
     table = Table("id", "kind", "status", "reviewer", "item", "case", "axes", "note", box=None, pad_edge=False)
     for flag in flags:
         row = flag.row

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from qaeval_tui.cli.common import config_from, guarded, guarded_input_as_usage, print_json, stdout
 from qaeval_tui.cli.options import AsJson, GoldenPaths
-from qaeval_tui.core.golden.loader import GoldenSet, load_golden
 from qaeval_tui.core.text import one_line
+
+if TYPE_CHECKING:
+    from qaeval_tui.core.golden.loader import GoldenSet
 
 
 def _load(ctx: typer.Context, paths: list[Path] | None) -> GoldenSet:
+    from qaeval_tui.core.golden.loader import load_golden  # the case models: off `qaeval --help`'s path
+
     config = config_from(ctx)
     return load_golden(paths or [config.path(config.paths.golden)])
 

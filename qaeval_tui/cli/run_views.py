@@ -53,7 +53,7 @@ def judge_calls_line(calls: dict[str, Any]) -> str:
     if calls.get("calls_without_usage"):
         line += f" (+ {calls['calls_without_usage']} call(s) with no usage reported)"
     if calls.get("estimated_cost") is not None:
-        line += f"   estimated cost: {calls['estimated_cost']:.4f} {calls['currency']}"
+        line += f"   estimated cost: {calls['estimated_cost']:.4f} {one_line(str(calls['currency']))}"
     return line
 
 

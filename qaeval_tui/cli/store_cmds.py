@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.table import Table
 
 from qaeval_tui.cli.common import guarded, print_json, stdout
 from qaeval_tui.cli.options import AsJson
@@ -99,6 +98,8 @@ def store_copy(
             }
         )
         return
+    from rich.table import Table  # rich: loaded by the command that prints, not by `qaeval --help`
+
     table = Table("table", "rows", "sha256", box=None, pad_edge=False)
     for check in report.tables:
         table.add_row(check.table, str(check.target_rows), check.target_hash[:16])

@@ -7,7 +7,6 @@ or does not own the store, a bad or taken name, an unknown role, a store with no
 from __future__ import annotations
 
 import typer
-from rich.table import Table
 
 from qaeval_tui.cli.common import STORE_ENV, config_from, guarded, print_json, stderr, stdout, store_path
 from qaeval_tui.cli.options import AsJson, Db
@@ -95,6 +94,8 @@ def team_list(ctx: typer.Context, as_json: AsJson = False, db: Db = None) -> Non
     if not found:
         stdout.print("no members yet: `qaeval team add NAME --role reviewer`")
         return
+    from rich.table import Table  # rich: loaded by the command that prints, not by `qaeval --help`
+
     table = Table("name", "roles", "login", box=None, pad_edge=False)
     for person in found:
         table.add_row(person.name, ", ".join(person.roles), "yes" if person.can_login else "no")

@@ -224,3 +224,45 @@ def test_a_cache_entry_whose_score_is_no_whole_number_is_not_trusted_and_the_jud
     second = artifact(run(tmp_path, "--json"))
     assert judge_server.calls == 3  # the tampered entry's case only
     assert {c["verdict"]["scores"]["faithfulness"] for c in second["cases"]} == {2}
+
+
+def test_a_run_stopped_halfway_keeps_what_it_paid_for_and_the_rerun_asks_only_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from collections.abc import Callable, Iterator
+    from contextlib import contextmanager
+
+    from qaeval_tui.core.config import Config, JudgeSection
+    from qaeval_tui.core.judges.cache import SAVE_EVERY
+    from qaeval_tui.core.usecases.run import run_from_config
+    from tests.llm_server import LLMServer
+
+    total, stop_at = SAVE_EVERY + 44, SAVE_EVERY + 20
+    folder = golden(tmp_path, total)
+    db = tmp_path / "runs.db"
+
+    @contextmanager
+    def stopped_halfway() -> Iterator[Callable[[int, int], None]]:
+        def update(done: int, of: int) -> None:
+            if done == stop_at:
+                raise KeyboardInterrupt  # Ctrl-C, or a killed process, with most of the suite judged
+
+        yield update
+
+    monkeypatch.setenv("QAEVAL_TEST_KEY", "sk-test-halfway")
+    with LLMServer() as server:
+        section = JudgeSection(
+            kind="openai", model="m", base_url=server.openai_base_url, api_key_env="QAEVAL_TEST_KEY", concurrency=4
+        )
+        config = Config(base_dir=str(tmp_path), judge=section)
+        with pytest.raises(KeyboardInterrupt):
+            run_from_config(config, [folder], db, progress=stopped_halfway)
+        with Store.open(db) as store:
+            kept = store.count("judge_cache")
+            assert store.list_runs() == []  # no half run on record
+        assert kept >= SAVE_EVERY  # saved as the cases finished, not at the end
+        asked = server.calls
+        rerun = run_from_config(config, [folder], db)
+    assert server.calls - asked == total - kept  # the rerun pays only for what was not kept
+    assert rerun.judge_calls is not None and rerun.judge_calls["cached"] == kept
+    assert {r.verdict.outcome for r in rerun.cases} == {"faithful"}

@@ -1,4 +1,4 @@
-"""The OpenAI-compatible and Anthropic judges through the providers' real SDKs against a loopback server
+"""The OpenAI-compatible and Anthropic judges over their HTTP protocols against a loopback server
 (tests/llm_server.py): every scripted reply ends as the verdict contract says — outcome, a one-line
 reason, attempts and retries counted, tokens recorded or null."""
 

@@ -67,6 +67,9 @@ def test_an_error_inside_the_harness_is_raised_not_hung_on() -> None:
             raise RuntimeError("a bug in the harness")
         return position
 
+    async def double(value: int) -> int:
+        return value * 2
+
     with pytest.raises(RuntimeError, match="a bug in the harness"):
-        pipelined(prepare, lambda value: value * 2, 50, 2, 4, None)
-    assert pipelined(lambda p: p, lambda value: value * 2, 5, 1, 3, None) == [0, 2, 4, 6, 8]
+        pipelined(prepare, double, 50, 2, 4, None)
+    assert pipelined(lambda p: p, double, 5, 1, 3, None) == [0, 2, 4, 6, 8]

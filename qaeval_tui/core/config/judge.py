@@ -2,8 +2,8 @@
 
 `kind = "mechanical"` (the default) keeps the judge `[run] judge` names (`module:factory`, the bundled
 mechanical judge unless set). `"openai"` is any OpenAI-compatible chat-completions endpoint (hosted,
-vLLM, Ollama, llama.cpp, LiteLLM: set `base_url`), `"anthropic"` the Anthropic messages API; both use
-the providers' SDKs (the `qaeval_tui[llm]` extra), read the API key from the environment variable
+vLLM, Ollama, llama.cpp, LiteLLM: set `base_url`), `"anthropic"` the Anthropic messages API; both are
+asked over one pooled async HTTP client (the `qaeval_tui[llm]` extra), read the API key from the environment variable
 `api_key_env` names, and refuse (exit 2) a missing or placeholder key before any call.
 """
 

@@ -2,6 +2,7 @@
 
 `prompt` renders the versioned prompt and validates a reply strictly (every axis once, an integer on
 its scale, evidence found verbatim in the sources or the answer); `calls` runs one request with
-retries, timing every attempt; `providers` wraps each provider's official SDK (imported only when such
-a judge is built); `factory` builds the configured judge, refusing missing credentials first.
+retries, timing every attempt; `providers` speaks each provider's protocol over one pooled async HTTP
+client (imported only when such a judge is built); `factory` builds the configured judge, refusing
+missing credentials first.
 """

@@ -3,8 +3,9 @@
 `CachedJudge` wraps any judge: before asking it, it looks up the key (judge config hash, case
 content hash, system output hash) among the entries loaded from the store before the run; a hit
 is the cached result and no call. A fresh valid result that cost a call (`JudgeResult.call` set:
-a model was asked) is kept for the store, written after the run in one transaction; an error is
-never cached, so it is asked again next time. Worker threads touch only memory, never the store.
+a model was asked) is kept for the store, written in batches while the run goes on (by the thread
+that reports progress); an error is never cached, so it is asked again next time. Judge calls touch
+only memory, never the store.
 
 `JudgeTally` counts, thread-safely, what the progress line and the run's totals show: calls done
 and in flight, cached results, errors, tokens, and the cost the optional `[judge.pricing]` puts on
@@ -22,10 +23,19 @@ from qaeval_tui.core.golden.hashing import content_hash
 from qaeval_tui.core.golden.loader import case_content_hash
 from qaeval_tui.core.golden.models import GoldenCase
 from qaeval_tui.core.rubric import Rubric
-from qaeval_tui.core.running.judge import JudgeCall, JudgeClient, JudgeFailure, JudgeResult, validate_result
+from qaeval_tui.core.running.judge import (
+    JudgeCall,
+    JudgeClient,
+    JudgeFailure,
+    JudgeResult,
+    ask,
+    known_hashes,
+    validate_result,
+)
 from qaeval_tui.core.running.models import JudgeConfig, SUTOutput
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.judge_cache import CachedJudgement
+from qaeval_tui.core.text import one_line
 
 Key = tuple[str, str]
 """(case content hash, system output hash), under one judge config hash."""
@@ -98,7 +108,7 @@ class JudgeTally:
             )
         cost = self.cost
         if cost is not None and self.pricing is not None:
-            text += f", ~{cost:.4f} {self.pricing.currency}"
+            text += f", ~{cost:.4f} {one_line(self.pricing.currency)}"  # from the config: shown, never sent
         return text
 
     def to_json(self) -> dict[str, Any]:
@@ -191,9 +201,30 @@ class VerdictCache:
         with self._lock:
             return [CachedJudgement(self.config_hash, case, output, doc) for (case, output), doc in self._new.items()]
 
+    @property
+    def pending(self) -> int:
+        """New results not yet written to the store."""
+        with self._lock:
+            return len(self._new)
+
     def save(self, store: StoreBackend) -> int:
-        """Write the results this run paid for; returns how many."""
-        return store.cache_judgements(self.new_entries())
+        """Write the results this run paid for and that are not written yet; returns how many.
+
+        A run saves as it goes (`qaeval run` every `SAVE_EVERY` results), so a run stopped halfway has
+        kept every verdict it paid for, and its rerun asks only for the rest."""
+        with self._lock:
+            taken, self._new = self._new, {}
+        entries = [CachedJudgement(self.config_hash, case, output, doc) for (case, output), doc in taken.items()]
+        try:
+            return store.cache_judgements(entries)
+        except BaseException:
+            with self._lock:  # not written: kept for the next save
+                self._new = {**taken, **self._new}
+            raise
+
+
+SAVE_EVERY = 256
+"""New verdict-cache entries a run writes to the store at a time, as the cases finish."""
 
 
 class CachedJudge:
@@ -221,27 +252,53 @@ class CachedJudge:
         return getattr(self.inner, name)
 
     def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
-        key: Key | None = None
-        if not self.cache.empty or _costs_calls(self.inner):
-            key = (self._case_hash(case), output_hash(output))
-            cached = self.cache.get(key)
-            if cached is not None and _sound(cached, rubric):
-                self.tally.hit()
-                return cached
+        key, cached = self._lookup(case, output, rubric)
+        if cached is not None:
+            return cached
         self.tally.started()
         try:
             raw = self.inner.score(case, output, rubric)
-        except JudgeFailure as exc:
-            self.tally.finished(exc.call if isinstance(exc.call, JudgeCall) else None, failed=True)
+        except BaseException as exc:
+            self._failed(exc)
             raise
-        except BaseException:
-            self.tally.finished(None, failed=True)
+        return self._settle(raw, key, case, output, rubric)
+
+    async def ascore(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
+        """`score` on a run's event loop: the inner judge's call awaited (`ask`)."""
+        key, cached = self._lookup(case, output, rubric)
+        if cached is not None:
+            return cached
+        self.tally.started()
+        try:
+            raw = await ask(self.inner, case, output, rubric)
+        except BaseException as exc:
+            self._failed(exc)
             raise
+        return self._settle(raw, key, case, output, rubric)
+
+    def _lookup(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> tuple[Key | None, JudgeResult | None]:
+        """The case's cache key (when worth computing) and its sound cached result, if any (a hit is tallied)."""
+        if self.cache.empty and not _costs_calls(self.inner):
+            return None, None
+        key = known_hashes(case, output) or (self._case_hash(case), output_hash(output))
+        cached = self.cache.get(key)
+        if cached is not None and _sound(cached, rubric):
+            self.tally.hit()
+            return key, cached
+        return key, None
+
+    def _failed(self, exc: BaseException) -> None:
+        call = exc.call if isinstance(exc, JudgeFailure) and isinstance(exc.call, JudgeCall) else None
+        self.tally.finished(call, failed=True)
+
+    def _settle(self, raw: object, key: Key | None, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
+        """The inner judge's result, tallied, and kept for the cache when a model was asked and it is valid
+        (an invalid one is handed on as it came: `judge_verdict` names what is wrong)."""
         try:
             result = validate_result(raw, rubric)
         except Exception:  # judge_verdict names what is wrong (an error verdict); nothing is cached
             self.tally.finished(getattr(raw, "call", None) if isinstance(raw, JudgeResult) else None, failed=True)
-            return raw
+            return raw  # type: ignore[return-value]  # not a JudgeResult: the verdict says so
         self.tally.finished(result.call, failed=False)
         if result.call is not None and not _stands_in_for_a_failure(result):  # a model was asked: worth keeping
             self.cache.put(key or (self._case_hash(case), output_hash(output)), result)
@@ -279,4 +336,4 @@ def _costs_calls(judge: JudgeClient) -> bool:
     return bool(kind and kind not in {"mechanical", "skipped"})
 
 
-__all__ = ["CachedJudge", "JudgeTally", "Pricing", "VerdictCache", "output_hash"]
+__all__ = ["SAVE_EVERY", "CachedJudge", "JudgeTally", "Pricing", "VerdictCache", "output_hash"]

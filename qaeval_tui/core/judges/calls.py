@@ -1,20 +1,20 @@
-"""One judge request with retries (tenacity), every attempt timed and its failure recorded.
+"""One judge request with retries, every attempt timed and its failure recorded.
 
 Retried: a timeout, a network error, HTTP 429 (waiting at least what `Retry-After` asks, up to
 `MAX_WAIT_S`) and HTTP 5xx, with exponential backoff. Never retried: authentication and other 4xx
-answers, a refusal, a truncated reply or a reply that fails validation (asking again at temperature 0
-would pay for the same answer). A failure is a `JudgeFailure` with one sanitized line and what the
-call cost; no upstream error body or exception text is ever recorded.
+answers, a refusal, a truncated reply, a reply that is not the protocol or fails validation (asking
+again at temperature 0 would pay for the same answer). A failure is a `JudgeFailure` with one
+sanitized line and what the call cost; no upstream error body or exception text is ever recorded.
+The calls are coroutines: a run keeps `concurrency` of them in flight on one event loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
-
-from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
 from qaeval_tui.core.running.judge import JudgeCall, JudgeFailure
 from qaeval_tui.core.running.models import Attempt
@@ -48,21 +48,22 @@ class Failed:
     retry_after: float | None = None
 
 
-class _Transient(Exception):
+class AttemptFailed(Exception):
+    """One attempt failed as `failed` says (raised by a transport; `call_with_retries` decides what follows)."""
+
     def __init__(self, failed: Failed) -> None:
         super().__init__(failed.code)
         self.failed = failed
 
 
-def call_with_retries(
-    send: Callable[[], Reply],
-    classify: Callable[[BaseException], Failed],
+async def call_with_retries(
+    send: Callable[[], Awaitable[Reply]],
     *,
     requested_model: str,
     max_retries: int,
     backoff_s: float = 0.5,
 ) -> tuple[Reply, JudgeCall]:
-    """`send()` until it succeeds or a failure is final; the reply and what the call cost."""
+    """`await send()` until it succeeds or a failure is final; the reply and what the call cost."""
     attempts: list[Attempt] = []
     replies: list[Reply] = []
 
@@ -75,39 +76,25 @@ def call_with_retries(
             attempts=tuple(attempts),
         )
 
-    def once() -> Reply:
+    for number in range(1, max_retries + 2):
         started = time.perf_counter()
         try:
-            reply = send()
-        except KeyboardInterrupt:
-            raise
-        except Exception as exc:  # the SDK's errors, and anything else it lets through
-            failed = classify(exc)
-            attempts.append(Attempt(latency_s=round(time.perf_counter() - started, 6), error=failed.code))
-            if failed.retryable:
-                raise _Transient(failed) from None
-            raise JudgeFailure(failed.reason, spent()) from None
-        attempts.append(Attempt(latency_s=round(time.perf_counter() - started, 6)))
-        replies.append(reply)
-        return reply
-
-    def wait(state: RetryCallState) -> float:
-        backoff = backoff_s * 2 ** (state.attempt_number - 1)
-        exc = state.outcome.exception() if state.outcome is not None else None
-        asked = exc.failed.retry_after if isinstance(exc, _Transient) else None
-        return float(min(MAX_WAIT_S, max(backoff, asked or 0.0)))
-
-    retrying = Retrying(
-        stop=stop_after_attempt(max_retries + 1),
-        wait=wait,
-        retry=retry_if_exception_type(_Transient),
-        reraise=True,
-    )
-    try:
-        reply = retrying(once)
-    except _Transient as exc:
-        tries = len(attempts)
-        raise JudgeFailure(f"{exc.failed.reason} (after {tries} attempt{'s' if tries != 1 else ''})", spent()) from None
+            reply = await send()
+        except AttemptFailed as exc:
+            failed = exc.failed
+        except Exception as exc:  # anything else the request path lets through: this attempt's failure, data
+            failed = Failed("request_failed", f"the judge's request failed ({type(exc).__name__})", False)
+        else:
+            attempts.append(Attempt(latency_s=round(time.perf_counter() - started, 6)))
+            replies.append(reply)
+            break
+        attempts.append(Attempt(latency_s=round(time.perf_counter() - started, 6), error=failed.code))
+        if not failed.retryable:
+            raise JudgeFailure(failed.reason, spent())
+        if number > max_retries:
+            tries = len(attempts)
+            raise JudgeFailure(f"{failed.reason} (after {tries} attempt{'s' if tries != 1 else ''})", spent())
+        await asyncio.sleep(min(MAX_WAIT_S, max(backoff_s * 2 ** (number - 1), failed.retry_after or 0.0)))
     if reply.stop == "refused":
         raise JudgeFailure("the judge refused to grade this case", spent())
     if reply.stop == "truncated":

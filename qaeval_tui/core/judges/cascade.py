@@ -10,6 +10,7 @@ its tokens and attempts. The cascade's config hash covers both judges' and the t
 
 from __future__ import annotations
 
+from asyncio import CancelledError
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,8 +25,11 @@ from qaeval_tui.core.running.judge import (
     JudgeClient,
     JudgeFailure,
     JudgeResult,
+    ask,
+    close_judge,
     effective_config,
     faithfulness_outcome,
+    is_asynchronous,
     validate_result,
 )
 from qaeval_tui.core.running.models import JudgeConfig, SUTOutput
@@ -122,24 +126,64 @@ class CascadeJudge:
     def config(self) -> JudgeConfig:
         return self._config
 
+    @property
+    def asynchronous(self) -> bool:
+        """Either judge's calls are coroutines: the run awaits `ascore` on its loop."""
+        return is_asynchronous(self.screen) or is_asynchronous(self.strong)
+
     def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
-        screened, screen_call, screen_error = _ask(self.screen, case, output, rubric)
-        fired = escalation(screened, rubric, self.triggers)
-        first = _stage("screen", self._screen_config, rubric, screened, screen_call, screen_error)
-        first["escalated"] = fired
+        screened, screen_call, screen_error = _settled(_call(self.screen, case, output, rubric), rubric)
+        first, fired = self._screened(screened, screen_call, screen_error, rubric)
         if not fired:
-            if screened is None:  # the screen failed and "error" is no trigger: the verdict is that error
-                raise JudgeFailure(f"screening judge: {screen_error}", screen_call)
-            return _final(screened, screen_call, (first,))
-        strong, strong_call, strong_error = _ask(self.strong, case, output, rubric)
-        second = _stage("strong", self._strong_config, rubric, strong, strong_call, strong_error)
+            return _screen_final(screened, screen_call, screen_error, first)
+        strong = _settled(_call(self.strong, case, output, rubric), rubric)
+        return self._settle(first, (screened, screen_call, screen_error), strong, rubric)
+
+    async def ascore(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
+        """`score` on a run's event loop: each stage's call awaited (`ask`)."""
+        screened, screen_call, screen_error = _settled(await _acall(self.screen, case, output, rubric), rubric)
+        first, fired = self._screened(screened, screen_call, screen_error, rubric)
+        if not fired:
+            return _screen_final(screened, screen_call, screen_error, first)
+        strong = _settled(await _acall(self.strong, case, output, rubric), rubric)
+        return self._settle(first, (screened, screen_call, screen_error), strong, rubric)
+
+    async def aclose(self) -> None:
+        """Close both judges' connection pools on the running loop."""
+        for judge in (self.screen, self.strong):
+            await close_judge(judge)
+
+    def _screened(
+        self, screened: JudgeResult | None, call: JudgeCall | None, error: str | None, rubric: Rubric
+    ) -> tuple[dict[str, Any], list[str]]:
+        fired = escalation(screened, rubric, self.triggers)
+        first = _stage("screen", self._screen_config, rubric, screened, call, error)
+        first["escalated"] = fired
+        return first, fired
+
+    def _settle(self, first: dict[str, Any], screen: _Stage, strong: _Stage, rubric: Rubric) -> JudgeResult:
+        screened, screen_call, screen_error = screen
+        result, strong_call, strong_error = strong
+        second = _stage("strong", self._strong_config, rubric, result, strong_call, strong_error)
         call = _together(screen_call, strong_call, strong_call)
-        if strong is not None:
-            return _final(strong, call, (first, second))
+        if result is not None:
+            return _final(result, call, (first, second))
         if screened is not None:  # the stronger judge failed: the screen's valid result stands
             second["kept"] = "screen"
             return _final(screened, call, (first, second))
         raise JudgeFailure(f"screening judge: {screen_error}; stronger judge: {strong_error}", call)
+
+
+_Stage = tuple[JudgeResult | None, JudgeCall | None, str | None]
+"""(valid result, what it cost, None) or (None, what it cost, why not)."""
+
+
+def _screen_final(
+    screened: JudgeResult | None, call: JudgeCall | None, error: str | None, first: dict[str, Any]
+) -> JudgeResult:
+    if screened is None:  # the screen failed and "error" is no trigger: the verdict is that error
+        raise JudgeFailure(f"screening judge: {error}", call)
+    return _final(screened, call, (first,))
 
 
 def _final(result: JudgeResult, call: JudgeCall | None, stages: tuple[dict[str, Any], ...]) -> JudgeResult:
@@ -149,18 +193,35 @@ def _final(result: JudgeResult, call: JudgeCall | None, stages: tuple[dict[str, 
     )  # fmt: skip
 
 
-def _ask(
+def _call(
     judge: JudgeClient, case: GoldenCase, output: SUTOutput, rubric: Rubric
-) -> tuple[JudgeResult | None, JudgeCall | None, str | None]:
-    """(valid result, what it cost, None) or (None, what it cost, why not): a stage never raises."""
+) -> tuple[object, BaseException | None]:
     try:
-        raw = judge.score(case, output, rubric)
+        return judge.score(case, output, rubric), None
     except KeyboardInterrupt:
         raise
-    except JudgeFailure as exc:
-        return None, exc.call if isinstance(exc.call, JudgeCall) else None, exc.reason
     except BaseException as exc:  # a stage failing is that stage's error, recorded; never a crash
-        return None, None, describe_failure(exc)
+        return None, exc
+
+
+async def _acall(
+    judge: JudgeClient, case: GoldenCase, output: SUTOutput, rubric: Rubric
+) -> tuple[object, BaseException | None]:
+    try:
+        return await ask(judge, case, output, rubric), None
+    except (KeyboardInterrupt, CancelledError):
+        raise
+    except BaseException as exc:  # a stage failing is that stage's error, recorded; never a crash
+        return None, exc
+
+
+def _settled(outcome: tuple[object, BaseException | None], rubric: Rubric) -> _Stage:
+    """A stage's (result or failure) as (valid result, what it cost, None) or (None, what it cost, why not)."""
+    raw, failure = outcome
+    if isinstance(failure, JudgeFailure):
+        return None, failure.call if isinstance(failure.call, JudgeCall) else None, failure.reason
+    if failure is not None:
+        return None, None, describe_failure(failure)
     try:
         result = validate_result(raw, rubric)
     except ValueError as exc:

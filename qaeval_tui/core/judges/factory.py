@@ -38,10 +38,10 @@ def api_key(section: JudgeSection, environ: Mapping[str, str] | None = None) -> 
 def configured_judge(
     section: JudgeSection, rubric: Rubric, environ: Mapping[str, str] | None = None, *, backoff_s: float = 0.5
 ) -> JudgeClient:
-    """The model judge `section` describes (kind openai or anthropic), its SDK imported only now."""
+    """The model judge `section` describes (kind openai or anthropic), its HTTP client imported only now."""
     key = api_key(section, environ)
     try:
-        from qaeval_tui.core.judges.client import ModelJudge  # tenacity and the SDKs: the `llm` extra
+        from qaeval_tui.core.judges.client import ModelJudge  # aiohttp: the `llm` extra
     except ImportError as exc:
         missing = exc.name or "a package"
         raise ConfigError(f'[judge] kind = "{section.kind}" needs {missing!r}: pip install "qaeval_tui[llm]"') from None

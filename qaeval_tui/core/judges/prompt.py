@@ -93,7 +93,62 @@ def user_message(case: GoldenCase, output: SUTOutput, rubric: Rubric) -> str:
         document["reference_answer"] = (
             case.gold_answer if case.expected_behavior == "answer" else "(the system must abstain on this question)"
         )
-    return json.dumps(document, ensure_ascii=False, indent=1)
+    return indented_json(document)
+
+
+_STRING = json.encoder.encode_basestring  # C, as json.dumps(ensure_ascii=False) writes a string
+
+
+def indented_json(value: Any) -> str:
+    """`json.dumps(value, ensure_ascii=False, indent=1)`, character for character, without the standard
+    library's pure-Python encoder (which `indent` selects): every judge call renders its case with it."""
+    parts: list[str] = []
+    try:
+        _emit(value, 1, parts)
+    except TypeError:  # a value the fast path does not know: the standard encoder decides (and names it)
+        return json.dumps(value, ensure_ascii=False, indent=1)
+    return "".join(parts)
+
+
+def _emit(value: Any, depth: int, parts: list[str]) -> None:
+    if isinstance(value, str):
+        parts.append(_STRING(value))
+    elif value is None:
+        parts.append("null")
+    elif value is True:
+        parts.append("true")
+    elif value is False:
+        parts.append("false")
+    elif isinstance(value, int | float):
+        parts.append(json.dumps(value))
+    elif isinstance(value, dict):
+        if not value:
+            parts.append("{}")
+            return
+        inner = "\n" + " " * depth
+        parts.append("{")
+        first = True
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError("a key that is not text")
+            parts.append(inner if first else "," + inner)
+            first = False
+            parts.append(_STRING(key))
+            parts.append(": ")
+            _emit(item, depth + 1, parts)
+        parts.append("\n" + " " * (depth - 1) + "}")
+    elif isinstance(value, list | tuple):
+        if not value:
+            parts.append("[]")
+            return
+        inner = "\n" + " " * depth
+        parts.append("[")
+        for index, item in enumerate(value):
+            parts.append(inner if index == 0 else "," + inner)
+            _emit(item, depth + 1, parts)
+        parts.append("\n" + " " * (depth - 1) + "]")
+    else:
+        raise TypeError(type(value).__name__)
 
 
 def quotable(case: GoldenCase, output: SUTOutput) -> tuple[str, ...]:

@@ -1,113 +1,324 @@
-"""The providers' official SDKs behind one `send` and one `classify` (imported only when a judge is built).
+"""The two provider protocols over one pooled async HTTP client: a request body out, a `Reply` or a `Failed` back.
 
-Each SDK's own retries are off (`max_retries=0`): `calls` retries, so every attempt is timed and counted.
+The request path is one pooled aiohttp session, not the providers' SDKs: a judge needs one POST per
+protocol, and the SDK path cost ~1.6 ms of CPU a call (models built and validated for every reply; the
+async SDKs' httpx pool polls every idle connection on every request, quadratic in `concurrency`),
+bounded each read rather than the whole attempt, read a reply of any size whole, and handed back
+whatever strings the server sent. Here each attempt is bounded whole by
+`timeout_s` (connect, headers and every byte of the body: a server dripping one byte at a time
+cannot keep it alive), a reply is read up to `MAX_REPLY_BYTES`, and the reply is read strictly: every
+field the verdict records must be of its protocol's type and valid Unicode, else the attempt fails as
+`invalid_response` (never retried, never a crash). Auth and endpoints are what the SDKs send:
+`Authorization: Bearer` for OpenAI-compatible APIs, `x-api-key` and `anthropic-version` for Anthropic,
+the SDKs' base-URL environment variables, and their default hosts.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import email.utils
+import functools
+import json
 import math
+import os
+import ssl
 import time
-from collections.abc import Callable, Mapping
+import weakref
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
-from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.judges.calls import Failed, Reply, Stop
+import aiohttp
 
-Send = Callable[[str, str], Reply]
-"""(system message, user message) -> the reply."""
+from qaeval_tui.core.judges.calls import AttemptFailed, Failed, Reply, Stop
+
+MAX_REPLY_BYTES = 4 * 1024 * 1024
+"""The largest reply body read (a judgment of `max_tokens` tokens is a few kilobytes)."""
+
+MAX_TOKEN_COUNT = 10**12
+"""A usage count above this is no count a reply could have: recorded as unknown (None), never summed or priced."""
+
+ANTHROPIC_VERSION = "2023-06-01"
+
+Send = Callable[[str, str], Awaitable[Reply]]
+"""(system message, user message) -> the reply (or `AttemptFailed`)."""
+
+_NOT_PROTOCOL = Failed("invalid_response", "the judge's API returned a response that is not its protocol", False)
 
 
-def _sdk(name: str) -> Any:
-    import importlib
+class Endpoint:
+    """One URL and its headers, POSTed through one pooled `aiohttp.ClientSession` per event loop."""
 
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        raise UsageError(f"judge kind {name!r} needs the {name!r} package: pip install 'qaeval_tui[llm]'") from None
+    def __init__(self, url: str, headers: Mapping[str, str], *, timeout_s: float, connections: int) -> None:
+        self.url = url
+        self.headers = {"content-type": "application/json", "accept": "application/json", **headers}
+        self.timeout_s = timeout_s
+        self.connections = connections
+        self._session: aiohttp.ClientSession | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._closer: weakref.finalize[Any, Any] | None = None
+        self._proxy = _env_proxy(url)
+
+    def _pooled(self) -> aiohttp.ClientSession:
+        loop = asyncio.get_running_loop()
+        if self._session is None or self._loop is not loop:  # a pool belongs to the loop it was made on
+            if self._closer is not None:
+                self._closer()  # the previous loop's pool, closed on that loop if it still runs
+            connector = aiohttp.TCPConnector(
+                limit=self.connections,
+                limit_per_host=self.connections,
+                ssl=_tls_context() if self.url.startswith("https:") else True,
+            )
+            self._session = aiohttp.ClientSession(
+                connector=connector,
+                headers=self.headers,
+                timeout=aiohttp.ClientTimeout(total=self.timeout_s),
+                trust_env=False,  # the proxy is read from the environment once (`_env_proxy`), not per request
+                auto_decompress=True,
+            )
+            self._loop = loop
+            self._closer = weakref.finalize(self, _close_later, self._session, loop)
+        return self._session
+
+    async def aclose(self) -> None:
+        """Close the pool of the running loop (a run's loop ends with the run)."""
+        session, self._session = self._session, None
+        if self._closer is not None:
+            self._closer.detach()
+            self._closer = None
+        if session is not None and self._loop is asyncio.get_running_loop():
+            await session.close()
+        self._loop = None
+
+    async def post(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The reply's JSON object; `AttemptFailed` for a timeout, a network or HTTP error, a non-protocol reply."""
+        session = self._pooled()
+        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        try:
+            async with asyncio.timeout(self.timeout_s):  # the whole attempt, every byte of the reply included
+                async with session.post(self.url, data=data, proxy=self._proxy) as response:
+                    status, headers = response.status, response.headers
+                    content = await _capped(response.content) if 200 <= status < 300 else b""
+        except TimeoutError:
+            raise AttemptFailed(Failed("timeout", "the judge's request timed out", True)) from None
+        except (aiohttp.ClientError, OSError):
+            raise AttemptFailed(Failed("network", "the judge's endpoint could not be reached", True)) from None
+        if not 200 <= status < 300:
+            raise AttemptFailed(status_failure(status, headers))
+        try:
+            document = json.loads(content)
+        except (ValueError, RecursionError):
+            raise AttemptFailed(_NOT_PROTOCOL) from None
+        if not isinstance(document, dict):
+            raise AttemptFailed(_NOT_PROTOCOL)
+        return document
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """The certificates the SDKs trusted: `SSL_CERT_FILE` when set, else certifi's bundle, else the system's."""
+    cafile = os.environ.get("SSL_CERT_FILE")
+    if not cafile:
+        try:
+            import certifi
+
+            cafile = certifi.where()
+        except ImportError:
+            cafile = None
+    return ssl.create_default_context(cafile=cafile)
+
+
+def _env_proxy(url: str) -> str | None:
+    """The proxy `HTTPS_PROXY`/`HTTP_PROXY` name for `url`, unless `NO_PROXY` exempts its host (as the SDKs do)."""
+    import urllib.request
+
+    parts = urlsplit(url)
+    if parts.hostname is None or urllib.request.proxy_bypass(parts.hostname):
+        return None
+    return urllib.request.getproxies().get(parts.scheme)
+
+
+def _close_later(session: aiohttp.ClientSession, loop: asyncio.AbstractEventLoop) -> None:
+    """Close a pool whose judge is gone, on its own loop, if that loop still runs (the shared background one)."""
+    if loop.is_closed() or session.closed:
+        return
+    with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+        asyncio.run_coroutine_threadsafe(session.close(), loop)
+
+
+async def _capped(stream: aiohttp.StreamReader) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in stream.iter_any():
+        size += len(chunk)
+        if size > MAX_REPLY_BYTES:
+            raise AttemptFailed(
+                Failed(
+                    "reply_too_large",
+                    f"the judge's reply is larger than {MAX_REPLY_BYTES // (1024 * 1024)} MiB; not read, not retried",
+                    False,
+                )
+            )
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def status_failure(status: int, headers: Mapping[str, str]) -> Failed:
+    """An HTTP error as a code, a line and whether to retry (429 with the wait the server asks for, 5xx)."""
+    code = f"http_{status}"
+    if status == 429:
+        return Failed(code, "the judge's API is rate limiting (HTTP 429)", True, _retry_after(headers))
+    if status >= 500:
+        return Failed(code, f"the judge's API failed (HTTP {status})", True)
+    if status in (401, 403):
+        return Failed(code, f"the judge's API refused the credentials (HTTP {status}); not retried", False)
+    return Failed(code, f"the judge's API rejected the request (HTTP {status}); not retried", False)
 
 
 def openai_transport(
-    *, model: str, api_key: str, base_url: str | None, timeout_s: float, temperature: float, seed: int, max_tokens: int
-) -> tuple[Send, Callable[[BaseException], Failed]]:
-    sdk = _sdk("openai")
-    client = sdk.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0)
+    *,
+    model: str,
+    api_key: str,
+    base_url: str | None,
+    timeout_s: float,
+    temperature: float,
+    seed: int,
+    max_tokens: int,
+    connections: int = 8,
+    environ: Mapping[str, str] | None = None,
+) -> tuple[Send, Endpoint]:
+    env = os.environ if environ is None else environ
+    root = base_url or env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+    headers = {"authorization": f"Bearer {api_key}"}
+    for variable, header in (("OPENAI_ORG_ID", "openai-organization"), ("OPENAI_PROJECT_ID", "openai-project")):
+        if env.get(variable):
+            headers[header] = env[variable]
+    endpoint = Endpoint(f"{root.rstrip('/')}/chat/completions", headers, timeout_s=timeout_s, connections=connections)
 
-    def send(system: str, user: str) -> Reply:
-        completion = client.chat.completions.create(
-            model=model,
-            messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
-            temperature=temperature,
-            seed=seed,
-            max_tokens=max_tokens,
-            response_format={"type": "json_object"},
+    async def send(system: str, user: str) -> Reply:
+        document = await endpoint.post(
+            {
+                "model": model,
+                "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
+                "temperature": temperature,
+                "seed": seed,
+                "max_tokens": max_tokens,
+                "response_format": {"type": "json_object"},
+            }
         )
-        usage = getattr(completion, "usage", None)
-        choices = completion.choices or []
-        if not choices:
-            return Reply("", "refused", completion.model, *_openai_tokens(usage))
-        choice = choices[0]
-        message = choice.message
-        refused = getattr(message, "refusal", None) or choice.finish_reason == "content_filter"
-        stop: Stop = "refused" if refused else "done" if choice.finish_reason == "stop" else "truncated"
-        return Reply(message.content or "", stop, completion.model, *_openai_tokens(usage))
+        return openai_reply(document)
 
-    return send, lambda exc: classify(sdk, exc)
+    return send, endpoint
 
 
-def _openai_tokens(usage: Any) -> tuple[int | None, int | None]:
-    if usage is None:
-        return None, None
-    return _count(getattr(usage, "prompt_tokens", None)), _count(getattr(usage, "completion_tokens", None))
+def openai_reply(document: dict[str, Any]) -> Reply:
+    """A chat completion read strictly (`AttemptFailed` when it is not one)."""
+    returned = _model(document)
+    tokens = _tokens(document.get("usage"), "prompt_tokens", "completion_tokens")
+    choices = document.get("choices")
+    if choices is None or choices == []:
+        return Reply("", "refused", returned, *tokens)
+    if not isinstance(choices, list) or not isinstance(choices[0], dict):
+        raise AttemptFailed(_NOT_PROTOCOL)
+    choice = choices[0]
+    message = choice.get("message")
+    finish = choice.get("finish_reason")
+    if not isinstance(message, dict) or not isinstance(finish, str | None):
+        raise AttemptFailed(_NOT_PROTOCOL)
+    content, refusal = message.get("content"), message.get("refusal")
+    if not isinstance(content, str | None) or not isinstance(refusal, str | None):
+        raise AttemptFailed(_NOT_PROTOCOL)
+    stop: Stop = "refused" if refusal or finish == "content_filter" else "done" if finish == "stop" else "truncated"
+    return Reply(_text(content or ""), stop, returned, *tokens)
 
 
 def anthropic_transport(
-    *, model: str, api_key: str, base_url: str | None, timeout_s: float, temperature: float, seed: int, max_tokens: int
-) -> tuple[Send, Callable[[BaseException], Failed]]:
-    sdk = _sdk("anthropic")
-    client = sdk.Anthropic(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0)
+    *,
+    model: str,
+    api_key: str,
+    base_url: str | None,
+    timeout_s: float,
+    temperature: float,
+    seed: int,
+    max_tokens: int,
+    connections: int = 8,
+    environ: Mapping[str, str] | None = None,
+) -> tuple[Send, Endpoint]:
+    env = os.environ if environ is None else environ
+    root = base_url or env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
+    headers = {"x-api-key": api_key, "anthropic-version": ANTHROPIC_VERSION}
+    endpoint = Endpoint(f"{root.rstrip('/')}/v1/messages", headers, timeout_s=timeout_s, connections=connections)
 
-    def send(system: str, user: str) -> Reply:
-        message = client.messages.create(
-            model=model,
-            system=system,
-            messages=[{"role": "user", "content": user}],
-            max_tokens=max_tokens,
-            extra_body={"temperature": temperature},  # the SDK no longer names it; the API still reads it
+    async def send(system: str, user: str) -> Reply:
+        document = await endpoint.post(
+            {
+                "model": model,
+                "system": system,
+                "messages": [{"role": "user", "content": user}],
+                "max_tokens": max_tokens,
+                "temperature": temperature,
+            }
         )
-        text = "".join(getattr(block, "text", "") for block in message.content or [] if block.type == "text")
-        reason = message.stop_reason
-        stop: Stop = "done" if reason == "end_turn" else "refused" if reason == "refusal" else "truncated"
-        usage = getattr(message, "usage", None)
-        tokens = (None, None) if usage is None else (_count(usage.input_tokens), _count(usage.output_tokens))
-        return Reply(text, stop, message.model, *tokens)
+        return anthropic_reply(document)
 
-    return send, lambda exc: classify(sdk, exc)
+    return send, endpoint
+
+
+def anthropic_reply(document: dict[str, Any]) -> Reply:
+    """A message read strictly (`AttemptFailed` when it is not one)."""
+    returned = _model(document)
+    tokens = _tokens(document.get("usage"), "input_tokens", "output_tokens")
+    blocks = document.get("content") or []
+    reason = document.get("stop_reason")
+    if not isinstance(blocks, list) or not all(isinstance(block, dict) for block in blocks):
+        raise AttemptFailed(_NOT_PROTOCOL)
+    texts = [block.get("text") for block in blocks if block.get("type") == "text"]
+    if not all(isinstance(text, str) for text in texts) or not isinstance(reason, str | None):
+        raise AttemptFailed(_NOT_PROTOCOL)
+    stop: Stop = "done" if reason == "end_turn" else "refused" if reason == "refusal" else "truncated"
+    return Reply(_text("".join(str(text) for text in texts)), stop, returned, *tokens)
+
+
+def _model(document: Mapping[str, Any]) -> str | None:
+    value = document.get("model")
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise AttemptFailed(_NOT_PROTOCOL)
+    if not _is_text(value):
+        raise AttemptFailed(
+            Failed("invalid_response", "the judge's API returned a model name that is not valid Unicode", False)
+        )
+    return value
+
+
+def _text(value: str) -> str:
+    if not _is_text(value):
+        raise AttemptFailed(
+            Failed("invalid_response", "the judge's API returned a reply that is not valid Unicode", False)
+        )
+    return value
+
+
+def _is_text(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # half a UTF-16 pair, sent as a \\ud800 escape
+        return False
+    return True
+
+
+def _tokens(usage: object, given: str, produced: str) -> tuple[int | None, int | None]:
+    if not isinstance(usage, dict):
+        return None, None
+    return _count(usage.get(given)), _count(usage.get(produced))
 
 
 def _count(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
-
-
-def classify(sdk: Any, exc: BaseException) -> Failed:
-    """A request failure as a code, a line and whether to retry; the two SDKs share their error classes' names."""
-    if isinstance(exc, sdk.APITimeoutError):
-        return Failed("timeout", "the judge's request timed out", True)
-    if isinstance(exc, sdk.APIConnectionError):
-        return Failed("network", "the judge's endpoint could not be reached", True)
-    if isinstance(exc, sdk.APIStatusError):
-        status = int(exc.status_code)
-        code = f"http_{status}"
-        if status == 429:
-            return Failed(code, "the judge's API is rate limiting (HTTP 429)", True, _retry_after(exc.response.headers))
-        if status >= 500:
-            return Failed(code, f"the judge's API failed (HTTP {status})", True)
-        if status in (401, 403):
-            return Failed(code, f"the judge's API refused the credentials (HTTP {status}); not retried", False)
-        return Failed(code, f"the judge's API rejected the request (HTTP {status}); not retried", False)
-    if isinstance(exc, sdk.APIResponseValidationError):
-        return Failed("invalid_response", "the judge's API returned a response that is not its protocol", False)
-    return Failed("request_failed", f"the judge's request failed ({type(exc).__name__})", False)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TOKEN_COUNT:
+        return value
+    return None
 
 
 def _retry_after(headers: Mapping[str, str]) -> float | None:
@@ -123,7 +334,7 @@ def _retry_after(headers: Mapping[str, str]) -> float | None:
         return seconds
     try:
         moment = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
     return max(0.0, moment.timestamp() - time.time())
 

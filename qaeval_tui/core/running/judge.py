@@ -8,6 +8,8 @@ that drifts. A judge that raises or returns nonsense produces an error verdict, 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
@@ -93,6 +95,50 @@ class JudgeClient(Protocol):
     def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult: ...
 
 
+ITEM_HASHES: ContextVar[tuple[object, object, str, str] | None] = ContextVar("qaeval_item_hashes", default=None)
+"""(case, output, case hash, output hash) of the case a run is asking the judge about: the runner has
+computed both hashes already, and the verdict cache reads them here rather than hashing again."""
+
+
+def known_hashes(case: GoldenCase, output: SUTOutput) -> tuple[str, str] | None:
+    """The hashes the runner set for exactly this case and output, if it did."""
+    known = ITEM_HASHES.get()
+    if known is None or known[0] is not case or known[1] is not output:
+        return None
+    return known[2], known[3]
+
+
+def is_asynchronous(judge: JudgeClient) -> bool:
+    """The judge's calls are coroutines (`ascore`, a model judge's): a run awaits them on one event loop."""
+    try:
+        return getattr(judge, "asynchronous", False) is True
+    except Exception:  # a user judge's attribute that fails to read: it is a plain synchronous judge
+        return False
+
+
+async def ask(judge: JudgeClient, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> object:
+    """What the judge returns for the case: `await judge.ascore(...)` for an asynchronous judge, else its
+    `score` on a thread of the running loop's executor (a user's judge may block)."""
+    import asyncio  # only a run's event loop needs it: off the start path of the CLI and the TUI
+    import inspect
+
+    if is_asynchronous(judge):
+        ascore = getattr(judge, "ascore", None)
+        if ascore is not None and inspect.iscoroutinefunction(ascore):
+            result: object = await ascore(case, output, rubric)
+            return result
+    return await asyncio.get_running_loop().run_in_executor(None, judge.score, case, output, rubric)
+
+
+async def close_judge(judge: JudgeClient) -> None:
+    """Close what the judge holds on the running loop (a model judge's connection pool), if it holds any."""
+    import inspect
+
+    aclose = getattr(judge, "aclose", None) if is_asynchronous(judge) else None
+    if aclose is not None and inspect.iscoroutinefunction(aclose):
+        await aclose()
+
+
 def effective_config(judge: JudgeClient, rubric: Rubric) -> JudgeConfig:
     """The judge's config bound to the rubric version it scores under (part of the hash)."""
     config = judge.config
@@ -175,19 +221,8 @@ def _checked(raw: object, rubric: Rubric) -> tuple[str, JudgeResult | None]:
         return f"the judge returned an unreadable result: {describe_failure(exc)}", None
 
 
-def judge_verdict(
-    judge: JudgeClient,
-    config: JudgeConfig,
-    case: GoldenCase,
-    output: SUTOutput,
-    rubric: Rubric,
-    *,
-    item_id: str,
-    created_at: str,
-) -> JudgeVerdict:
-    """One verdict in the §8.3 export shape with its outcome. Any judge failure, an exit included,
-    becomes status and outcome "error"; a checks-only run's verdicts are "skipped"."""
-    unscored = dict.fromkeys(rubric.axis_names)
+def _builder(config: JudgeConfig, case: GoldenCase, item_id: str, created_at: str) -> Callable[..., JudgeVerdict]:
+    """The function building this case's verdict from an outcome, scores, evidence and what the call cost."""
 
     def verdict(
         outcome: Outcome,
@@ -219,20 +254,36 @@ def judge_verdict(
             stages=list(stages) or None,
         )
 
+    return verdict
+
+
+def _unasked(
+    judge: JudgeClient, config: JudgeConfig, case: GoldenCase, output: SUTOutput, rubric: Rubric, item_id: str,
+    created_at: str,
+) -> JudgeVerdict | None:  # fmt: skip
+    """The verdict of a case no judge is asked about (a checks-only run; a failed system), else None."""
+    unscored = dict.fromkeys(rubric.axis_names)
+    verdict = _builder(config, case, item_id, created_at)
     if isinstance(judge, SkippedJudge):
         return verdict("skipped", unscored, {}, reason=SKIPPED_REASON)
     if output.error is not None:
         return verdict("abstained", unscored, {}, reason="the system failed on this case: nothing to judge")
+    return None
+
+
+def _verdict_of(
+    raw: object, failure: BaseException | None, judge: JudgeClient, config: JudgeConfig, case: GoldenCase,
+    output: SUTOutput, rubric: Rubric, *, item_id: str, created_at: str,
+) -> JudgeVerdict:  # fmt: skip
+    """The verdict on what the judge returned (`raw`) or raised (`failure`)."""
+    unscored = dict.fromkeys(rubric.axis_names)
+    verdict = _builder(config, case, item_id, created_at)
     result: JudgeResult | None = None
     call: JudgeCall | None = None
-    try:
-        raw = judge.score(case, output, rubric)
-    except KeyboardInterrupt:
-        raise
-    except JudgeFailure as exc:
-        problem, call = exc.reason, exc.call if isinstance(exc.call, JudgeCall) else None
-    except BaseException as exc:  # a judge failure (sys.exit too) is data, an error verdict, never a crash
-        problem = describe_failure(exc)
+    if isinstance(failure, JudgeFailure):
+        problem, call = failure.reason, failure.call if isinstance(failure.call, JudgeCall) else None
+    elif failure is not None:  # a judge failure (sys.exit too) is data, an error verdict, never a crash
+        problem = describe_failure(failure)
     else:
         problem, result = _checked(raw, rubric)
     if result is None:
@@ -245,6 +296,59 @@ def judge_verdict(
     outcome = faithfulness_outcome(result.scores, rubric)
     unscored_why = "the judge did not score faithfulness" if outcome == "abstained" else None
     return verdict(outcome, result.scores, result.evidence, reason=unscored_why, call=result.call, stages=result.stages)
+
+
+def judge_verdict(
+    judge: JudgeClient,
+    config: JudgeConfig,
+    case: GoldenCase,
+    output: SUTOutput,
+    rubric: Rubric,
+    *,
+    item_id: str,
+    created_at: str,
+) -> JudgeVerdict:
+    """One verdict in the §8.3 export shape with its outcome. Any judge failure, an exit included,
+    becomes status and outcome "error"; a checks-only run's verdicts are "skipped"."""
+    early = _unasked(judge, config, case, output, rubric, item_id, created_at)
+    if early is not None:
+        return early
+    raw: object = None
+    failure: BaseException | None = None
+    try:
+        raw = judge.score(case, output, rubric)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        failure = exc
+    return _verdict_of(raw, failure, judge, config, case, output, rubric, item_id=item_id, created_at=created_at)
+
+
+async def ajudge_verdict(
+    judge: JudgeClient,
+    config: JudgeConfig,
+    case: GoldenCase,
+    output: SUTOutput,
+    rubric: Rubric,
+    *,
+    item_id: str,
+    created_at: str,
+) -> JudgeVerdict:
+    """`judge_verdict` on a run's event loop: the judge's call awaited (see `ask`)."""
+    from asyncio import CancelledError
+
+    early = _unasked(judge, config, case, output, rubric, item_id, created_at)
+    if early is not None:
+        return early
+    raw: object = None
+    failure: BaseException | None = None
+    try:
+        raw = await ask(judge, case, output, rubric)
+    except (KeyboardInterrupt, CancelledError):
+        raise
+    except BaseException as exc:
+        failure = exc
+    return _verdict_of(raw, failure, judge, config, case, output, rubric, item_id=item_id, created_at=created_at)
 
 
 def load_judge(spec: str) -> JudgeClient:

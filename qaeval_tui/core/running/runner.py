@@ -27,9 +27,17 @@ from qaeval_tui.core.golden.models import LoadedCase
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.adapters import SystemAdapter, adapter_label, case_view, describe_failure
 from qaeval_tui.core.running.checks import CheckResult, run_checks
-from qaeval_tui.core.running.judge import JudgeClient, effective_config, judge_verdict
+from qaeval_tui.core.running.judge import (
+    ITEM_HASHES,
+    JudgeClient,
+    ajudge_verdict,
+    close_judge,
+    effective_config,
+    is_asynchronous,
+    judge_verdict,
+)
 from qaeval_tui.core.running.metrics import case_values, scoreboard
-from qaeval_tui.core.running.models import CaseView, Citation, JudgeConfig, SUTOutput
+from qaeval_tui.core.running.models import CaseView, Citation, JudgeConfig, JudgeVerdict, SUTOutput
 from qaeval_tui.core.running.pipeline import pipelined
 from qaeval_tui.core.running.result import CaseResult, RunResult
 from qaeval_tui.core.running.trajectory import TrajectoryResult, score_trajectory
@@ -153,9 +161,41 @@ def judge_case(
     clock: Callable[[], str] = utc_now,
 ) -> CaseResult:
     """The judge's verdict on an answered case, its trajectory and metric values: the finished case."""
+    case = answered.loaded.case
+    token = ITEM_HASHES.set((case, answered.output, answered.loaded.content_hash, answered.output_hash))
+    try:
+        verdict = judge_verdict(
+            judge, config, case, answered.output, rubric, item_id=answered.item_id, created_at=clock()
+        )
+    finally:
+        ITEM_HASHES.reset(token)
+    return finished_case(answered, verdict, rubric, top_k)
+
+
+async def ajudge_case(
+    answered: Answered,
+    judge: JudgeClient,
+    config: JudgeConfig,
+    rubric: Rubric,
+    top_k: int,
+    clock: Callable[[], str] = utc_now,
+) -> CaseResult:
+    """`judge_case` on a run's event loop: the judge's call awaited."""
+    case = answered.loaded.case
+    token = ITEM_HASHES.set((case, answered.output, answered.loaded.content_hash, answered.output_hash))
+    try:
+        verdict = await ajudge_verdict(
+            judge, config, case, answered.output, rubric, item_id=answered.item_id, created_at=clock()
+        )
+    finally:
+        ITEM_HASHES.reset(token)
+    return finished_case(answered, verdict, rubric, top_k)
+
+
+def finished_case(answered: Answered, verdict: JudgeVerdict, rubric: Rubric, top_k: int) -> CaseResult:
+    """An answered case with its verdict: its trajectory, metric values and why it fails, if it does."""
     loaded, output, checks = answered.loaded, answered.output, answered.checks
     case = loaded.case
-    verdict = judge_verdict(judge, config, case, output, rubric, item_id=answered.item_id, created_at=clock())
     trajectory = score_trajectory(case, output)
     values = case_values(case, output, checks, verdict, trajectory, rubric, top_k)
     return CaseResult(
@@ -254,16 +294,17 @@ def _run(
     def one(position: int) -> CaseResult:
         return evaluate_case(position, cases[position], adapter, judge, config, rubric, top_k, clock)
 
+    def answer(position: int) -> Answered:
+        return answer_case(position, cases[position], adapter)
+
+    async def judged(answered: Answered) -> CaseResult:
+        return await ajudge_case(answered, judge, config, rubric, top_k, clock)
+
     concurrency = judge_concurrency(judge)
     results: list[CaseResult]
-    if concurrency > 1:
+    if concurrency > 1 or is_asynchronous(judge):  # a model judge: its calls awaited on one event loop
         results = pipelined(
-            lambda position: answer_case(position, cases[position], adapter),
-            lambda answered: judge_case(answered, judge, config, rubric, top_k, clock),
-            len(cases),
-            workers,
-            concurrency,
-            progress,
+            answer, judged, len(cases), workers, concurrency, progress, close=lambda: close_judge(judge)
         )
     elif workers == 1:
         results = []
@@ -334,17 +375,24 @@ def _in_parallel(
     return [slot for slot in slots if slot is not None]
 
 
-def store_run(store: StoreBackend, result: RunResult) -> None:
-    """Append the run (cases, outputs, verdicts) to the store; nothing is ever updated in place."""
+def store_run(store: StoreBackend, result: RunResult, *, cases_stored: bool = False) -> None:
+    """Append the run (cases, outputs, verdicts) to the store; nothing is ever updated in place.
+    `cases_stored`: the suite's cases went in before the run (`store_cases`), while it ran."""
     with collector_paused():
+        if not cases_stored:
+            store_cases(store, [r.loaded for r in result.cases])
         _store_run(store, result)
 
 
-def _store_run(store: StoreBackend, result: RunResult) -> None:
+def store_cases(store: StoreBackend, cases: Sequence[LoadedCase]) -> None:
+    """The golden cases a run is about (content-addressed: a case already stored is left as it is)."""
     store.upsert_cases(
-        CaseRecord(r.loaded.content_hash, r.case_id, r.loaded.split, case_to_json_dict(r.loaded.case))
-        for r in result.cases
+        CaseRecord(loaded.content_hash, loaded.case.id, loaded.split, case_to_json_dict(loaded.case))
+        for loaded in cases
     )
+
+
+def _store_run(store: StoreBackend, result: RunResult) -> None:
     header = result.header()
     config_hash = header["judge"]["config_hash"]
     store.insert_run(

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import queue
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Protocol
 
-from qaeval_tui.core.judges.cache import CachedJudge, JudgeTally, Pricing, VerdictCache
+from qaeval_tui.core.judges.cache import SAVE_EVERY, CachedJudge, JudgeTally, Pricing, VerdictCache
 from qaeval_tui.core.running.configured import RunPlan
 from qaeval_tui.core.running.result import RunResult
+from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.opening import StoreTarget, open_store
 
 ProgressUpdate = Callable[[int, int], None]
@@ -48,6 +51,64 @@ def judge_progress(update: ProgressUpdate | None, judge: CachedJudge | None) -> 
         show(done, total, tally.line() if tally.asked_model else "")
 
     return with_line
+
+
+class StoreWriter:
+    """One thread writing to the store while a run goes on (the suite's cases, the verdict cache's new
+    entries): the run's own threads never wait on the store. Leaving the block waits for every write
+    submitted, a run stopped by Ctrl-C included, and raises the first write's error, if any."""
+
+    def __init__(self, store: StoreBackend) -> None:
+        self.store = store
+        self._jobs: queue.SimpleQueue[Callable[[], object] | None] = queue.SimpleQueue()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._work, name="qaeval-store-writer", daemon=True)
+
+    def submit(self, job: Callable[[], object]) -> None:
+        self._jobs.put(job)
+
+    def _work(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            if self._error is not None:
+                continue  # the store failed: the rest is not attempted, the first error is raised
+            try:
+                job()
+            except BaseException as exc:
+                self._error = exc
+
+    def __enter__(self) -> StoreWriter:
+        self._thread.start()
+        return self
+
+    def __exit__(self, kind: object, exc: object, traceback: object) -> None:
+        self._jobs.put(None)
+        self._thread.join()
+        if self._error is not None and exc is None:
+            raise self._error
+
+
+def saving_as_it_goes(
+    update: ProgressUpdate | None, judge: CachedJudge | None, writer: StoreWriter
+) -> ProgressUpdate | None:
+    """`update`, also handing the verdict cache's new entries to `writer` every `SAVE_EVERY` of them (the
+    run reports progress on one thread after each case)."""
+    if judge is None:
+        return update
+    cache = judge.cache
+    queued = threading.Event()  # a save is handed to the writer and has not started: no second one
+
+    def save() -> None:
+        queued.clear()
+        cache.save(writer.store)
+
+    def saving(done: int, total: int) -> None:
+        if cache.pending >= SAVE_EVERY and not queued.is_set():
+            queued.set()
+            writer.submit(save)
+        if update is not None:
+            update(done, total)
+
+    return saving
 
 
 def with_judge_calls(result: RunResult, judge: CachedJudge) -> RunResult:

@@ -16,10 +16,16 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.gate.baseline import Baseline, check_settings
 from qaeval_tui.core.running.configured import plan_run
 from qaeval_tui.core.running.result import RunResult, dumps_document, write_json
-from qaeval_tui.core.running.runner import store_run
+from qaeval_tui.core.running.runner import store_cases, store_run
 from qaeval_tui.core.store.opening import StoreTarget, open_store
 from qaeval_tui.core.text import json_visible
-from qaeval_tui.core.usecases.judge_ops import cached_judge, judge_progress, with_judge_calls
+from qaeval_tui.core.usecases.judge_ops import (
+    StoreWriter,
+    cached_judge,
+    judge_progress,
+    saving_as_it_goes,
+    with_judge_calls,
+)
 
 if TYPE_CHECKING:
     from qaeval_tui.core.statistics.run_ppi import RunPPI
@@ -100,14 +106,17 @@ def run_from_config(
     cached = None if checks_only else cached_judge(plan, store_path, fresh=no_cache)
     if cached is not None:
         plan = replace(plan, judge=cached)
-    with progress() as update:
-        result = plan.run(judge_progress(update, cached))
-    if cached is not None:
-        result = with_judge_calls(result, cached)
-    with open_store(store_path) as store, store.transaction():
-        store_run(store, result)
+    with open_store(store_path) as store:
+        with StoreWriter(store) as writer:  # the store is written while the judge's calls are out
+            writer.submit(lambda: store_cases(store, plan.golden.cases))
+            with progress() as update:
+                result = plan.run(saving_as_it_goes(judge_progress(update, cached), cached, writer))
         if cached is not None:
-            cached.cache.save(store)
+            result = with_judge_calls(result, cached)
+        with store.transaction():
+            store_run(store, result, cases_stored=True)
+            if cached is not None:
+                cached.cache.save(store)
     return result
 
 
