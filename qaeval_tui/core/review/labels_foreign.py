@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from qaeval_tui.core.errors import Problem, UsageError
 from qaeval_tui.core.golden.models import CASE_ID_PATTERN
 from qaeval_tui.core.jsonl import json_object_lines
+from qaeval_tui.core.review.label_rows import label_problems
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.session import score_problems
 from qaeval_tui.core.rubric import Rubric
@@ -246,8 +247,14 @@ def read_foreign_file(
         data.setdefault("created_at", now)
         data.setdefault("note", "")
         try:
-            labels.append((line, Label.model_validate({**data, "scores": scores, "revision": 1})))
+            label = Label.model_validate({**data, "scores": scores, "revision": 1})
         except ValidationError as exc:
             for error in exc.errors(include_url=False):
                 problem(".".join(str(part) for part in error["loc"]), error["msg"])
+            continue
+        refused = label_problems(label, None)  # the date and the note (the reviewer and scores: above)
+        for name, message in refused:
+            problem(name, message)
+        if not refused:
+            labels.append((line, label))
     return labels

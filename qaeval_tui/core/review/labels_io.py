@@ -19,7 +19,6 @@ from pydantic import ValidationError
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.golden.hashing import canonical_json
 from qaeval_tui.core.golden.loader import problems_from_validation
-from qaeval_tui.core.golden.models import CASE_ID_PATTERN
 from qaeval_tui.core.jsonl import json_object_lines
 from qaeval_tui.core.review.label_export import (
     LABEL_FIELDS,
@@ -28,6 +27,7 @@ from qaeval_tui.core.review.label_export import (
     export_verdicts,
     label_record,
 )
+from qaeval_tui.core.review.label_rows import label_problems
 from qaeval_tui.core.review.labels_foreign import FieldMapping, read_foreign_file
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.rubric_fit import score_misfits
@@ -100,11 +100,7 @@ def _read_native(paths: Sequence[Path], rubric: Rubric | None) -> list[_Located]
             except ValidationError as exc:
                 problems.extend(_validation_problems(path, line, exc))
                 continue
-            if not CASE_ID_PATTERN.match(label.reviewer):
-                problems.append(Problem(str(path), line, "reviewer", "use letters, digits, '.', '_' and '-' only"))
-            if rubric is not None and label.rubric_version == rubric.version:
-                for name, message in score_misfits(rubric, label.scores):
-                    problems.append(Problem(str(path), line, name, message))
+            problems += [Problem(str(path), line, name, message) for name, message in label_problems(label, rubric)]
             key = (label.item_id, label.reviewer, label.revision)
             earlier = seen.get(key)
             if earlier is not None and _fingerprint(earlier.label) != _fingerprint(label):
