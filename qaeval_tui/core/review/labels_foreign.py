@@ -59,6 +59,12 @@ class FieldMapping:
             raise UsageError(f"--map: unknown field(s) {unknown}; map onto one of {sorted(known)}")
 
 
+def clipped(raw: object) -> str:
+    """A value as a problem line shows it: its repr, cut short (a file's value may be any size)."""
+    shown = repr(raw)
+    return shown if len(shown) <= 40 else f"{shown[:37]}..."
+
+
 def _lookup(record: Mapping[str, Any], key: str) -> tuple[bool, Any]:
     value: Any = record
     if key in record:
@@ -207,7 +213,15 @@ def read_foreign_file(
         _, nested = _lookup(record, "scores")
         for axis in rubric.axis_names:
             found, raw = get(axis)
-            if not found and axis not in mapping.columns and isinstance(nested, Mapping) and axis in nested:
+            in_scores = axis not in mapping.columns and isinstance(nested, Mapping) and axis in nested
+            if found and in_scores:  # which one the file meant is not ours to guess
+                problem(
+                    axis,
+                    f"given twice: at the top level and under scores "
+                    f"({clipped(raw)} and {clipped(nested[axis])}); keep one",
+                )
+                continue
+            if not found and in_scores:
                 found, raw = True, nested[axis]
             if not found:
                 continue
