@@ -318,7 +318,10 @@ def import_labels(
         try:
             store.insert_labels(to_add, origin="import")
         except StoreConflictError as exc:
-            raise UsageError(f"labels changed in {store.path} while importing ({exc}); run the import again") from exc
+            raise UsageError(
+                f"labels changed in {store.path} while importing, or a line repeats the revision of a quarantined "
+                f"row ({exc}); run the import again, or give that line a new revision"
+            ) from exc
     return ImportReport(
         files=tuple(str(p) for p in files),
         lines=len(located),
