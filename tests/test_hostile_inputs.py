@@ -89,7 +89,7 @@ REPLIES = [
         + b'": 1, "'
         + json.dumps(HOSTILE)[1:-1].encode()
         + b'": 2}'
-    ),  # fmt: skip
+    ),  # a key, named by the data, given twice
     Reply(body=b"\x1b[2J" + HOSTILE_BYTES),  # not JSON
     Reply(body=b"\xff\xfe" + HOSTILE_BYTES),  # not UTF-8
     Reply(status=503, headers={"Retry-After": "\x1b[2J"}, body={"answer": "x"}),
