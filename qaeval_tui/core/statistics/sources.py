@@ -37,14 +37,17 @@ def label_input(
     *,
     include_post_reveal: bool = False,
     quarantined: int = 0,
+    fits_checked: bool = False,
 ) -> LabelInput:
     """The revisions the statistics read (see `select_labels`) and their table; `source` names where they came from.
 
     Labels made under the rubric's version must fit the rubric: it may have changed since without a
-    version bump (label files are checked line by line as they are read; the store is not re-read).
+    version bump (label files are checked line by line as they are read; `fits_checked`: the caller
+    checked the store's rows, naming each, `stored_label_input`).
     """
-    current = (label.scores for label in labels if label.rubric_version == rubric.version)
-    check_rubric_unchanged(current, rubric, source, "labels")
+    if not fits_checked:
+        current = (label.scores for label in labels if label.rubric_version == rubric.version)
+        check_rubric_unchanged(current, rubric, source, "labels")
     selection = select_labels(labels, rubric.version, include_post_reveal=include_post_reveal, quarantined=quarantined)
     if not selection.labels:
         raise UsageError(
@@ -69,6 +72,7 @@ def stored_label_input(
         f"store {store.path}",
         include_post_reveal=include_post_reveal,
         quarantined=len(store.quarantines()),
+        fits_checked=True,
     )
 
 
