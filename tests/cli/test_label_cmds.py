@@ -370,7 +370,7 @@ def test_a_bad_verdict_score_is_a_located_error_exit_2(tmp_path: Path, bad: obje
 @pytest.mark.parametrize(
     ("toml", "axis"),
     [
-        (_rubric_toml(scale="[0, 1]"), "scores.faithfulness: 2 is not on the faithfulness scale [0, 1]"),
+        (_rubric_toml(scale="[0, 1]"), "faithfulness 2, off its faithfulness scale [0, 1]"),
         (_rubric_toml("grounded"), "'faithfulness'"),
     ],
     ids=["scale-narrowed", "axis-renamed"],
