@@ -9,7 +9,8 @@ Rows are read back without pydantic's validation (0.5 s for 100,000 labels: half
 the whole dashboard), but never blindly: one SQL pass per read checks the type and range of each
 column the read takes, as `Label` would (about 40 ms over 100,000 rows), and each distinct scores
 text is checked once. A row edited by hand or damaged is a `CorruptRowError` naming the table, the
-row id and the field, never a crash or a wrong figure.
+row id and the field (every such row the read met), never a crash or a wrong figure. A row a
+curator quarantined (`label_quarantine`) is left out of every read; only `store copy` moves it.
 """
 
 from __future__ import annotations
