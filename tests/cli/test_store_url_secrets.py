@@ -80,3 +80,13 @@ def test_no_command_prints_a_credential_of_the_store_url(
         assert result.exception is None or isinstance(result.exception, SystemExit), (name, result.exception)
         assert SECRET not in output, f"qaeval {' '.join(args)}:\n{output}"
         assert "\x1b" not in output and "Traceback" not in output, f"qaeval {name}:\n{output}"
+
+
+@pytest.mark.parametrize("password", [f"{SECRET}#x", f"{SECRET}?x", f"{SECRET}%23x"])
+def test_the_url_handed_to_a_member_holds_nothing_of_the_owners_password(password: str) -> None:
+    from qaeval_tui.core.store.pg_team import member_url
+
+    owner = f"postgresql://owner:{password}@db.example:5433/qaeval?sslmode=require&password={SECRET}"
+    handed = member_url(owner, "ana", "her-pw")
+    assert handed == "postgresql://ana:her-pw@db.example:5433/qaeval?sslmode=require"
+    assert SECRET not in handed and "owner" not in handed
