@@ -44,3 +44,6 @@ def test_a_gate_tolerance_of_1e_300_is_no_traceback(tmp_path: Path, monkeypatch:
     assert result.exit_code in (0, 1, 3), result.output
     citation = json.loads(result.stdout)
     assert "1e-300" in json.dumps(citation)
+    console = CliRunner().invoke(app, ["gate", "--baseline", BASELINE, "--data", str(DEMO_GOLDEN)])
+    rows = [line for line in console.stdout.splitlines() if line.startswith("citation_coverage")]
+    assert any("1e-300" in row for row in rows), console.stdout  # the tolerance as given, not rounded to 0.000

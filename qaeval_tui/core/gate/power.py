@@ -119,6 +119,12 @@ def cases_needed(
     return max(least, math.ceil(ratio * ratio - 1e-9))
 
 
+def tolerance_text(value: float) -> str:
+    """A tolerance in a table or a reason: three decimals, as every tolerance is written, except one
+    too small for them to show (1e-300 is not 0.000)."""
+    return f"{value:.3g}" if 0.0 < abs(value) < 0.0005 else f"{value:.3f}"
+
+
 def planning_sd(baseline_values: Sequence[float]) -> float:
     """sqrt(2) x the sample sd of the baseline's per-case values with a pseudo-case at 0 and one at 1."""
     values = [*baseline_values, 0.0, 1.0]
