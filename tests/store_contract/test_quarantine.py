@@ -149,3 +149,19 @@ def test_a_good_row_or_a_second_quarantine_is_refused_and_the_record_is_append_o
         with pytest.raises(backend.rewrite_refused):
             backend.execute_raw(store, statement)
     assert [(q.label_id, q.reason) for q in store.quarantines()] == [(905, "no date")]
+
+
+def test_a_blind_claim_made_after_the_reveal_is_never_exported(backend: Backend, tmp_path: Path) -> None:
+    store = backend.open()
+    (item, *_) = _team(store)
+    store.record_reveal(item, "ana")  # ana revealed the verdict (after her submit) ...
+    _insert(
+        backend, store, 906, item_id=f"'{item}'", reviewer="'ana'", revision="2", created_at="'2999-01-01T00:00:00Z'"
+    )
+    # ... and a later row, written by hand, claims to be blind
+    with pytest.raises(LabelRowsError, match=r"labels row 906: revealed: false, but ana saw hidden information"):
+        export_folder(store, tmp_path / "out", rubric=RUBRIC)
+    assert [(row.row_id, row.field) for row in check_labels(store, RUBRIC).bad] == [(906, "revealed")]
+    quarantine_label(store, 906, reason="a blind claim after the reveal", curator="dana", rubric=RUBRIC)
+    assert export_folder(store, tmp_path / "out", rubric=RUBRIC).quarantined == 1
+    assert import_labels(store, [tmp_path / "out"], RUBRIC).added == 0  # nothing exported is refused

@@ -9,7 +9,7 @@ computing on it, until a curator quarantines it (`label_quarantine`, DESIGN §4)
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.models import CASE_ID_PATTERN
@@ -42,6 +42,30 @@ def label_problems(label: Label, rubric: Rubric | None, *, advice: bool = True) 
     if rubric is not None and label.rubric_version == rubric.version:
         found += score_misfits(rubric, label.scores, advice=advice)
     return found
+
+
+def _instant(text: str) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def blind_claim_problem(label: Label, unblinded: Mapping[tuple[str, str], str]) -> str | None:
+    """Why `label` may not claim to be blind: made after its reviewer saw the item's hidden information
+    (`unblinded`: the first reveal or exposure of each item and person on record). None: it may."""
+    since = None if label.revealed else unblinded.get((label.item_id, label.reviewer))
+    if since is None:
+        return None
+    made, seen = _instant(label.created_at), _instant(since)
+    if made is not None and seen is not None and made < seen:
+        return None
+    return (
+        f"false, but {label.reviewer} saw hidden information on {label.item_id} at {since} "
+        f"(a reveal or a curator view) before this revision ({label.created_at}); "
+        "a revision made after that is not blind: set revealed to true"
+    )
 
 
 def misfit_rows(labels: Iterable[StoredLabel], rubric: Rubric) -> tuple[list[BadRow], int]:
