@@ -486,6 +486,54 @@ def labels_import_of_a_line_that_is_not_json(root: Path) -> list[str]:
     return ["labels", "import", "ana.jsonl", "--db", "s.db"]
 
 
+def store_with_a_bad_label(root: Path) -> int:
+    """The demo labels in `s.db`, and one row written by hand with an off-scale score: its id."""
+    import sqlite3
+
+    cli("labels", "import", str(DEMO_LABELS), "--db", "s.db")
+    with sqlite3.connect(root / "s.db") as conn:
+        conn.execute(
+            """INSERT INTO labels (id, item_id, case_id, reviewer, revision, scores_json, note, flagged, skipped,
+                                   rubric_version, revealed, created_at, seconds_spent, origin)
+               SELECT 9999, item_id, case_id, 'zed', 1, '{"faithfulness": 9}', '', 0, 0, rubric_version, 0,
+                      created_at, 1.0, 'hand' FROM labels LIMIT 1"""
+        )
+    return 9999
+
+
+@scenario("labels check", 0, "no bad row")
+def labels_check_of_the_demo_labels(root: Path) -> list[str]:
+    cli("labels", "import", str(DEMO_LABELS), "--db", "s.db")
+    return ["labels", "check", "--db", "s.db"]
+
+
+@scenario("labels check", 1, "listed")
+def labels_check_of_a_hand_edited_row(root: Path) -> list[str]:
+    store_with_a_bad_label(root)
+    return ["labels", "check", "--db", "s.db"]
+
+
+fixed("labels check", 2, "no store", ["labels", "check", "--db", "none.db"], "usage", bad_input=True)
+
+
+@scenario("labels quarantine", 0, "recorded")
+def labels_quarantine_of_a_hand_edited_row(root: Path) -> list[str]:
+    row = store_with_a_bad_label(root)
+    return ["labels", "quarantine", str(row), "--reason", "typed by hand", "--curator", "dana", "--db", "s.db"]
+
+
+@scenario("labels quarantine", 2, "usage", bad_input=True)
+def labels_quarantine_of_a_good_row(root: Path) -> list[str]:
+    store_with_a_bad_label(root)
+    return ["labels", "quarantine", "1", "--reason", "I disagree", "--curator", "dana", "--db", "s.db"]
+
+
+@scenario("agreement", 2, "bad stored label row", bad_input=True)
+def agreement_over_a_hand_edited_row(root: Path) -> list[str]:
+    store_with_a_bad_label(root)
+    return ["agreement", "--db", "s.db"]
+
+
 def foreign_scores(root: Path, faithfulness: str) -> str:
     """Another judge's scores on one demo item, as CSV."""
     first = json.loads((DEMO_LABELS / "judge-verdicts.jsonl").read_text(encoding="utf-8").splitlines()[0])

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from qaeval_tui.cli import queue_cmd
+from qaeval_tui.cli import quarantine_cmds, queue_cmd
 from qaeval_tui.cli.common import (
     config_from,
     guarded,
@@ -116,12 +116,22 @@ def labels_export(
         stderr.print(f"removed {leftover}, left by an export that was cut short")
     written, verdict_count = report.labels, report.verdicts
     if as_json:
-        print_json({"folder": str(folder), "labels": written, "added": report.added, "verdicts": verdict_count})
+        print_json(
+            {
+                "folder": str(folder),
+                "labels": written,
+                "added": report.added,
+                "verdicts": verdict_count,
+                "quarantined_excluded": report.quarantined,
+            }
+        )
         return
     for name, count in written.items():
         stdout.print(f"{folder / (name + '.jsonl')}: {count} revision(s), {report.added.get(name, 0)} added")
     if verdict_count is not None:
         stdout.print(f"{folder / VERDICTS_FILENAME}: {verdict_count} verdict(s)")
+    if report.quarantined:
+        stderr.print(f"{report.quarantined} quarantined label row(s) left out (`qaeval labels check` lists them)")
     if not written:
         stderr.print("no labels in the store yet: nothing exported")
 
@@ -345,4 +355,5 @@ def register(app: typer.Typer) -> None:
     queue_cmd.register(app)
     app.command()(agreement)
     app.command()(calibrate)
+    quarantine_cmds.register(labels_app)
     app.add_typer(labels_app, name="labels")

@@ -79,6 +79,15 @@ def print_agreement(report: AgreementReport) -> None:
         stdout.print(
             f"{selection['post_reveal_excluded']} post-reveal revision(s) left out (--include-post-reveal reads them)"
         )
+    print_quarantined(selection)
+
+
+def print_quarantined(selection: dict[str, Any]) -> None:
+    """Say how many quarantined label rows a report left out (none: nothing said)."""
+    if selection.get("quarantined_excluded"):
+        stdout.print(
+            f"{selection['quarantined_excluded']} quarantined label row(s) left out (`qaeval labels check` lists them)"
+        )
 
 
 def print_calibration(report: CalibrationReport) -> None:
@@ -128,6 +137,7 @@ def print_calibration(report: CalibrationReport) -> None:
     single = sorted({item for axis in data["axes"].values() for item in axis["one_reviewer_items"]})
     if single:
         stdout.print(f"{len(single)} item(s) labelled by one reviewer only, offered for more labels: see --json")
+    print_quarantined(data["labels"])
     for line in outcome_lines(data.get("faithfulness_outcome")):
         stdout.print(line, soft_wrap=True)
     stdout.print(

@@ -12,6 +12,7 @@ from typing import Any
 from rich.table import Table
 
 from qaeval_tui.cli.common import stdout
+from qaeval_tui.core.gate import power
 from qaeval_tui.core.gate.decision import GateReport
 from qaeval_tui.core.gate.drift import DriftReport
 from qaeval_tui.core.gate.report import calibration_sentence, fired_checks, format_ci, judge_errors, metric_label
@@ -167,7 +168,7 @@ def print_gate(report: GateReport) -> None:
         pad_edge=False,
     )
     for delta in report.metrics:
-        tolerance = "" if delta.tolerance is None else f"{delta.tolerance:.3f}"
+        tolerance = "" if delta.tolerance is None else power.tolerance_text(delta.tolerance)
         signed = "n/a" if delta.delta is None else f"{delta.delta:+.3f}"
         table.add_row(
             metric_label(delta),
@@ -226,7 +227,7 @@ def print_statistics(report: GateReport) -> None:
                 _p(test.p_holm),
                 "yes" if test.significant else "no",
                 mde_text(test.mde),
-                f"{delta.tolerance:.3f}",
+                power.tolerance_text(delta.tolerance),
                 "yes" if test.resolvable else "NO",
             )
         stdout.print(table)

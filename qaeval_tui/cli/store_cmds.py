@@ -42,6 +42,12 @@ def new_sqlite_file(target: str) -> Path | None:
     return Path(target)
 
 
+def is_discarded(target: str) -> bool:
+    """A name SQLite opens as a store that vanishes when closed: empty, blank, `:memory:`, a `file:` URI."""
+    name = target.strip()
+    return not name or name.lower() == ":memory:" or name.lower().startswith("file:")
+
+
 def open_any_store(target: str, *, must_exist: bool = False) -> StoreBackend:
     """A SQLite file or a PostgreSQL URL; a source that must exist and does not is refused, nothing created."""
     from qaeval_tui.core.store.opening import open_store, store_exists, store_name
@@ -66,6 +72,12 @@ def store_copy(
     Exit 0 copied and equal, 1 a table differs (nothing kept), 2 usage (missing source, target not empty)."""
     from qaeval_tui.core.store.copy import copy_store
 
+    for option, value in (("--from", source), ("--to", target)):
+        if is_discarded(value):
+            raise UsageError(
+                f"{option} {value!r}: not a store that outlives the copy (SQLite keeps an empty name or "
+                "':memory:' in memory and discards it); name a file or a postgresql:// URL"
+            )
     if same_store(source, target):
         from qaeval_tui.core.store.opening import store_name
 

@@ -6,3 +6,6 @@ MAX_SEED = SQLITE_MAX_INTEGER
 MAX_REVISION = 2**53
 """Largest label revision a file may carry: far below SQLite's limit, so the next revision always
 fits, and exact as a JSON number in any reader (a double holds every integer up to 2^53)."""
+MAX_NOTE_CHARS = 20_000
+"""Longest note a label may carry (characters): a reviewer's remark, not a document. Label files,
+the review screen and the store's checks refuse a longer one."""

@@ -174,3 +174,11 @@ def test_a_target_that_does_not_read_back_the_source_is_exit_1_and_keeps_nothing
     assert line.startswith(f"error: {target}: the copy does not match {full} (") and problem in line
     assert line.endswith("; nothing was kept")
     assert all(not rows for rows in contents(target).values())
+
+
+@pytest.mark.parametrize("target", ["", "  ", ":memory:", "file::memory:?cache=shared"])
+def test_a_target_sqlite_would_discard_is_refused_not_claimed_copied(full: Path, tmp_path: Path, target: str) -> None:
+    result = copy(full, target)
+    assert result.exit_code == 2, result.output
+    assert "copied" not in result.stdout and "not a store that outlives the copy" in result.stderr
+    assert "--to" in result.stderr

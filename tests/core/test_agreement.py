@@ -161,6 +161,7 @@ def test_selection_reads_the_latest_blind_revision_and_ignores_skips() -> None:
         "post_reveal_excluded": 1,
         "other_rubric_version": 1,
         "include_post_reveal": False,
+        "quarantined_excluded": 0,
     }
     with_reveal = select_labels(labels, "k", include_post_reveal=True)
     assert with_reveal.labels[0].scores == {"f": 2}

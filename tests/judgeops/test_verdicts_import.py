@@ -214,3 +214,21 @@ def test_hostile_jsonl_values_are_located_problems_not_a_crash(tmp_path: Path) -
     assert f"{source}:2: faithfulness: True is not a score" in result.stderr
     assert f"{source}:3:" in result.stderr  # NaN is no JSON number
     assert f"{source}:4:" not in result.stderr and "Traceback" not in result.output and not out.exists()
+
+
+def test_an_axis_given_at_the_top_level_and_under_scores_is_refused_not_guessed(tmp_path: Path) -> None:
+    first = next(v for v in native_verdicts() if v["status"] == "ok")
+    line = {"item_id": first["item_id"], "case_id": first["case_id"], "faithfulness": 2, "scores": {"faithfulness": 0}}
+    path = tmp_path / "both.jsonl"
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    out = tmp_path / "v.jsonl"
+    result = qaeval(tmp_path, "verdicts", "import", str(path), "--judge-name", "other", "--out", str(out))
+    assert result.exit_code == 1, result.output
+    assert f"{path}:1: faithfulness: given twice: at the top level and under scores (2 and 0); keep one" in (
+        result.stderr
+    )
+    assert not out.exists()
+    labels = tmp_path / "labels.jsonl"  # label files from other tools are read the same way
+    labels.write_text(json.dumps({**line, "reviewer": "ana"}) + "\n", encoding="utf-8")
+    imported = qaeval(tmp_path, "labels", "import", str(labels), "--format", "jsonl", "--map", "note=note")
+    assert imported.exit_code == 1 and "faithfulness: given twice" in imported.stderr, imported.output

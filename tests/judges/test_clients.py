@@ -94,6 +94,12 @@ INVALID = [
         Reply.text(json.dumps({"scores": {"faithfulness": {"score": 2, "evidence": "10 years"}}})),
         "the judge gave no score for citation_correctness",
     ),
+    (
+        Reply.judgment(evidence={"faithfulness": "e"}),  # found verbatim in almost any text: no reader can check it
+        "the judge's evidence for faithfulness is 1 character(s), too short for a reader to check "
+        "(min_evidence_chars = 8",
+    ),
+    (Reply.judgment(evidence={"faithfulness": " years"}), "the judge's evidence for faithfulness is 5 character(s)"),
     (Reply.text('{"scores": {}, "abstain": true}'), "the judge abstained without a reason"),
     (Reply.text('{"scores": {}, "scores": {}}'), "the judge's reply gives 'scores' twice"),
 ]
@@ -117,6 +123,16 @@ def test_a_quote_of_the_answer_counts_as_evidence(server: LLMServer, kind: str) 
     server.script(Reply.judgment(evidence={"faithfulness": "ten years, I think"}))
     verdict = verdict_of(judge_for(server, kind), answer="It is ten years, I think.")
     assert verdict.outcome == "faithful" and verdict.evidence["faithfulness"] == "ten years, I think"
+
+
+def test_the_shortest_evidence_is_configured_and_binds_the_judge(server: LLMServer, kind: str) -> None:
+    server.script(Reply.judgment(evidence={"faithfulness": "10 years"}))
+    strict = judge_for(server, kind, min_evidence_chars=20)
+    verdict = verdict_of(strict)
+    assert verdict.outcome == "error" and "min_evidence_chars = 20" in (verdict.error or "")
+    assert strict.config.config_hash() != judge_for(server, kind).config.config_hash()
+    server.script(Reply.judgment(evidence={"faithfulness": "Yes."}))
+    assert verdict_of(judge_for(server, kind), answer="Yes.").outcome == "faithful"  # the whole answer is short
 
 
 def test_429_waits_as_long_as_retry_after_asks_then_succeeds(server: LLMServer, kind: str) -> None:

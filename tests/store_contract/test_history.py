@@ -43,7 +43,7 @@ def test_imported_labels_keep_their_revisions_and_the_reads_agree(store: StoreBa
     stored = store.labels()
     assert [row.label for row in stored] == labels and {row.origin for row in stored} == {"import"}
     assert store.label_revisions() == [
-        StoredLabel._make(getattr(row.label, name) for name in StoredLabel._fields) for row in stored
+        StoredLabel._make([*(getattr(row.label, name) for name in StoredLabel._fields[:-1]), row.id]) for row in stored
     ]
     marks = store.label_marks("ana")
     assert [(mark.id, mark.item_id) for mark in marks] == [(row.id, row.label.item_id) for row in stored[:2]]

@@ -28,6 +28,8 @@ PROMPT_VERSIONS: tuple[str, ...] = ("faithfulness-1",)
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 Text = Annotated[str, Field(min_length=1)]
+MIN_EVIDENCE_CHARS = 8
+"""Default shortest evidence: "10 years" passes, "e" (found verbatim in almost any text) does not."""
 
 
 class JudgeSection(Section):
@@ -56,6 +58,13 @@ class JudgeSection(Section):
     )
     prompt_version: Text = Field(
         default=PROMPT_VERSIONS[-1], description=f"Prompt template version: {', '.join(PROMPT_VERSIONS)}."
+    )
+    min_evidence_chars: int = Field(
+        default=MIN_EVIDENCE_CHARS,
+        ge=1,
+        le=1000,
+        description="Shortest evidence quote a reader can use (characters, spaces at its ends not counted); a "
+        "shorter one is an invalid reply, unless it is a whole source or the whole answer.",
     )
 
     pricing: JudgePricing | None = Field(

@@ -63,11 +63,19 @@ class HttpSystemConfig(Section):
     url: Annotated[str, Field(min_length=1)] = Field(
         description="Endpoint each case is POSTed to (http:// or https://)."
     )
-    timeout_s: float = Field(default=30.0, gt=0, le=3600, description="Seconds one attempt may take.")
+    timeout_s: float = Field(
+        default=30.0, gt=0, le=3600, description="Seconds one attempt may take, the whole reply included."
+    )
     max_retries: int = Field(
         default=3, ge=0, le=20, description="Further attempts after a timeout, a network error, a 5xx or a 429."
     )
     concurrency: int = Field(default=8, ge=1, le=64, description="Requests in flight at once.")
+    max_reply_bytes: int = Field(
+        default=10_000_000,
+        ge=1_000,
+        le=1_000_000_000,
+        description="Largest reply body read (after any content encoding); a larger one ends the case, unread.",
+    )
     backoff_s: float = Field(
         default=0.5, gt=0, le=60, description="First wait before a retry; doubles each time (with jitter)."
     )

@@ -24,12 +24,14 @@ from qaeval_tui.core.config import Config
 from qaeval_tui.core.curation.dossier import CONSENSUS_SOURCES, latest_blind_labels
 from qaeval_tui.core.curation.rulings import RulingView, ruling_views
 from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.review.label_rows import misfit_error
 from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.review.rubric_fit import score_misfits
 from qaeval_tui.core.rubric import Axis
 from qaeval_tui.core.statistics.calibration import adjudicate, human_consensus
 from qaeval_tui.core.statistics.label_table import LabelTable
 from qaeval_tui.core.store.backend import StoreBackend
-from qaeval_tui.core.store.rows import ItemAxis, LabelRevision
+from qaeval_tui.core.store.rows import BadRow, ItemAxis, LabelRevision
 
 __all__ = ["AdjudicationQueue", "BlindScore", "Disagreement", "adjudication_queue", "record_consensus"]
 
@@ -138,7 +140,17 @@ def adjudication_queue(store: StoreBackend, config: Config, *, viewer: str | Non
 
 def _queue(store: StoreBackend, config: Config) -> AdjudicationQueue:
     rubric = config.rubric
-    rows = store.labels()
+    rows = store.labels()  # quarantined rows left out; a row no reader could read is named
+    misfits = [
+        BadRow("labels", row.id, name, problem)
+        for row in rows
+        if row.label.rubric_version == rubric.version
+        for name, problem in score_misfits(rubric, row.label.scores, advice=False)
+    ]
+    if misfits:  # never computed on: a curator quarantines each
+        under_version = sum(row.label.rubric_version == rubric.version for row in rows)
+        current = (row.label.scores for row in rows if row.label.rubric_version == rubric.version)
+        raise misfit_error(f"store {store.path}", misfits, under_version, rubric, current)
     blind = latest_blind_labels(rows, rubric.version)
     if not blind:
         return AdjudicationQueue(())

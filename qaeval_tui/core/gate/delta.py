@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from qaeval_tui.core.gate import power
 from qaeval_tui.core.gate.baseline import Baseline
 from qaeval_tui.core.running.metrics import METRIC_SPECS
 from qaeval_tui.core.running.result import RunResult
@@ -205,9 +206,9 @@ def metric_delta(
         status = "fail"
         reason = f"has no value now ({shown}): no case it applies to was scored this time"
     elif spec.higher_is_better and delta < -tolerance - _EPSILON:
-        status, reason = "fail", f"dropped {delta:+.3f} ({shown}, tolerance {tolerance:.3f})"
+        status, reason = "fail", f"dropped {delta:+.3f} ({shown}, tolerance {power.tolerance_text(tolerance)})"
     elif not spec.higher_is_better and delta > tolerance + _EPSILON:
-        status, reason = "fail", f"rose {delta:+.3f} ({shown}, tolerance {tolerance:.3f})"
+        status, reason = "fail", f"rose {delta:+.3f} ({shown}, tolerance {power.tolerance_text(tolerance)})"
     else:
         status = "pass"
     if lost and tolerance is not None:  # the cases left out may be exactly the ones it would score low

@@ -94,16 +94,18 @@ def plan_suite(
         suite = power.planned(values, family)
         needed = None if goal is None else power.cases_needed(suite.sd, goal, family)
         size = None if needed is None else math.ceil(needed * total / len(values))
-        plans.append(MetricPlan(name, len(values), suite.sd, suite.mde, goal, needed, size, _note(suite, goal)))
+        plans.append(MetricPlan(name, len(values), suite.sd, suite.mde, goal, needed, size, _note(suite, goal, needed)))
     return SuitePlan(baseline.path, total, family, tuple(plans))
 
 
-def _note(suite: power.SuiteMDE, goal: float | None) -> str | None:
+def _note(suite: power.SuiteMDE, goal: float | None, needed: int | None) -> str | None:
     notes = []
     if goal is None:
         notes.append("not gated (no tolerance): --mde X plans a target")
     elif goal <= 0.0:
         notes.append("never (target 0)")
+    elif needed is None and suite.sd > 0.0:
+        notes.append(f"no countable suite resolves {goal:.3g} (more than {power.MAX_PLANNED_CASES:.0e} cases)")
     if suite.mde is None:
         notes.append(
             f"no finite MDE: with {suite.n} cases the smallest Holm p-value the test can reach is "

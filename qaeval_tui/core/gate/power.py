@@ -78,6 +78,10 @@ def flips(metrics_checked: int, replicates: int, alpha: float = ALPHA) -> int:
     return max(replicates, math.ceil(FLIPS_PER_LEVEL * metrics_checked / alpha))
 
 
+MAX_PLANNED_CASES = 10**15
+"""More cases than any suite holds: a plan past it is "no countable suite", not a number."""
+
+
 def critical_sum(metrics_checked: int, alpha: float = ALPHA, power: float = POWER) -> float:
     """z[1 - alpha / (2 m)] + z[power]: the MDE in standard errors at the Holm-strictest level."""
     if metrics_checked < 1:
@@ -101,14 +105,24 @@ def cases_needed(
     sd: float, target: float, metrics_checked: int, alpha: float = ALPHA, power: float = POWER
 ) -> int | None:
     """Cases whose MDE is at most `target`, and never fewer than the test can reach significance with
-    (`floor_cases`); None when no suite size does (a target of 0)."""
+    (`floor_cases`); None when no suite size does: a target of 0, or one so small that the count would
+    pass `MAX_PLANNED_CASES` (a target of 1e-155 squares past what a float holds)."""
     if target <= 0.0:
         return None
     least = floor_cases(metrics_checked, alpha)
     if sd <= 0.0:
         return least
+    ratio = critical_sum(metrics_checked, alpha, power) * sd / target
+    if not ratio < math.sqrt(MAX_PLANNED_CASES):  # NaN and infinity included
+        return None
     # A hair below the exact ratio, so a target met exactly is not rounded up by float noise.
-    return max(least, math.ceil((critical_sum(metrics_checked, alpha, power) * sd / target) ** 2 - 1e-9))
+    return max(least, math.ceil(ratio * ratio - 1e-9))
+
+
+def tolerance_text(value: float) -> str:
+    """A tolerance in a table or a reason: three decimals, as every tolerance is written, except one
+    too small for them to show (1e-300 is not 0.000)."""
+    return f"{value:.3g}" if 0.0 < abs(value) < 0.0005 else f"{value:.3f}"
 
 
 def planning_sd(baseline_values: Sequence[float]) -> float:
@@ -121,5 +135,7 @@ def planning_sd(baseline_values: Sequence[float]) -> float:
 
 def short(value: float) -> str:
     """A tolerance or MDE as a reader writes it: 0.02, 0.11, 0.105 (at most three decimals)."""
+    if 0.0 < abs(value) < 0.0005:  # 1e-300 is not 0.00
+        return f"{value:.3g}"
     text = f"{value:.3f}".rstrip("0")
     return text + "0" * max(0, 2 - len(text.partition(".")[2]))

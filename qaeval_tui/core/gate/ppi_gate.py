@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from qaeval_tui.core.errors import Problem, UsageError
+from qaeval_tui.core.gate import power
 from qaeval_tui.core.gate.baseline import Baseline
 from qaeval_tui.core.gate.delta import MetricDelta
 from qaeval_tui.core.gate.ppi_values import RecordedPPI
@@ -152,14 +153,18 @@ class PPIGate:
         status: Literal["pass", "fail"] = "pass"
         reason: str | None = None
         if change < -delta.tolerance - _EPSILON:  # every judge-scored metric is higher-is-better
-            status, reason = "fail", f"dropped {change:+.3f} ({shown}, tolerance {delta.tolerance:.3f}; {intervals})"
+            status, reason = (
+                "fail",
+                f"dropped {change:+.3f} ({shown}, tolerance {power.tolerance_text(delta.tolerance)}; {intervals})",
+            )
         if delta.lost_cases:  # the judge mean's own failure stands: values lost on shared cases
             status, reason = "fail", f"{reason or shown}; judge mean: {delta.reason}"
         # Unpaired and independent: the difference is known to about the root sum of squares of the
         # two half-widths (each clipped to [0, 1], so this understates it near the ends).
         spread = math.hypot(_half_width(before.ci), _half_width(now.ci))
         noise = (
-            f"; the difference is known to about +/-{spread:.3f}, more than the tolerance {delta.tolerance:.3f}: "
+            f"; the difference is known to about +/-{spread:.3f}, more than the tolerance "
+            f"{power.tolerance_text(delta.tolerance)}: "
             "a change within the tolerance may be a larger one unseen, and one beyond it may be noise"
             if spread > delta.tolerance
             else ""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from qaeval_tui.core.gate import power
 from qaeval_tui.core.gate.decision import Finding, GateReport
 from qaeval_tui.core.gate.delta import MetricDelta
 from qaeval_tui.core.gate.report_stats import (
@@ -163,7 +164,7 @@ def gate_markdown(report: GateReport) -> str:
         "|---|---:|---:|---:|---|---:|---:|---:|---|",
     ]
     for delta in report.metrics:
-        tolerance = "" if delta.tolerance is None else f"{delta.tolerance:.3f}"
+        tolerance = "" if delta.tolerance is None else power.tolerance_text(delta.tolerance)
         lines.append(
             f"| {md(metric_label(delta))} | {_number(delta.baseline)} | {_number(delta.current)} | "
             f"{_number(delta.delta, signed=True)} | {format_ci(delta)} | {' | '.join(stat_cells(delta))} | "

@@ -67,6 +67,8 @@ def unresolved_warning(name: str, tolerance: float, suite: power.SuiteMDE, neede
         f"~{needed} cases would resolve {power.short(tolerance)}"
         if needed is not None
         else f"no number of cases resolves a {change} of 0"
+        if tolerance <= 0.0
+        else f"no countable number of cases resolves a {change} of {power.short(tolerance)}"
     )
     cases = f"{suite.n} case" + ("" if suite.n == 1 else "s")
     if suite.mde is None:

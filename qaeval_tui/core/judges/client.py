@@ -59,6 +59,7 @@ class ModelJudge:
             prompt_hash=prompt_hash(section.prompt_version),
             rubric_hash=rubric_hash(rubric),
             max_tokens=section.max_tokens,
+            min_evidence_chars=section.min_evidence_chars,
         )
         build = openai_transport if section.kind == "openai" else anthropic_transport
         self._send: Send
@@ -107,7 +108,7 @@ class ModelJudge:
             backoff_s=self._backoff_s,
         )
         try:
-            judgment = read_reply(reply.text, rubric, texts)
+            judgment = read_reply(reply.text, rubric, texts, min_evidence_chars=self.section.min_evidence_chars)
         except ReplyError as exc:
             raise JudgeFailure(str(exc), call) from None
         return JudgeResult(

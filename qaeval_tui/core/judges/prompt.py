@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from qaeval_tui.core.config.judge import MIN_EVIDENCE_CHARS
 from qaeval_tui.core.golden.hashing import content_hash
 from qaeval_tui.core.golden.models import GoldenCase
 from qaeval_tui.core.rubric import Rubric
@@ -156,8 +157,13 @@ def quotable(case: GoldenCase, output: SUTOutput) -> tuple[str, ...]:
     return (*(source.text for source in case.sources), output.answer)
 
 
-def read_reply(text: str, rubric: Rubric, texts: Sequence[str]) -> Judgment:
-    """The reply checked against the contract; ReplyError names the first thing wrong."""
+def read_reply(
+    text: str, rubric: Rubric, texts: Sequence[str], *, min_evidence_chars: int = MIN_EVIDENCE_CHARS
+) -> Judgment:
+    """The reply checked against the contract; ReplyError names the first thing wrong.
+
+    Evidence must be found verbatim in `texts` and be one a reader can use: at least
+    `min_evidence_chars` characters (a single letter is found in almost any text), or a whole text."""
     document = _json_object(text)
     unknown = sorted(set(document) - {"scores", "abstain", "reason"})
     if unknown:
@@ -177,10 +183,10 @@ def read_reply(text: str, rubric: Rubric, texts: Sequence[str]) -> Judgment:
         if not reason or not reason.strip():
             raise ReplyError("the judge abstained without a reason")
         return Judgment(dict.fromkeys(rubric.axis_names), {}, abstained=True, reason=reason)
-    return _scored(scores, rubric, texts)
+    return _scored(scores, rubric, texts, min_evidence_chars)
 
 
-def _scored(scores: dict[str, Any], rubric: Rubric, texts: Sequence[str]) -> Judgment:
+def _scored(scores: dict[str, Any], rubric: Rubric, texts: Sequence[str], min_chars: int) -> Judgment:
     names = set(rubric.axis_names)
     for axis_name in scores:
         if axis_name not in names:
@@ -202,6 +208,11 @@ def _scored(scores: dict[str, Any], rubric: Rubric, texts: Sequence[str]) -> Jud
             raise ReplyError(f"the judge gave no evidence for {axis.name}")
         if not any(quote in text for text in texts):
             raise ReplyError(f"the judge's evidence for {axis.name} is not found verbatim in the sources or the answer")
+        if len(quote.strip()) < min_chars and quote.strip() not in {text.strip() for text in texts}:
+            raise ReplyError(
+                f"the judge's evidence for {axis.name} is {len(quote.strip())} character(s), too short for a reader "
+                f"to check (min_evidence_chars = {min_chars}; a whole source or the whole answer may be shorter)"
+            )
         given[axis.name] = value
         evidence[axis.name] = quote
     return Judgment(given, evidence)

@@ -32,10 +32,13 @@ from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.golden.loader import LIVING_SPLIT, split_of
 from qaeval_tui.core.golden.models import CASE_ID_PATTERN
 from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.review.quarantine import readable_labels
+from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.text import one_line
 
 if TYPE_CHECKING:  # the name rules below are read when a config is loaded: no store for that
     from qaeval_tui.core.store.backend import StoreBackend
+    from qaeval_tui.core.store.rows import LabelRevision
 
 VERDICTS_FILENAME = "judge-verdicts.jsonl"
 EXPORT_LOCK = ".qaeval-export.lock"
@@ -92,6 +95,8 @@ class ExportReport:
     verdicts: int | None
     removed: tuple[Path, ...] = ()
     added: dict[str, int] = field(default_factory=dict)
+    quarantined: int = 0
+    """Label rows a curator quarantined: never exported."""
 
 
 def export_folder(
@@ -103,13 +108,15 @@ def export_folder(
     inputs: Iterable[Path] = (),
     verdicts: bool = False,
     config_hash: str | None = None,
+    rubric: Rubric | None = None,
 ) -> ExportReport:
     """Write `folder/<reviewer>.jsonl` with every revision (oldest first), and with `verdicts`
     `folder/judge-verdicts.jsonl` (the verdicts of `config_hash`, or all).
 
     `golden`: the configured golden paths and living file; `inputs`: other files qaeval reads (the
     inbox). None is ever written, nor written beside. Raises UsageError before writing anything
-    when the folder, a name or a file is refused.
+    when the folder, a name or a file is refused, or (given the `rubric`) a stored row is one
+    `labels import` would refuse (quarantined rows are left out and counted).
     """
     golden = tuple(golden)
     names = list(reviewers) if reviewers else store.label_reviewers()
@@ -134,7 +141,7 @@ def export_folder(
         removed = remove_leftover_temps(folder, lambda name: name.endswith(".jsonl"))
         # Every file is merged in memory and checked before the first one is written: a conflict in
         # the third reviewer's file leaves the first two as they were.
-        merges = {name: merge_labels(folder / f"{name}.jsonl", [row.label for row in store.labels(reviewer=name)])
+        merges = {name: merge_labels(folder / f"{name}.jsonl", [row.label for row in _stored(store, name, rubric)])
                   for name in names}  # fmt: skip
         for name, merge in merges.items():
             if merge.added or not (folder / f"{name}.jsonl").exists():
@@ -142,7 +149,11 @@ def export_folder(
         count = export_verdicts(store, folder / VERDICTS_FILENAME, config_hash=config_hash) if verdicts else None
     written = {name: merge.total for name, merge in merges.items()}
     added = {name: merge.added for name, merge in merges.items()}
-    return ExportReport(folder, written, count, tuple(removed), added)
+    return ExportReport(folder, written, count, tuple(removed), added, len(store.quarantines()))
+
+
+def _stored(store: StoreBackend, reviewer: str, rubric: Rubric | None) -> list[LabelRevision]:
+    return store.labels(reviewer=reviewer) if rubric is None else readable_labels(store, rubric, reviewer)
 
 
 def export_labels(

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from qaeval_tui.core.errors import Problem, UsageError
 from qaeval_tui.core.golden.models import CASE_ID_PATTERN
 from qaeval_tui.core.jsonl import json_object_lines
+from qaeval_tui.core.review.label_rows import label_problems
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.session import score_problems
 from qaeval_tui.core.rubric import Rubric
@@ -56,6 +57,12 @@ class FieldMapping:
         unknown = sorted(set(self.columns) - known)
         if unknown:
             raise UsageError(f"--map: unknown field(s) {unknown}; map onto one of {sorted(known)}")
+
+
+def clipped(raw: object) -> str:
+    """A value as a problem line shows it: its repr, cut short (a file's value may be any size)."""
+    shown = repr(raw)
+    return shown if len(shown) <= 40 else f"{shown[:37]}..."
 
 
 def _lookup(record: Mapping[str, Any], key: str) -> tuple[bool, Any]:
@@ -206,7 +213,15 @@ def read_foreign_file(
         _, nested = _lookup(record, "scores")
         for axis in rubric.axis_names:
             found, raw = get(axis)
-            if not found and axis not in mapping.columns and isinstance(nested, Mapping) and axis in nested:
+            in_scores = axis not in mapping.columns and isinstance(nested, Mapping) and axis in nested
+            if found and in_scores:  # which one the file meant is not ours to guess
+                problem(
+                    axis,
+                    f"given twice: at the top level and under scores "
+                    f"({clipped(raw)} and {clipped(nested[axis])}); keep one",
+                )
+                continue
+            if not found and in_scores:
                 found, raw = True, nested[axis]
             if not found:
                 continue
@@ -246,8 +261,14 @@ def read_foreign_file(
         data.setdefault("created_at", now)
         data.setdefault("note", "")
         try:
-            labels.append((line, Label.model_validate({**data, "scores": scores, "revision": 1})))
+            label = Label.model_validate({**data, "scores": scores, "revision": 1})
         except ValidationError as exc:
             for error in exc.errors(include_url=False):
                 problem(".".join(str(part) for part in error["loc"]), error["msg"])
+            continue
+        refused = label_problems(label, None)  # the date and the note (the reviewer and scores: above)
+        for name, message in refused:
+            problem(name, message)
+        if not refused:
+            labels.append((line, label))
     return labels

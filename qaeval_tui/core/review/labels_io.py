@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,7 +18,6 @@ from pydantic import ValidationError
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.golden.hashing import canonical_json
 from qaeval_tui.core.golden.loader import problems_from_validation
-from qaeval_tui.core.golden.models import CASE_ID_PATTERN
 from qaeval_tui.core.jsonl import json_object_lines
 from qaeval_tui.core.review.label_export import (
     LABEL_FIELDS,
@@ -28,6 +26,7 @@ from qaeval_tui.core.review.label_export import (
     export_verdicts,
     label_record,
 )
+from qaeval_tui.core.review.label_rows import blind_claim_problem, label_problems
 from qaeval_tui.core.review.labels_foreign import FieldMapping, read_foreign_file
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.rubric_fit import score_misfits
@@ -100,11 +99,7 @@ def _read_native(paths: Sequence[Path], rubric: Rubric | None) -> list[_Located]
             except ValidationError as exc:
                 problems.extend(_validation_problems(path, line, exc))
                 continue
-            if not CASE_ID_PATTERN.match(label.reviewer):
-                problems.append(Problem(str(path), line, "reviewer", "use letters, digits, '.', '_' and '-' only"))
-            if rubric is not None and label.rubric_version == rubric.version:
-                for name, message in score_misfits(rubric, label.scores):
-                    problems.append(Problem(str(path), line, name, message))
+            problems += [Problem(str(path), line, name, message) for name, message in label_problems(label, rubric)]
             key = (label.item_id, label.reviewer, label.revision)
             earlier = seen.get(key)
             if earlier is not None and _fingerprint(earlier.label) != _fingerprint(label):
@@ -171,34 +166,14 @@ def _fingerprint(label: Label | Mapping[str, Any], *, with_revision: bool = True
     return canonical_json({key: data[key] for key in [*keys, "revision"] if with_revision or key != "revision"})
 
 
-def _instant(text: str) -> datetime | None:
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
 def _blind_after_exposure(located: Iterable[_Located], unblinded: Mapping[tuple[str, str], str]) -> list[Problem]:
     """A revision claiming to be blind though made after its reviewer saw the item's hidden
     information (a reveal or an exposure recorded in the store): DESIGN §4 says it is not blind."""
-    problems: list[Problem] = []
-    for entry in located:
-        label = entry.label
-        since = None if label.revealed else unblinded.get((label.item_id, label.reviewer))
-        if since is None:
-            continue
-        made, seen = _instant(label.created_at), _instant(since)
-        if made is None or seen is None or made >= seen:
-            problems.append(
-                Problem(
-                    entry.path, entry.line, "revealed",
-                    f"false, but {label.reviewer} saw hidden information on {label.item_id} at {since} "
-                    f"(a reveal or a curator view) before this revision ({label.created_at}); "
-                    "a revision made after that is not blind: set revealed to true",
-                )
-            )  # fmt: skip
-    return problems
+    return [
+        Problem(entry.path, entry.line, "revealed", problem)
+        for entry in located
+        if (problem := blind_claim_problem(entry.label, unblinded)) is not None
+    ]
 
 
 @dataclass(frozen=True)
@@ -322,7 +297,10 @@ def import_labels(
         try:
             store.insert_labels(to_add, origin="import")
         except StoreConflictError as exc:
-            raise UsageError(f"labels changed in {store.path} while importing ({exc}); run the import again") from exc
+            raise UsageError(
+                f"labels changed in {store.path} while importing, or a line repeats the revision of a quarantined "
+                f"row ({exc}); run the import again, or give that line a new revision"
+            ) from exc
     return ImportReport(
         files=tuple(str(p) for p in files),
         lines=len(located),

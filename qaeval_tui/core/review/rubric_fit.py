@@ -16,18 +16,21 @@ from qaeval_tui.core.rubric import Rubric
 BUMP = "if the rubric changed, bump rubric.version in the config"
 
 
-def score_misfits(rubric: Rubric, scores: Mapping[str, int | None]) -> list[tuple[str, str]]:
-    """(field, message) for each score, made under this rubric's version, that does not fit the rubric."""
+def score_misfits(rubric: Rubric, scores: Mapping[str, int | None], *, advice: bool = True) -> list[tuple[str, str]]:
+    """(field, message) for each score, made under this rubric's version, that does not fit the rubric;
+    `advice`: each message ends saying to bump the version if the rubric changed (a stored row's
+    error gives its own advice instead)."""
     version = rubric.version
+    bump = f"; {BUMP}" if advice else ""
     misfits: list[tuple[str, str]] = []
     for axis, value in scores.items():
         if axis not in rubric.axis_names:
-            message = f"rubric version {version!r} has no axis {axis!r} ({_axes(rubric)}): a typo, or {BUMP}"
+            message = f"rubric version {version!r} has no axis {axis!r} ({_axes(rubric)})" + (
+                f": a typo, or {BUMP}" if advice else ""
+            )
             misfits.append((f"scores.{axis}", message))
         elif value is not None and value not in rubric.axis(axis).scale:
-            message = (
-                f"{value!r} is not on the {axis} scale {_scale(rubric, axis)} of rubric version {version!r}; {BUMP}"
-            )
+            message = f"{value!r} is not on the {axis} scale {_scale(rubric, axis)} of rubric version {version!r}{bump}"
             misfits.append((f"scores.{axis}", message))
     return misfits
 

@@ -180,7 +180,15 @@ def read_foreign_verdicts(
             found_any = False
             for axis in rubric.axis_names:
                 found, raw = get(axis)
-                if not found and axis not in mapping.columns and isinstance(nested, Mapping) and axis in nested:
+                in_scores = axis not in mapping.columns and isinstance(nested, Mapping) and axis in nested
+                if found and in_scores:  # which one the file meant is not ours to guess
+                    problem(
+                        axis,
+                        f"given twice: at the top level and under scores "
+                        f"({_clipped(raw)} and {_clipped(nested[axis])}); keep one",
+                    )
+                    continue
+                if not found and in_scores:
                     found, raw = True, nested[axis]
                 if not found:
                     continue

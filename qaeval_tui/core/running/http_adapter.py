@@ -26,8 +26,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt, wait_random_exponential
 from tenacity.stop import stop_base
 
+from qaeval_tui.core import jsonl
 from qaeval_tui.core.config import HttpSystemConfig
 from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.jsonl import RefusedJSON
 from qaeval_tui.core.running.models import CaseView, Citation, SUTOutput
 from qaeval_tui.core.text import one_line
 
@@ -160,8 +162,8 @@ class HttpSystem:
             with self._lock:
                 self.stats.requests += 1
                 self.stats.retries += attempts > 1
-            with self._slots:
-                return self._once(body)
+            self._slots.acquire()  # released by the exchange when it ends, which may be after its deadline
+            return self._once(body)
 
         retrying = Retrying(
             stop=stop_after_attempt(self.settings.max_retries + 1) | stop_when(self._asked_too_long),
@@ -182,20 +184,64 @@ class HttpSystem:
         self._client.close()
 
     def _once(self, body: dict[str, Any]) -> SUTOutput:
-        httpx = self._httpx
+        """One attempt, bounded as a whole by `timeout_s`: connecting, sending and the reply to its last
+        byte. httpx bounds each read, not the sum (a server dripping a byte a second keeps a read alive
+        for ever), so the exchange runs beside the caller, who stops waiting at the deadline; the
+        exchange itself gives up at its next byte past it, holding its concurrency slot till then."""
+        timeout = self.settings.timeout_s
+        deadline = time.monotonic() + timeout
+        outcome: list[SUTOutput | BaseException] = []
+        finished = threading.Event()
+
+        def exchange() -> None:
+            try:
+                outcome.append(self._exchange(body, deadline))
+            except BaseException as exc:  # handed to the caller, who raises it
+                outcome.append(exc)
+            finally:
+                self._slots.release()
+                finished.set()
+
         try:
-            response = self._client.post(self.settings.url, json=body)
+            threading.Thread(target=exchange, name="qaeval-http-attempt", daemon=True).start()
+        except BaseException:
+            self._slots.release()
+            raise
+        if not finished.wait(timeout):
+            raise _Transient(f"no reply within timeout_s = {timeout:g}")
+        result = outcome[0]
+        if isinstance(result, BaseException):
+            raise result
+        return result
+
+    def _exchange(self, body: dict[str, Any], deadline: float) -> SUTOutput:
+        httpx = self._httpx
+        limit = self.settings.max_reply_bytes
+        try:
+            with self._client.stream("POST", self.settings.url, json=body) as response:
+                status = response.status_code
+                if status == 429 or status >= 500:
+                    raise _Transient(_status_text(response), retry_after_seconds(response.headers.get("retry-after")))
+                if not 200 <= status < 300:
+                    raise _Final(_status_text(response))
+                declared = response.headers.get("content-length", "")
+                if declared.strip().isdigit() and int(declared) > limit:
+                    raise _Final(f"the reply is {int(declared)} bytes, more than max_reply_bytes = {limit}")
+                received = bytearray()
+                for chunk in response.iter_bytes():
+                    received += chunk
+                    if len(received) > limit:
+                        raise _Final(f"the reply is more than max_reply_bytes = {limit} bytes; the rest was not read")
+                    if time.monotonic() > deadline:
+                        raise _Transient(f"no reply within timeout_s = {self.settings.timeout_s:g}")
         except httpx.TimeoutException:
             raise _Transient(f"no reply within timeout_s = {self.settings.timeout_s:g}") from None
         except httpx.TransportError as exc:
             raise _Transient(f"network error: {one_line(type(exc).__name__)}") from None
-        status = response.status_code
-        if status == 429 or status >= 500:
-            raise _Transient(_status_text(response), retry_after_seconds(response.headers.get("retry-after")))
-        if not 200 <= status < 300:
-            raise _Final(_status_text(response))
         try:
-            payload = response.json()
+            payload = jsonl.loads(bytes(received))
+        except RefusedJSON as exc:
+            raise _Final(f"the reply is refused: {one_line(exc.field)}: {one_line(exc.msg)[:_REASON_CHARS]}") from None
         except (ValueError, UnicodeDecodeError) as exc:
             raise _Final(f"the reply is not JSON: {one_line(str(exc))[:_REASON_CHARS]}") from None
         return parse_reply(payload)

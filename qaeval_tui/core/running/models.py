@@ -53,8 +53,9 @@ class JudgeConfig(BaseModel):
 
     The optional fields are set by configured model judges (`[judge]`): what else changes a verdict
     (the judge kind, the hash of the prompt template's text and of the rubric's scales and anchors,
-    the output-token cap). Unset, they stay out of the hash, so a judge that predates them keeps its
-    hash (and the baselines and calibrations bound to it).
+    the output-token cap, the shortest evidence a reply may quote). Unset, they stay out of the
+    hash, so a judge that predates them keeps its hash (and the baselines and calibrations bound to
+    it).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -69,6 +70,7 @@ class JudgeConfig(BaseModel):
     prompt_hash: str | None = None
     rubric_hash: str | None = None
     max_tokens: int | None = None
+    min_evidence_chars: int | None = None
 
     def config_hash(self) -> str:
         from qaeval_tui.core.golden.hashing import content_hash

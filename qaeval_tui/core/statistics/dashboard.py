@@ -31,12 +31,12 @@ from qaeval_tui.core.statistics.sources import (
     LabelInput,
     agreement_for,
     calibration_for,
-    label_input,
+    stored_label_input,
     verdicts_from_store,
 )
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
 from qaeval_tui.core.store.backend import StoreBackend
-from qaeval_tui.core.store.rows import ItemAxis, LabelRevision, StoredLabel
+from qaeval_tui.core.store.rows import CorruptRowError, ItemAxis, LabelRevision, StoredLabel
 
 STEPS: tuple[str, ...] = (
     "Reading labels",
@@ -150,7 +150,9 @@ def reviewer_progress(
     rows: Sequence[LabelRevision], assignments: Sequence[tuple[str, str, int]]
 ) -> list[ReviewerProgress]:
     """Per reviewer, from `Store.labels()` rows and `Store.assignments()` (see `progress_from_revisions`)."""
-    revisions = [StoredLabel._make(getattr(row.label, name) for name in StoredLabel._fields) for row in rows]
+    revisions = [
+        StoredLabel._make([*(getattr(row.label, name) for name in StoredLabel._fields[:-1]), row.id]) for row in rows
+    ]
     queues: defaultdict[str, set[str]] = defaultdict(set)
     for reviewer, item_id, _ in assignments:
         queues[reviewer].add(item_id)
@@ -227,13 +229,17 @@ def compute_dashboard(store: StoreBackend, config: Config, *, step: Step | None 
     """
     say: Step = step or (lambda _index, _text: None)
     say(0, STEPS[0])
-    revisions = store.label_revisions()
     labels: LabelInput | None = None
     agreement = calibration = None
     agreement_problem = calibration_problem = None
     pairs: dict[str, _AxisPairs] = {}
+    try:  # a bad label row is named on the dashboard (and quarantined from the CLI), never a crash
+        revisions = store.label_revisions()
+    except CorruptRowError as exc:
+        revisions, agreement_problem, calibration_problem = [], str(exc), str(exc)
     try:
-        labels = label_input(revisions, config.rubric, f"store {store.path}")
+        if agreement_problem is None:
+            labels = stored_label_input(store, revisions, config.rubric)
     except UsageError as exc:
         agreement_problem = calibration_problem = str(exc)
     say(1, STEPS[1])

@@ -54,6 +54,8 @@ class Selection(Generic[L]):
     post_reveal: int
     other_rubric_version: int
     include_post_reveal: bool
+    quarantined: int = 0
+    """Stored label rows a curator quarantined: left out before anything was read (`qaeval labels check`)."""
 
     def counts(self) -> dict[str, int | bool]:
         return {
@@ -64,11 +66,15 @@ class Selection(Generic[L]):
             "post_reveal_excluded": self.post_reveal,
             "other_rubric_version": self.other_rubric_version,
             "include_post_reveal": self.include_post_reveal,
+            "quarantined_excluded": self.quarantined,
         }
 
 
-def select_labels(labels: Iterable[L], rubric_version: str, *, include_post_reveal: bool = False) -> Selection[L]:
-    """The latest (blind, unless `include_post_reveal`) non-skip revision per (item, reviewer)."""
+def select_labels(
+    labels: Iterable[L], rubric_version: str, *, include_post_reveal: bool = False, quarantined: int = 0
+) -> Selection[L]:
+    """The latest (blind, unless `include_post_reveal`) non-skip revision per (item, reviewer);
+    `quarantined` counts the rows left out before (see `Selection.quarantined`)."""
     latest: dict[tuple[str, str], L] = {}
     read = skips = post_reveal = other_version = candidates = 0
     for label in labels:
@@ -88,7 +94,9 @@ def select_labels(labels: Iterable[L], rubric_version: str, *, include_post_reve
         if kept is None or label.revision > kept.revision:
             latest[key] = label
     chosen = tuple(latest[key] for key in sorted(latest))
-    return Selection(chosen, read, skips, candidates - len(chosen), post_reveal, other_version, include_post_reveal)
+    return Selection(
+        chosen, read, skips, candidates - len(chosen), post_reveal, other_version, include_post_reveal, quarantined
+    )
 
 
 def axis_values(scores: Sequence[Mapping[str, int | None]], axis: str) -> FloatArray:

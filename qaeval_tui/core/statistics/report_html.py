@@ -102,6 +102,7 @@ def agreement_html(report: AgreementReport) -> str:
                 f"(kappa {html_text(pairs[0]['kappa_weights'] or 'unweighted')})</h2>"
             )
             body.append(_table(*pairwise_table(pairs)))
+    body += _quarantined(data["labels"])
     return _page("Inter-rater agreement", body)
 
 
@@ -139,4 +140,10 @@ def calibration_html(report: CalibrationReport) -> str:
         if found:
             body.append(f"<h2>{title} ({len(found)})</h2>")
             body.append(f'<p class="note">{html_text(", ".join(found))}</p>')
+    body += _quarantined(data["labels"])
     return _page(f"Judge calibration: {report.verdict}", body)
+
+
+def _quarantined(selection: dict[str, int | bool]) -> list[str]:
+    count = selection.get("quarantined_excluded", 0)
+    return [f'<p class="note">{count} quarantined label row(s) left out.</p>'] if count else []

@@ -58,7 +58,14 @@ def agreement_markdown(report: AgreementReport) -> str:
         weights = pairs[0]["kappa_weights"] or "unweighted"
         lines += ["", f"### Pairwise agreement: {_cell(name)} (kappa {_cell(weights)})", ""]
         lines += _table(*pairwise_table(pairs))
+    lines += quarantined_lines(data["labels"])
     return "\n".join(lines) + "\n"
+
+
+def quarantined_lines(selection: dict[str, Any]) -> list[str]:
+    """How many quarantined label rows the report left out (none: nothing)."""
+    count = selection.get("quarantined_excluded", 0)
+    return ["", f"{count} quarantined label row(s) left out (`qaeval labels check` lists them)."] if count else []
 
 
 def _confusion(name: str, axis: dict[str, Any]) -> list[str]:
@@ -106,4 +113,5 @@ def calibration_markdown(report: CalibrationReport) -> str:
             lines += ["", f"{len(found)} item(s) {what}, offered for {offered}: {shown}"]
             if len(found) > 20:
                 lines[-1] += f", ... ({len(found) - 20} more in --json)"
+    lines += quarantined_lines(data["labels"])
     return "\n".join(lines) + "\n"

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.review.label_rows import misfit_error, misfit_rows
 from qaeval_tui.core.review.labels_io import VERDICTS_FILENAME, read_labels, read_verdicts
 from qaeval_tui.core.review.rubric_fit import check_rubric_unchanged
 from qaeval_tui.core.rubric import Rubric
@@ -19,6 +20,7 @@ from qaeval_tui.core.statistics.calibration import CalibrationReport, calibrate
 from qaeval_tui.core.statistics.label_table import LabelRevision, LabelTable, Selection, select_labels
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
 from qaeval_tui.core.store.backend import StoreBackend
+from qaeval_tui.core.store.rows import StoredLabel
 
 
 @dataclass(frozen=True)
@@ -29,16 +31,24 @@ class LabelInput:
 
 
 def label_input(
-    labels: Sequence[LabelRevision], rubric: Rubric, source: str, *, include_post_reveal: bool = False
+    labels: Sequence[LabelRevision],
+    rubric: Rubric,
+    source: str,
+    *,
+    include_post_reveal: bool = False,
+    quarantined: int = 0,
+    fits_checked: bool = False,
 ) -> LabelInput:
     """The revisions the statistics read (see `select_labels`) and their table; `source` names where they came from.
 
     Labels made under the rubric's version must fit the rubric: it may have changed since without a
-    version bump (label files are checked line by line as they are read; the store is not re-read).
+    version bump (label files are checked line by line as they are read; `fits_checked`: the caller
+    checked the store's rows, naming each, `stored_label_input`).
     """
-    current = (label.scores for label in labels if label.rubric_version == rubric.version)
-    check_rubric_unchanged(current, rubric, source, "labels")
-    selection = select_labels(labels, rubric.version, include_post_reveal=include_post_reveal)
+    if not fits_checked:
+        current = (label.scores for label in labels if label.rubric_version == rubric.version)
+        check_rubric_unchanged(current, rubric, source, "labels")
+    selection = select_labels(labels, rubric.version, include_post_reveal=include_post_reveal, quarantined=quarantined)
     if not selection.labels:
         raise UsageError(
             f"no usable labels in {source} ({selection.revisions_read} revision(s) read, "
@@ -47,10 +57,28 @@ def label_input(
     return LabelInput(selection, LabelTable.from_labels(selection.labels, rubric), source)
 
 
+def stored_label_input(
+    store: StoreBackend, revisions: Sequence[StoredLabel], rubric: Rubric, *, include_post_reveal: bool = False
+) -> LabelInput:
+    """`label_input` of the store's revisions (quarantined rows already left out, and counted): a
+    row whose scores do not fit its rubric version is named, never computed on (`label_rows`)."""
+    misfits, under_version = misfit_rows(revisions, rubric)
+    if misfits:
+        current = (label.scores for label in revisions if label.rubric_version == rubric.version)
+        raise misfit_error(f"store {store.path}", misfits, under_version, rubric, current)
+    return label_input(
+        revisions,
+        rubric,
+        f"store {store.path}",
+        include_post_reveal=include_post_reveal,
+        quarantined=len(store.quarantines()),
+        fits_checked=True,
+    )
+
+
 def labels_from_store(store: StoreBackend, rubric: Rubric, *, include_post_reveal: bool = False) -> LabelInput:
-    # Not re-validated: the store validated every label on the way in, and 100,000 models cost seconds.
-    revisions = store.label_revisions()
-    return label_input(revisions, rubric, f"store {store.path}", include_post_reveal=include_post_reveal)
+    # Not re-validated as models: the store checks each column it reads, and 100,000 models cost seconds.
+    return stored_label_input(store, store.label_revisions(), rubric, include_post_reveal=include_post_reveal)
 
 
 def labels_from_files(paths: Sequence[str | Path], rubric: Rubric, *, include_post_reveal: bool = False) -> LabelInput:

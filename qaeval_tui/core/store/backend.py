@@ -20,6 +20,7 @@ from qaeval_tui.core.store.flags import FlagRow
 from qaeval_tui.core.store.judge_cache import CachedJudgement
 from qaeval_tui.core.store.rows import (
     Assignment,
+    BadRow,
     CaseRecord,
     ChangeToken,
     Exposure,
@@ -32,9 +33,11 @@ from qaeval_tui.core.store.rows import (
     LabelDraft,
     LabelMark,
     LabelRevision,
+    Quarantine,
     QueueEntry,
     ReviewItemContent,
     ReviewItemRecord,
+    RowCheck,
     RunOutput,
     RunRecord,
     StoredLabel,
@@ -101,6 +104,10 @@ class StoreBackend(Protocol):
     def label_reviewers(self) -> list[str]: ...
     def label_marks(self, reviewer: str, *, after_id: int = 0) -> list[LabelMark]: ...
     def label_revisions(self) -> list[StoredLabel]: ...
+    # quarantine: label rows a curator set aside; every read of labels above leaves them out
+    def bad_label_rows(self, check: RowCheck | None = None) -> list[BadRow]: ...
+    def quarantine_label(self, label_id: int, reason: str, curator: str) -> Quarantine | None: ...
+    def quarantines(self) -> list[Quarantine]: ...
 
     # inbox and adjudications
     def inbox_payloads(self, trace_ids: Iterable[str]) -> dict[str, StoredMiss]: ...

@@ -19,10 +19,12 @@ from qaeval_tui.core.curation.models import ProductionMiss
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.running.models import JudgeVerdict
 from qaeval_tui.core.store.rows import (
+    BadRow,
     CaseRecord,
     CorruptRowError,
     LabelRevision,
     ReviewItemRecord,
+    RowCheck,
     RunOutput,
     RunRecord,
     VerdictRecord,
@@ -182,23 +184,33 @@ def label_scores_ok(scores: object) -> bool:
     )
 
 
-def bad_scores_text(texts: Iterable[str]) -> tuple[dict[str, dict[str, int | None]], str | None]:
-    """Each distinct scores text parsed and checked once: the parsed ones, and the first bad text (or None)."""
+def bad_scores_text(texts: Iterable[str]) -> tuple[dict[str, dict[str, int | None]], list[str]]:
+    """Each distinct scores text parsed and checked once: the parsed ones, and the bad texts (none: all good)."""
     parsed: dict[str, dict[str, int | None]] = {}
+    bad: list[str] = []
     for text in set(texts):
         try:
             scores = json.loads(text)
         except ValueError:
             scores = None
-        if not label_scores_ok(scores):
-            return parsed, text
-        parsed[text] = scores
-    return parsed, None
+        if label_scores_ok(scores):
+            parsed[text] = scores
+        else:
+            bad.append(text)
+    return parsed, bad
 
 
-def bad_scores_error(path: str, row_id: object, text: str) -> CorruptRowError:
-    problem = f"holds {text[:60]!r}, not a JSON object of axis name to a whole number or null"
-    return CorruptRowError(path, "labels", row_id, "scores_json", problem)
+def bad_scores_rows(rows: Iterable[tuple[int, str]]) -> list[BadRow]:
+    """The label rows (id, scores text) holding a bad scores text, located."""
+    return [
+        BadRow(
+            "labels",
+            row_id,
+            "scores_json",
+            f"holds {text[:60]!r}, not a JSON object of axis name to a whole number or null",
+        )
+        for row_id, text in rows
+    ]
 
 
 LABEL_COLUMNS = (
@@ -225,6 +237,20 @@ def label_revision(row: Sequence[Any], scores: dict[str, int | None]) -> LabelRe
         seconds_spent=secs,
     )
     return LabelRevision(id=row[13], origin=row[12], label=label)
+
+
+def checked_rows(
+    rows: Iterable[Sequence[Any]], parsed: Mapping[str, dict[str, int | None]], check: RowCheck
+) -> list[BadRow]:
+    """The problems `check` finds in label rows (in `LABEL_COLUMNS` order) whose scores parsed, located."""
+    found: list[BadRow] = []
+    for row in rows:
+        scores = parsed.get(row[3])
+        if scores is None:
+            continue  # a bad scores document: named already
+        revision = label_revision(row, dict(scores))
+        found += [BadRow("labels", revision.id, name, problem) for name, problem in check(revision)]
+    return found
 
 
 def production_miss(path: str, trace_id: str, text: object) -> ProductionMiss:

@@ -30,12 +30,13 @@ class FlagRow(NamedTuple):
 FLAG_ROWS = """SELECT l.id, l.item_id, l.case_id, l.reviewer, l.revision, l.flagged, l.note, l.created_at,
                       r.note, r.curator, r.resolved_at
                FROM labels AS l LEFT JOIN flag_resolutions AS r ON r.label_id = l.id
-               WHERE (l.flagged != 0 OR l.note != '')
+               WHERE (l.flagged != 0 OR l.note != '') AND l.id NOT IN (SELECT label_id FROM label_quarantine)
                  AND l.revision = (SELECT MAX(revision) FROM labels AS m
-                                   WHERE m.item_id = l.item_id AND m.reviewer = l.reviewer)
+                                   WHERE m.item_id = l.item_id AND m.reviewer = l.reviewer
+                                     AND m.id NOT IN (SELECT label_id FROM label_quarantine))
                ORDER BY l.id"""
-"""Each reviewer's latest revision per item that is flagged or carries a note, with its resolution:
-the same statement on both backends (no parameters)."""
+"""Each reviewer's latest revision per item that is flagged or carries a note, with its resolution
+(quarantined rows left out): the same statement on both backends (no parameters)."""
 
 
 def flag_rows(rows: Iterable[Sequence[Any]]) -> list[FlagRow]:

@@ -9,7 +9,8 @@ Rows are read back without pydantic's validation (0.5 s for 100,000 labels: half
 the whole dashboard), but never blindly: one SQL pass per read checks the type and range of each
 column the read takes, as `Label` would (about 40 ms over 100,000 rows), and each distinct scores
 text is checked once. A row edited by hand or damaged is a `CorruptRowError` naming the table, the
-row id and the field, never a crash or a wrong figure.
+row id and the field (every such row the read met), never a crash or a wrong figure. A row a
+curator quarantined (`label_quarantine`) is left out of every read; only `store copy` moves it.
 """
 
 from __future__ import annotations
@@ -28,10 +29,13 @@ from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.connection import SQLiteConnection
 from qaeval_tui.core.store.exposures import not_blind_reason
 from qaeval_tui.core.store.rows import (
+    BadRow,
     CorruptRowError,
     LabelDraft,
     LabelMark,
     LabelRevision,
+    Quarantine,
+    RowCheck,
     StoredLabel,
     checked_revision,
 )
@@ -67,35 +71,97 @@ _MARK_FIELDS = ("item_id", "skipped", "flagged", "seconds_spent")  # all in the 
 _STATISTICS_FIELDS = (*_MARK_FIELDS, "reviewer", "revision", "rubric_version", "revealed")
 
 
+KEPT = "id NOT IN (SELECT label_id FROM label_quarantine)"
+"""A label row no curator quarantined: every read of labels but `table_rows` (a copy moves them all) keeps to it."""
+
+
 class LabelTables(SQLiteConnection):
-    """The `labels` table (append-only: a changed mind is a new revision)."""
+    """The `labels` table (append-only: a changed mind is a new revision) and its quarantine."""
 
-    def _check_labels(self, where: str, params: Sequence[object], fields: Iterable[str]) -> None:
-        """Raise a located CorruptRowError for the first row among `where` whose `fields` `Label` would refuse.
+    def _bad_rows(self, where: str, params: Sequence[object], fields: Iterable[str]) -> list[BadRow]:
+        """Every row among `where` (quarantined rows left out) whose `fields` `Label` would refuse, located.
 
-        One pass in SQLite over the columns the read takes anyway, no Python per row.
+        One pass in SQLite over the columns the read takes anyway, no Python per good row.
         """
         checks = {name: _CHECKS[name][0] for name in fields}
         bad = f"({' AND '.join(checks.values())}) IS NOT 1"  # IS NOT: a NULL counts as a failure too
-        row = self.conn.execute(
-            f"SELECT id FROM labels WHERE ({where}) AND {bad} ORDER BY id LIMIT 1", tuple(params)
-        ).fetchone()
-        if row is None:
-            return
-        passed = self.conn.execute(
-            f"SELECT {', '.join(f'({check}) IS 1' for check in checks.values())} FROM labels WHERE id = ?", row
-        ).fetchone()
-        name = next(name for name, ok in zip(checks, passed, strict=True) if not ok)
-        (value,) = self.conn.execute(f"SELECT {name} FROM labels WHERE id = ?", row).fetchone()
-        raise CorruptRowError(self.path, "labels", row[0], name, f"holds {value!r}, not {_CHECKS[name][1]}")
+        found: list[BadRow] = []
+        ids = self.conn.execute(
+            f"SELECT id FROM labels WHERE ({where}) AND {KEPT} AND {bad} ORDER BY id", tuple(params)
+        ).fetchall()
+        for row in ids:
+            values = self.conn.execute(
+                f"SELECT {', '.join(f'({check}) IS 1, {name}' for name, check in checks.items())} FROM labels "
+                "WHERE id = ?",
+                row,
+            ).fetchone()
+            for name, ok, value in zip(checks, values[::2], values[1::2], strict=True):
+                if not ok:
+                    found.append(BadRow("labels", row[0], name, f"holds {value!r}, not {_CHECKS[name][1]}"))
+        return found
+
+    def _check_labels(self, where: str, params: Sequence[object], fields: Iterable[str]) -> None:
+        """Raise a CorruptRowError naming every row among `where` whose `fields` `Label` would refuse."""
+        found = self._bad_rows(where, params, fields)
+        if found:
+            raise CorruptRowError.of_rows(self.path, found)
+
+    def _bad_scores(self, texts: Iterable[str]) -> tuple[dict[str, dict[str, int | None]], list[BadRow]]:
+        """Each distinct scores text parsed and checked once; the rows holding a bad one, located."""
+        parsed, bad = codec.bad_scores_text(texts)
+        rows: list[tuple[int, str]] = []
+        for text in bad:
+            rows += self.conn.execute(
+                f"SELECT id, scores_json FROM labels WHERE scores_json = ? AND {KEPT} ORDER BY id", (text,)
+            ).fetchall()
+        return parsed, codec.bad_scores_rows(sorted(rows))
 
     def _scores(self, texts: Iterable[str]) -> dict[str, dict[str, int | None]]:
-        """Each distinct scores text parsed and checked once; a bad one is located by its first row."""
-        parsed, bad = codec.bad_scores_text(texts)
-        if bad is not None:
-            (row_id,) = self.conn.execute("SELECT min(id) FROM labels WHERE scores_json = ?", (bad,)).fetchone()
-            raise codec.bad_scores_error(self.path, row_id, bad)
+        parsed, bad = self._bad_scores(texts)
+        if bad:
+            raise CorruptRowError.of_rows(self.path, bad)
         return parsed
+
+    def bad_label_rows(self, check: RowCheck | None = None) -> list[BadRow]:
+        """Every label row no curator quarantined whose columns `Label` would refuse, then every other
+        such row `check` finds fault with (each one located)."""
+        with self._snapshot():
+            found = self._bad_rows("1", (), _CHECKS)
+            texts = [text for (text,) in self.conn.execute(f"SELECT DISTINCT scores_json FROM labels WHERE {KEPT}")]
+            parsed, bad_scores = self._bad_scores([text for text in texts if isinstance(text, str)])
+            found += bad_scores
+            rows = (
+                []
+                if check is None
+                else self.conn.execute(f"SELECT {_COLUMNS} FROM labels WHERE {KEPT} ORDER BY id").fetchall()
+            )
+        if check is not None:
+            unread = {row.row_id for row in found}
+            found += codec.checked_rows([row for row in rows if row[13] not in unread], parsed, check)
+        return found
+
+    def quarantine_label(self, label_id: int, reason: str, curator: str) -> Quarantine | None:
+        """Record a curator's quarantine of one label row; None (nothing written) when it was quarantined before.
+
+        A label id the store does not hold is a KeyError.
+        """
+        with self._write() as conn:
+            if conn.execute("SELECT 1 FROM labels WHERE id = ?", (label_id,)).fetchone() is None:
+                raise KeyError(label_id)
+            if conn.execute("SELECT 1 FROM label_quarantine WHERE label_id = ?", (label_id,)).fetchone():
+                return None
+            row = (label_id, reason, curator, utc_now())
+            conn.execute(
+                "INSERT INTO label_quarantine (label_id, reason, curator, quarantined_at) VALUES (?, ?, ?, ?)", row
+            )
+        return Quarantine(*row)
+
+    def quarantines(self) -> list[Quarantine]:
+        """Every recorded quarantine, by label id."""
+        rows = self.conn.execute(
+            "SELECT label_id, reason, curator, quarantined_at FROM label_quarantine ORDER BY label_id"
+        ).fetchall()
+        return list(map(Quarantine._make, rows))
 
     def append_label(self, draft: LabelDraft, origin: str = "review") -> LabelRevision:
         """Append one label revision in one committed transaction and return it as stored.
@@ -145,7 +211,7 @@ class LabelTables(SQLiteConnection):
     def labels(self, *, reviewer: str | None = None, item_id: str | None = None) -> list[LabelRevision]:
         """Every label revision (history included), oldest first."""
         wanted = {"reviewer": reviewer, "item_id": item_id}
-        where = " AND ".join(f"{column} = ?" for column, value in wanted.items() if value is not None) or "1"
+        where = " AND ".join([*(f"{column} = ?" for column, value in wanted.items() if value is not None), KEPT])
         params = [value for value in wanted.values() if value is not None]
         with self._snapshot():
             self._check_labels(where, params, _CHECKS)
@@ -156,7 +222,8 @@ class LabelTables(SQLiteConnection):
         return [_revision(row, dict(scores[row[3]])) for row in rows]
 
     def label_reviewers(self) -> list[str]:
-        return [row[0] for row in self.conn.execute("SELECT DISTINCT reviewer FROM labels ORDER BY reviewer")]
+        rows = self.conn.execute(f"SELECT DISTINCT reviewer FROM labels WHERE {KEPT} ORDER BY reviewer")
+        return [row[0] for row in rows]
 
     def label_marks(self, reviewer: str, *, after_id: int = 0) -> list[LabelMark]:
         """`reviewer`'s revisions with id > `after_id`, oldest first, as the ledger reads them.
@@ -168,7 +235,7 @@ class LabelTables(SQLiteConnection):
             self._check_labels("reviewer = ? AND id > ?", (reviewer, after_id), _MARK_FIELDS)
             rows = self.conn.execute(
                 """SELECT id, item_id, skipped, flagged, seconds_spent FROM labels
-                   WHERE reviewer = ? AND id > ? ORDER BY id""",
+                   WHERE reviewer = ? AND id > ? AND id NOT IN (SELECT label_id FROM label_quarantine) ORDER BY id""",
                 (reviewer, after_id),
             ).fetchall()
         return list(map(LabelMark._make, rows))
@@ -182,13 +249,13 @@ class LabelTables(SQLiteConnection):
         with self._snapshot():
             self._check_labels("1", (), _STATISTICS_FIELDS)
             rows = self.conn.execute(
-                """SELECT item_id, reviewer, revision, skipped, rubric_version, revealed, flagged, seconds_spent,
-                          scores_json FROM labels ORDER BY id"""
+                f"""SELECT item_id, reviewer, revision, skipped, rubric_version, revealed, flagged, seconds_spent,
+                          scores_json, id FROM labels WHERE {KEPT} ORDER BY id"""
             ).fetchall()
         scores = {text: MappingProxyType(value) for text, value in self._scores({row[8] for row in rows}).items()}
         return [
             StoredLabel(
-                item, reviewer, revision, skipped != 0, version, revealed != 0, flagged != 0, secs, scores[text]
+                item, reviewer, revision, skipped != 0, version, revealed != 0, flagged != 0, secs, scores[text], row_id
             )
-            for item, reviewer, revision, skipped, version, revealed, flagged, secs, text in rows
+            for item, reviewer, revision, skipped, version, revealed, flagged, secs, text, row_id in rows
         ]

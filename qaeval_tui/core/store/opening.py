@@ -33,8 +33,8 @@ StoreTarget = str | Path
 
 
 def store_name(target: StoreTarget) -> str:
-    """How messages name the store: its path, or its URL without the password."""
-    return redacted(str(target)) if is_postgres_url(target) else str(target)
+    """How messages name the store: its path, or its URL (of any scheme: a mistyped one too) without the password."""
+    return redacted(str(target)) if is_postgres_url(target) or "://" in str(target) else str(target)
 
 
 def resolve_target(value: str | Path, base: Path) -> StoreTarget:

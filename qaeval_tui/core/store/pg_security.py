@@ -17,14 +17,15 @@ database, not only the app, then enforces blindness and identity:
   `r`; a reveal needs that submit), so a later revision of theirs is always marked not blind.
   Runs are invisible to them (a run names the
   system that answered), and so is `run_outputs.result_json` (column privileges). The inbox, its
-  decisions, flag resolutions and the judge's verdict cache are not granted at all, nor the
+  decisions, flag resolutions, label quarantines and the judge's verdict cache are not granted at all, nor the
   identity sequences (their counters would show how many labels and adjudications others made),
   nor a label's `id` (the database numbers it). Nothing is granted UPDATE or DELETE but the
   curators' cache entries and queues.
 - Only the logins added for this store may connect to its database: the two groups are the
   server's, and a second qaeval store on the same server has logins of its own.
 - A curator reads everything and writes what curation writes (runs, review items and queues,
-  inbox decisions, adjudications, exposures, flag resolutions); never another person's label.
+  inbox decisions, adjudications, exposures, flag resolutions, label quarantines); never another
+  person's label.
 
 The two SECURITY DEFINER functions, `qaeval_submitted(item_id)` and `qaeval_revealed(item_id)`,
 answer only "has the session's own login submitted a label for this item" and "... recorded a
@@ -61,8 +62,9 @@ TABLES = (
     "flag_resolutions",
     "gold_shown",
     "judge_cache",
+    "label_quarantine",
 )
-"""Every table of the store (schema.MIGRATIONS 1-6); row security is enabled on each."""
+"""Every table of the store (schema.MIGRATIONS); row security is enabled on each."""
 
 PERSON_COLUMN = {
     "labels": "reviewer",
@@ -72,6 +74,7 @@ PERSON_COLUMN = {
     "inbox_decisions": "curator",
     "flag_resolutions": "curator",
     "gold_shown": "reviewer",
+    "label_quarantine": "curator",
 }
 """The column naming who wrote a row: always the session's login (the trigger sets it)."""
 
@@ -105,6 +108,7 @@ CURATOR_WRITES = (
     "exposures",
     "flag_resolutions",
     "judge_cache",
+    "label_quarantine",
 )
 CURATOR_UPDATES = ("judge_cache",)  # a cache, not history: a fresh judge call replaces its key's entry
 CURATOR_DELETES = ("assignments",)  # `qaeval queue --replace` rebuilds the queues; labels stay

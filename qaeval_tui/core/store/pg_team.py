@@ -17,7 +17,7 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
+from urllib.parse import quote, unquote
 
 import psycopg
 from psycopg import sql
@@ -25,7 +25,14 @@ from psycopg import sql
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.review.label_export import reviewer_name_problem
 from qaeval_tui.core.store.pg_security import GROUPS, security_statements
-from qaeval_tui.core.store.urls import is_postgres_url, redacted
+from qaeval_tui.core.store.urls import (
+    HIDDEN,
+    is_postgres_url,
+    libpq_split,
+    redacted,
+    refuse_server_options,
+    scrubbed,
+)
 
 _MAX_NAME_BYTES = 63  # PostgreSQL's identifier length (NAMEDATALEN - 1)
 _RESERVED = {"public", "none", "current_user", "session_user", "current_role", *GROUPS.values()}
@@ -56,12 +63,11 @@ def connect(url: str) -> psycopg.Connection[tuple[object, ...]]:
     """A connection to the store at `url`; a one-line UsageError naming it (password masked) if there is none."""
     if not is_postgres_url(url):
         raise UsageError(f"{redacted(url)}: not a PostgreSQL URL (postgresql://USER:PASSWORD@HOST:PORT/DATABASE)")
+    refuse_server_options(url)
     try:
         return psycopg.connect(url, connect_timeout=10)
     except psycopg.Error as exc:
-        reason = " ".join(str(exc).split())
-        password = urlsplit(url).password
-        reason = reason.replace(password, "***") if password else reason
+        reason = scrubbed(" ".join(str(exc).split()), url)
         raise UsageError(f"{redacted(url)}: cannot connect to PostgreSQL: {reason}") from None
 
 
@@ -128,11 +134,14 @@ def scram_verifier(password: str, *, salt: bytes | None = None, iterations: int 
 def member_url(store_url: str, name: str, password: str) -> str:
     """The store's URL with `name` and `password` as its login (host, port, database and options kept;
     the owner's own credentials, client key and certificate, password and service files dropped)."""
-    parts = urlsplit(store_url)
-    host = parts.netloc.rpartition("@")[2]
-    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k.lower() not in _OWNERS_OWN]
-    netloc = f"{quote(name, safe='')}:{quote(password, safe='')}@{host}"
-    return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query, safe="/"), ""))
+    split = libpq_split(store_url)  # as libpq reads it: a `#` in the owner's password is no fragment
+    if split is None or redacted(store_url).endswith(HIDDEN):
+        raise UsageError(f"{redacted(store_url)}: a store URL libpq may read otherwise; encode its password")
+    scheme, _, rest = split
+    location, _, query = rest.partition("?")
+    kept = [item for item in query.split("&") if item and unquote(item.partition("=")[0]).lower() not in _OWNERS_OWN]
+    login = f"{quote(name, safe='')}:{quote(password, safe='')}@"
+    return f"{scheme}{login}{location}" + (f"?{'&'.join(kept)}" if kept else "")
 
 
 def members(url: str) -> list[Member]:

@@ -11,7 +11,7 @@ today's golden schema), so exports stay byte-identical.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
@@ -179,6 +179,8 @@ class StoredLabel(NamedTuple):
     flagged: bool
     seconds_spent: float
     scores: Mapping[str, int | None]
+    id: int = 0
+    """The row's id in `labels` (commit order): what names it in a problem and in a quarantine."""
 
 
 class StoredVerdict(NamedTuple):
@@ -188,6 +190,15 @@ class StoredVerdict(NamedTuple):
     status: str
     judge: Mapping[str, str | float | int]
     scores: Mapping[str, int | None]
+
+
+class Quarantine(NamedTuple):
+    """A curator's recorded decision to leave one label row out of every figure, export and screen."""
+
+    label_id: int
+    reason: str
+    curator: str
+    quarantined_at: str
 
 
 class Exposure(NamedTuple):
@@ -267,18 +278,65 @@ class StoreUnavailableError(UsageError):
     """
 
 
+QUARANTINE_COMMAND = "qaeval labels quarantine ID --reason TEXT"
+"""How a curator sets a label row aside (`qaeval labels check` lists the rows)."""
+
+
+class BadRow(NamedTuple):
+    """One stored row the tools cannot read or would refuse: where it is and what is wrong."""
+
+    table: str
+    row_id: object
+    field: str
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.table} row {self.row_id}: {one_line(self.field)}: {one_line(self.problem)}"
+
+
+RowCheck = Callable[[LabelRevision], list[tuple[str, str]]]
+"""What is wrong with one stored label revision beyond what its columns hold: (field, problem) each."""
+
+MAX_NAMED_ROWS = 50
+"""Bad rows one error names; beyond that it counts the rest (`qaeval labels check --json` lists all)."""
+
+
+def _advice(table: str) -> str:
+    if table == "labels":
+        return f"a curator quarantines it with `{QUARANTINE_COMMAND}` (or mends it)"
+    return "mend or remove that row"
+
+
 class CorruptRowError(UsageError):
     """A stored row that no qaeval wrote (the file was edited by hand, or damaged): exit 2, located.
 
-    Names the store, the table, the row id and the field, so the row can be found and mended.
+    Names the store, the table, the row id and the field, so the row can be found and mended, or (a
+    label row) quarantined. `rows` holds every bad row the read met, the first one also as
+    `table`, `row_id` and `field`.
     """
 
-    def __init__(self, path: str, table: str, row_id: object, field: str, problem: str) -> None:
+    def __init__(
+        self, path: str, table: str, row_id: object, field: str, problem: str, *, more: Sequence[BadRow] = ()
+    ) -> None:
+        self.rows = (BadRow(table, row_id, field, problem), *more)
         self.table, self.row_id, self.field = table, row_id, field
-        super().__init__(
-            f"{path}: {table} row {row_id}: {one_line(field)}: {one_line(problem)}; the store was changed "
-            "outside qaeval (mend or remove that row)"
-        )
+        first = self.rows[0]
+        if not more:
+            message = f"{path}: {first}; the store was changed outside qaeval ({_advice(table)})"
+        else:
+            named = [f"  {row}" for row in self.rows[:MAX_NAMED_ROWS]]
+            if len(self.rows) > MAX_NAMED_ROWS:
+                named.append(f"  ... and {len(self.rows) - MAX_NAMED_ROWS} more (`qaeval labels check` lists them)")
+            message = (
+                f"{path}: {len(self.rows)} stored rows the tools cannot read; the store was changed outside qaeval "
+                f"({_advice(table)}, each):\n" + "\n".join(named)
+            )
+        super().__init__(message)
+
+    @classmethod
+    def of_rows(cls, path: str, rows: Sequence[BadRow]) -> CorruptRowError:
+        """One error naming every row of `rows` (at least one)."""
+        return cls(path, *rows[0], more=rows[1:])
 
 
 class OutOfRangeError(QaevalError):

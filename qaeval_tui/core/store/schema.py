@@ -255,6 +255,26 @@ STEPS: tuple[Migration, ...] = (
         sqlite=("ALTER TABLE adjudications ADD COLUMN cites TEXT",),
         postgresql=("ALTER TABLE adjudications ADD COLUMN cites TEXT",),
     ),
+    # 8 (quarantine): a curator's decision to leave a label row the tools cannot read (or would
+    # refuse) out of every figure, export and screen; one per row, never changed nor undone.
+    Migration(
+        sqlite=(
+            """CREATE TABLE IF NOT EXISTS label_quarantine (
+                label_id INTEGER PRIMARY KEY REFERENCES labels(id), reason TEXT NOT NULL, curator TEXT NOT NULL,
+                quarantined_at TEXT NOT NULL)""",
+            *(
+                f"""CREATE TRIGGER IF NOT EXISTS label_quarantine_no_{verb.lower()} BEFORE {verb} ON label_quarantine
+                    BEGIN SELECT RAISE(ABORT, 'label_quarantine is append-only'); END"""
+                for verb in ("UPDATE", "DELETE")
+            ),
+        ),
+        postgresql=(
+            """CREATE TABLE label_quarantine (
+                label_id BIGINT PRIMARY KEY REFERENCES labels(id), reason TEXT NOT NULL, curator TEXT NOT NULL,
+                quarantined_at TEXT NOT NULL)""",
+            *_pg_append_only("label_quarantine"),
+        ),
+    ),
 )
 MIGRATIONS: tuple[tuple[str, ...], ...] = tuple(step.sqlite for step in STEPS)
 """SQLite's statements, by version (`user_version`)."""

@@ -36,4 +36,5 @@ def export_labels(
         inputs=(config.path(config.paths.inbox),),
         verdicts=verdicts,
         config_hash=chosen,
+        rubric=config.rubric,
     )

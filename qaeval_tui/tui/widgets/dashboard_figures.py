@@ -79,6 +79,9 @@ def agreement_section(dashboard: Dashboard) -> Section:
     excluded = report.selection.get("post_reveal_excluded", 0)
     if excluded:
         reasons.append(Content.styled(f"{excluded} post-reveal revision(s) left out (blind labels only)", MUTED))
+    quarantined = report.selection.get("quarantined_excluded", 0)
+    if quarantined:
+        reasons.append(Content.styled(f"{quarantined} quarantined label row(s) left out", MUTED))
     return _section(_title("Inter-rater agreement", note), figure_table(columns, rows), reasons)
 
 

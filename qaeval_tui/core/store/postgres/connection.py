@@ -17,7 +17,6 @@ import hashlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Self
-from urllib.parse import parse_qs, urlsplit
 
 import psycopg
 from psycopg import errors, pq
@@ -26,7 +25,7 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.store.codec import parse_object, utc_now
 from qaeval_tui.core.store.rows import ChangeToken, StoreConflictError, StoreUnavailableError
 from qaeval_tui.core.store.schema import PG_MIGRATIONS, SCHEMA_VERSION
-from qaeval_tui.core.store.urls import redacted
+from qaeval_tui.core.store.urls import redacted, refuse_server_options, scrubbed
 
 CONNECT_TIMEOUT_S = 10
 
@@ -42,17 +41,12 @@ class StoreRefusedError(UsageError):
     """The login may not read or write that (a team store's grants and row-level security): exit 2."""
 
 
+class StoreSettingsError(UsageError):
+    """The server could not place a statement (no schema to create in, a table off the search path): exit 2."""
+
+
 class StoreValueError(UsageError):
     """A value PostgreSQL cannot hold (text with a NUL character, a number out of its column's range): exit 2."""
-
-
-def _secret(url: str) -> str | None:
-    """The URL's password (in the user part or a `password=` parameter), to keep it out of any message."""
-    try:
-        parts = urlsplit(url)
-        return parts.password or next(iter(parse_qs(parts.query).get("password", [])), None)
-    except ValueError:
-        return None
 
 
 class PgConnection:
@@ -82,6 +76,7 @@ class PgConnection:
 
     @classmethod
     def _connect(cls, url: str) -> psycopg.Connection[tuple[Any, ...]]:
+        refuse_server_options(url)
         try:
             return psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
         except psycopg.Error as exc:
@@ -90,9 +85,7 @@ class PgConnection:
     @staticmethod
     def _why(url: str, exc: BaseException) -> str:
         """The driver's reason on one line, never the password."""
-        text = " ".join(str(exc).split()) or type(exc).__name__
-        secret = _secret(url)
-        return text.replace(secret, "***") if secret else text
+        return scrubbed(" ".join(str(exc).split()) or type(exc).__name__, url)
 
     def close(self) -> None:
         self.conn.close()
@@ -126,10 +119,21 @@ class PgConnection:
             raise self._unavailable(exc) from exc
         except errors.InsufficientPrivilege as exc:
             raise self._refused(exc) from exc
+        except psycopg.ProgrammingError as exc:
+            raise self._misplaced(exc) from exc
         except psycopg.DataError as exc:
             if exc.sqlstate is not None:  # the server's (a stored value it cannot read): the caller's to name
                 raise
             raise self._unstorable(exc) from exc
+
+    def _misplaced(self, exc: psycopg.Error) -> StoreSettingsError:
+        """A statement the server could not place (no schema to create in, a table not on the search
+        path: settings of the login, the database or `PGOPTIONS` moved the store out of reach)."""
+        return StoreSettingsError(
+            f"{self.path}: the server refused a statement of qaeval's ({self._why(self.url, exc)}); the login's "
+            "settings (its search_path, from the database, the role or PGOPTIONS) may hide the store's tables; "
+            "nothing was changed"
+        )
 
     def _unstorable(self, exc: psycopg.DataError) -> StoreValueError:
         """A value the driver refused to send (text with a NUL character): nothing reached the server."""
@@ -188,6 +192,8 @@ class PgConnection:
             raise self._unavailable(exc) from exc
         except errors.InsufficientPrivilege as exc:
             raise self._refused(exc) from exc
+        except psycopg.ProgrammingError as exc:
+            raise self._misplaced(exc) from exc
         except psycopg.DataError as exc:
             if exc.sqlstate is not None:  # the server's (a stored value it cannot read): the caller's to name
                 raise

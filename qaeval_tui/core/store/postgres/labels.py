@@ -21,7 +21,17 @@ from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.flags import FLAG_ROWS, FlagRow, flag_rows
 from qaeval_tui.core.store.postgres.connection import LOCK_LABELS
 from qaeval_tui.core.store.postgres.review import PgReviewTables
-from qaeval_tui.core.store.rows import LabelDraft, LabelMark, LabelRevision, StoredLabel, checked_revision
+from qaeval_tui.core.store.rows import (
+    BadRow,
+    CorruptRowError,
+    LabelDraft,
+    LabelMark,
+    LabelRevision,
+    Quarantine,
+    RowCheck,
+    StoredLabel,
+    checked_revision,
+)
 
 _INSERT = f"""INSERT INTO labels ({codec.LABEL_COLUMNS.removesuffix(", id")}, not_blind_reason)
               VALUES ({", ".join(["%s"] * 14)}) RETURNING {codec.LABEL_COLUMNS}"""
@@ -30,12 +40,63 @@ _INSERT = f"""INSERT INTO labels ({codec.LABEL_COLUMNS.removesuffix(", id")}, no
 class PgLabelTables(PgReviewTables):
     """The `labels` table (append-only: a changed mind is a new revision) and `flag_resolutions`."""
 
-    def _scores(self, texts: Iterable[str]) -> dict[str, dict[str, int | None]]:
+    _quarantine_readable: bool | None = None
+
+    def _kept(self) -> str:
+        """The condition keeping a label row no curator quarantined, for a login that may read the
+        quarantine (a curator, the owner); a reviewer's login may not, and its reads leave nothing out."""
+        if self._quarantine_readable is None:
+            row = self._q("SELECT has_table_privilege('label_quarantine', 'SELECT')").fetchone()
+            self._quarantine_readable = bool(row and row[0])
+        return "id NOT IN (SELECT label_id FROM label_quarantine)" if self._quarantine_readable else "TRUE"
+
+    def _bad_scores(self, texts: Iterable[str]) -> tuple[dict[str, dict[str, int | None]], list[BadRow]]:
         parsed, bad = codec.bad_scores_text(texts)
-        if bad is not None:
-            row = self._q("SELECT min(id) FROM labels WHERE scores_json = %s", (bad,)).fetchone()
-            raise codec.bad_scores_error(self.path, row[0] if row else "?", bad)
+        rows: list[tuple[int, str]] = []
+        for text in bad:
+            rows += self._q(
+                f"SELECT id, scores_json FROM labels WHERE scores_json = %s AND {self._kept()} ORDER BY id", (text,)
+            ).fetchall()
+        return parsed, codec.bad_scores_rows(sorted(rows))
+
+    def _scores(self, texts: Iterable[str]) -> dict[str, dict[str, int | None]]:
+        parsed, bad = self._bad_scores(texts)
+        if bad:
+            raise CorruptRowError.of_rows(self.path, bad)
         return parsed
+
+    def bad_label_rows(self, check: RowCheck | None = None) -> list[BadRow]:
+        """Every label row no curator quarantined whose scores document `Label` would refuse (the
+        column types and CHECKs refuse the rest), then every other such row `check` finds fault with."""
+        kept = self._kept()
+        rows = self._q(f"SELECT {codec.LABEL_COLUMNS} FROM labels WHERE {kept} ORDER BY id").fetchall()
+        parsed, found = self._bad_scores({row[3] for row in rows})
+        if check is not None:
+            found += codec.checked_rows(rows, parsed, check)
+        return found
+
+    def quarantine_label(self, label_id: int, reason: str, curator: str) -> Quarantine | None:
+        """Record a curator's quarantine of one label row; None (nothing written) when it was quarantined before.
+
+        A label id the store does not hold is a KeyError.
+        """
+        with self._write():
+            if self._q("SELECT 1 FROM labels WHERE id = %s", (label_id,)).fetchone() is None:
+                raise KeyError(label_id)
+            row = self._q(
+                """INSERT INTO label_quarantine (label_id, reason, curator, quarantined_at) VALUES (%s, %s, %s, %s)
+                   ON CONFLICT DO NOTHING RETURNING label_id, reason, curator, quarantined_at""",
+                (label_id, reason, curator, utc_now()),
+            ).fetchone()
+        return None if row is None else Quarantine._make(row)
+
+    def quarantines(self) -> list[Quarantine]:
+        """Every recorded quarantine, by label id (none for a login that may not read them)."""
+        self._kept()
+        if not self._quarantine_readable:
+            return []
+        rows = self._q("SELECT label_id, reason, curator, quarantined_at FROM label_quarantine ORDER BY label_id")
+        return list(map(Quarantine._make, rows))
 
     def append_label(self, draft: LabelDraft, origin: str = "review") -> LabelRevision:
         """Append one label revision in one committed transaction and return it as stored."""
@@ -82,7 +143,9 @@ class PgLabelTables(PgReviewTables):
     def labels(self, *, reviewer: str | None = None, item_id: str | None = None) -> list[LabelRevision]:
         """Every label revision (history included), oldest first."""
         wanted = {"reviewer": reviewer, "item_id": item_id}
-        where = " AND ".join(f"{column} = %s" for column, value in wanted.items() if value is not None) or "TRUE"
+        where = " AND ".join(
+            [*(f"{column} = %s" for column, value in wanted.items() if value is not None), self._kept()]
+        )
         params = [value for value in wanted.values() if value is not None]
         rows = self._q(f"SELECT {codec.LABEL_COLUMNS} FROM labels WHERE {where} ORDER BY id", params).fetchall()
         scores = self._scores({row[3] for row in rows})
@@ -90,13 +153,15 @@ class PgLabelTables(PgReviewTables):
         return [codec.label_revision(row, dict(scores[row[3]])) for row in rows]
 
     def label_reviewers(self) -> list[str]:
-        return [row[0] for row in self._q("SELECT DISTINCT reviewer FROM labels ORDER BY reviewer")]
+        return [
+            row[0] for row in self._q(f"SELECT DISTINCT reviewer FROM labels WHERE {self._kept()} ORDER BY reviewer")
+        ]
 
     def label_marks(self, reviewer: str, *, after_id: int = 0) -> list[LabelMark]:
         """`reviewer`'s revisions with id > `after_id`, oldest first, as the ledger reads them."""
         rows = self._q(
-            """SELECT id, item_id, skipped, flagged, seconds_spent FROM labels
-               WHERE reviewer = %s AND id > %s ORDER BY id""",
+            f"""SELECT id, item_id, skipped, flagged, seconds_spent FROM labels
+               WHERE reviewer = %s AND id > %s AND {self._kept()} ORDER BY id""",
             (reviewer, after_id),
         )
         return list(map(LabelMark._make, rows))
@@ -104,15 +169,15 @@ class PgLabelTables(PgReviewTables):
     def label_revisions(self) -> list[StoredLabel]:
         """Every label revision (history included), oldest first, with the fields the statistics read."""
         rows = self._q(
-            """SELECT item_id, reviewer, revision, skipped, rubric_version, revealed, flagged, seconds_spent,
-                      scores_json FROM labels ORDER BY id"""
+            f"""SELECT item_id, reviewer, revision, skipped, rubric_version, revealed, flagged, seconds_spent,
+                      scores_json, id FROM labels WHERE {self._kept()} ORDER BY id"""
         ).fetchall()
         scores = {text: MappingProxyType(value) for text, value in self._scores({row[8] for row in rows}).items()}
         return [
             StoredLabel(
-                item, reviewer, revision, skipped != 0, version, revealed != 0, flagged != 0, secs, scores[text]
+                item, reviewer, revision, skipped != 0, version, revealed != 0, flagged != 0, secs, scores[text], row_id
             )
-            for item, reviewer, revision, skipped, version, revealed, flagged, secs, text in rows
+            for item, reviewer, revision, skipped, version, revealed, flagged, secs, text, row_id in rows
         ]
 
     # -- flags --------------------------------------------------------------------------------
