@@ -119,6 +119,11 @@ class GateConfig(Section):
         },
         description="Largest allowed drop per headline metric (rise, for over_refusal_rate).",
     )
+    gated: tuple[MetricName, ...] | None = Field(
+        default=None,
+        description="The metrics Tier 2 gates (each with its tolerance); the others are shown as information. "
+        "Unset: every metric with a tolerance.",
+    )
     bootstrap_replicates: int = Field(default=2000, ge=100, description="Paired bootstrap replicates per delta.")
     seed: Seed = Field(default=0, description="Seed of the paired bootstrap.")
     mode: Literal["tolerance", "statistical"] = Field(
@@ -138,6 +143,20 @@ class GateConfig(Section):
         description='Judge-scored metrics gate on "judge" (the judge mean, paired case by case with the baseline) '
         "or \"ppi\" (the prediction-powered estimate from the labels on the run's cases, against the baseline's).",
     )
+
+    @field_validator("gated")
+    @classmethod
+    def _gated_once_each(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if value is None:
+            return value
+        seen: set[str] = set()
+        for name in value:
+            if name in seen:
+                raise ValueError(f"{name!r} is listed twice")
+            if name == "deterministic_pass_rate":
+                raise ValueError("deterministic_pass_rate is Tier 1 (every check green), not a Tier 2 metric")
+            seen.add(name)
+        return value
 
 
 class CalibrationConfig(Section):

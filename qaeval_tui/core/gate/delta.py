@@ -210,6 +210,15 @@ def metric_delta(
         status, reason = "fail", f"rose {delta:+.3f} ({shown}, tolerance {tolerance:.3f})"
     else:
         status = "pass"
+    if tolerance == 0.0 and status in ("pass", "fail"):  # zero tolerance is a rule per case, not a mean
+        worse = worsened_cases(name, shared_values)
+        if worse:
+            named = ", ".join(worse[:LOST_SHOWN]) + (
+                f" and {len(worse) - LOST_SHOWN} more" if len(worse) > LOST_SHOWN else ""
+            )
+            why = f"{len(worse)} case(s) got worse on it ({named}); zero tolerance: no case may go from pass to fail"
+            reason = why if status == "pass" else f"{reason}; {why}"
+            status = "fail"
     if lost and tolerance is not None:  # the cases left out may be exactly the ones it would score low
         named = ", ".join(lost[:LOST_SHOWN]) + (f" and {len(lost) - LOST_SHOWN} more" if len(lost) > LOST_SHOWN else "")
         why = (
@@ -243,6 +252,17 @@ def metric_delta(
         n_current=n_now,
         lost_cases=lost,
     )
+
+
+def worsened_cases(name: str, shared_values: Sequence[SharedCase]) -> tuple[str, ...]:
+    """The shared cases whose value of `name` is worse now than in the baseline (both scored)."""
+    higher = METRIC_SPECS[name].higher_is_better
+    worse = []
+    for case in shared_values:
+        now, old = case.now.get(name), case.old.get(name)
+        if now is not None and old is not None and (now < old - _EPSILON if higher else now > old + _EPSILON):
+            worse.append(case.case_id)
+    return tuple(worse)
 
 
 def refused(values: Mapping[str, float | None]) -> bool:

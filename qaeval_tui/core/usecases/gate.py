@@ -77,7 +77,7 @@ def gate_against_baseline(
     Tier 2 on any gated judge metric whose axis is not TRUSTED."""
     reference = load_baseline(baseline_path)
     if config.gate.judge_metrics == "ppi":  # a baseline without PPI values costs no run
-        baseline_ppi(reference, gated_judge_metrics(resolve_tolerances(config.gate.tolerances)))
+        baseline_ppi(reference, gated_judge_metrics(resolve_tolerances(config.gate.tolerances, config.gate.gated)))
     loaded = calibration_for_gate(config, calibration)
     console = check_output_targets(
         outputs.as_json, ("--out", outputs.artifact), ("--junit", outputs.junit), ("--markdown", outputs.markdown)
@@ -120,6 +120,7 @@ def decide(
         trust=trust,
         require_trusted=require_trusted or config.gate.require_trusted,
         ppi=ppi_comparison(config, result, reference, store),
+        gated=config.gate.gated,
     )
 
 
@@ -133,7 +134,7 @@ def ppi_comparison(
         raise UsageError('[gate] judge_metrics = "ppi" needs the store that holds the labels on the run\'s cases')
     from qaeval_tui.core.statistics.run_ppi import run_ppi_from_store
 
-    gated = gated_judge_metrics(resolve_tolerances(config.gate.tolerances))
+    gated = gated_judge_metrics(resolve_tolerances(config.gate.tolerances, config.gate.gated))
     ppi = run_ppi_from_store(result, config.rubric, store, min_reviewers=config.calibration.min_reviewers)
     return PPIGate(current_ppi(ppi.estimates, gated), baseline_ppi(reference, gated))
 
