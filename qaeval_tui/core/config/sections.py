@@ -180,6 +180,17 @@ class CalibrationConfig(Section):
         lt=1,
         description="TRUSTED needs the lower bound of alpha (judge as a coder) above this.",
     )
+    human_bar: bool = Field(
+        default=True,
+        description="TRUSTED also needs the judge to agree with the reviewers about as often as they agree with "
+        "each other (the lower bound of the gap at or above -human_margin).",
+    )
+    human_margin: float = Field(
+        default=0.05,
+        ge=0,
+        le=1,
+        description="How much less often than a reviewer the judge may agree with the other reviewers.",
+    )
     target_half_width: float = Field(
         default=0.10, gt=0, lt=1, description="CI half-width the 'labels needed' figure aims for."
     )

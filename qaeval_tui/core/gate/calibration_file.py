@@ -215,6 +215,14 @@ def _pair(interval: list[float] | None) -> tuple[float, float] | None:
     return None if interval is None else (interval[0], interval[1])
 
 
+class _HumanFigures(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=True, frozen=True, allow_inf_nan=False)
+    n_items: int = Field(ge=0)
+    gap: float | None
+    gap_ci: _Interval | None
+    reason: str | None
+
+
 class _Figures(BaseModel):
     """What an axis's verdict is decided on, as `calibrate --json` writes it (other figures are not read here)."""
 
@@ -225,6 +233,18 @@ class _Figures(BaseModel):
     alpha_ci: _Interval | None
     reasons: dict[str, str | None]
     confusion: _Confusion
+    human_bar: _HumanFigures | None = None  # absent from artifacts made before the human bar
+
+
+def _human_evidence(human: _HumanFigures | None) -> dict[str, Any]:
+    if human is None:
+        return {}
+    return {
+        "human_gap": human.gap,
+        "human_gap_ci": _pair(human.gap_ci),
+        "human_reason": human.reason,
+        "human_items": human.n_items,
+    }
 
 
 def _judge_scores(confusion: _Confusion) -> list[int]:
@@ -243,8 +263,11 @@ def self_contradictions(artifact: CalibrationArtifact) -> list[tuple[tuple[str |
     is trusted as committed and reviewed; recalibrating from the labels its labels_hash names checks it).
     """
     found: list[tuple[tuple[str | int, ...], str]] = []
+    # An artifact made before the human bar was held to none: decided again without it (the gate warns
+    # that its bar is weaker than this repo's).
+    older = {} if "human_bar" in artifact.bar else {"human_bar": False}
     try:
-        bar = CalibrationConfig.model_validate(artifact.bar)
+        bar = CalibrationConfig.model_validate({**artifact.bar, **older})
     except ValidationError as exc:
         return _errors(exc, "bar")
     for name, axis in artifact.axes.items():
@@ -262,6 +285,7 @@ def self_contradictions(artifact: CalibrationArtifact) -> list[tuple[tuple[str |
             alpha_ci_reason=figures.reasons.get("alpha_ci"),
             alpha_items=axis.n,
             constant_judge=constant_judge_warning(_judge_scores(figures.confusion), axis.n),
+            **_human_evidence(figures.human_bar),
         )
         decision = decide(evidence, bar)
         if decision.verdict != axis.verdict:

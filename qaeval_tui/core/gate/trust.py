@@ -97,6 +97,12 @@ def weaker_bar(artifact_bar: Mapping[str, Any], repo: CalibrationConfig) -> list
         value, asked = artifact_bar.get(key), getattr(repo, key)
         if isinstance(value, int | float) and not isinstance(value, bool) and value < asked:
             weaker.append(f"{key} {value} < {asked}")
+    if repo.human_bar and artifact_bar.get("human_bar") is not True:
+        weaker.append("no human bar")
+    elif repo.human_bar:
+        margin = artifact_bar.get("human_margin")
+        if isinstance(margin, int | float) and not isinstance(margin, bool) and margin > repo.human_margin:
+            weaker.append(f"human_margin {margin} > {repo.human_margin}")
     if not weaker:
         return []
     return [f"its bar is weaker than this repo's [calibration] ({', '.join(weaker)}): recalibrate under this config"]
