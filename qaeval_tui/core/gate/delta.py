@@ -184,6 +184,11 @@ def metric_delta(
         ci_reason = "no case shared with the baseline"
     elif not now_values or not old_values:
         ci_reason = "the metric applies to no shared case in one of the runs"
+    elif len(differences) == len(now_values) == len(old_values) and not any(differences):
+        # The bootstrap of n zeros is [0, 0]: no evidence of anything beyond these cases. The exact bound on
+        # the share of cases that could change, none of n having done so, bounds the mean change instead.
+        ci = no_change_interval(len(differences), CONFIDENCE)
+        ci_reason = NO_CASE_CHANGED
     elif len(differences) == len(now_values) == len(old_values):
         ci = paired_bootstrap_ci(differences, replicates=replicates, seed=seed, confidence=CONFIDENCE)
     else:
@@ -252,6 +257,18 @@ def metric_delta(
         n_current=n_now,
         lost_cases=lost,
     )
+
+
+NO_CASE_CHANGED = (
+    "no paired case changed: the interval bounds the mean change by the exact (Clopper-Pearson) bound on the "
+    "share of cases that could change, 0 of n seen; a bootstrap of the differences would give [0, 0]"
+)
+
+
+def no_change_interval(n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """The mean change, each case's in [-1, 1], when none of n paired cases changed: +-(1 - (alpha/2)^(1/n))."""
+    share = 1.0 - ((1.0 - confidence) / 2.0) ** (1.0 / n)
+    return (-share, share)
 
 
 def worsened_cases(name: str, shared_values: Sequence[SharedCase]) -> tuple[str, ...]:
