@@ -97,6 +97,12 @@ class RunConfig(Section):
         default="qaeval_tui.bundled.mechanical_judge:make_mechanical_judge", description="module:factory of the judge."
     )
     workers: int = Field(default=1, ge=1, le=64, description="Parallel adapter calls.")
+    samples: int = Field(
+        default=1,
+        ge=1,
+        le=100,
+        description="Runs of each case (a system whose answers vary): each is judged; a case's values are the means.",
+    )
     top_k: int = Field(default=3, ge=1, description="k for retrieval recall@k / precision@k.")
     http: HttpSystemConfig | None = Field(
         default=None, description='The system served over HTTP, used when adapter = "http" (README: over HTTP).'

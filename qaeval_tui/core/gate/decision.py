@@ -23,6 +23,7 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.gate.baseline import Baseline, check_comparable
 from qaeval_tui.core.gate.delta import CONFIDENCE, MetricDelta, SharedCase, metric_delta, refused
 from qaeval_tui.core.gate.ppi_gate import PPIGate
+from qaeval_tui.core.gate.spread import MetricSpread, sample_spread
 from qaeval_tui.core.gate.statistical import GATE_MODES, GateMode, apply_mode, attach_tests
 from qaeval_tui.core.gate.trust import UNCALIBRATED, GateTrust, trust_marker, untrusted_gated_metrics
 from qaeval_tui.core.running.metrics import METRIC_NAMES
@@ -82,6 +83,8 @@ class GateReport:
     replicates: int = 2000
     seed: int = 0
     mode: GateMode = "tolerance"
+    samples: int = 1  # runs of each case; with more than one, `spread` is what the runs of a case showed
+    spread: tuple[MetricSpread, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -285,4 +288,6 @@ def _gate(
         replicates=replicates,
         seed=seed,
         mode=mode,
+        samples=result.samples,
+        spread=sample_spread(result.cases, result.samples, resolved, warn=mode == "tolerance"),
     )

@@ -22,13 +22,21 @@ from qaeval_tui.core.golden.hashing import content_hash
 from qaeval_tui.core.golden.loader import case_content_hash
 from qaeval_tui.core.golden.models import GoldenCase
 from qaeval_tui.core.rubric import Rubric
-from qaeval_tui.core.running.judge import JudgeCall, JudgeClient, JudgeFailure, JudgeResult, validate_result
+from qaeval_tui.core.running.judge import (
+    SAMPLE,
+    JudgeCall,
+    JudgeClient,
+    JudgeFailure,
+    JudgeResult,
+    validate_result,
+)
 from qaeval_tui.core.running.models import JudgeConfig, SUTOutput
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.judge_cache import CachedJudgement
 
 Key = tuple[str, str]
-"""(case content hash, system output hash), under one judge config hash."""
+"""(case content hash, system output hash, with "#sample-N" from a case's second sample on), under one judge
+config hash."""
 
 
 @dataclass(frozen=True)
@@ -223,7 +231,7 @@ class CachedJudge:
     def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
         key: Key | None = None
         if not self.cache.empty or _costs_calls(self.inner):
-            key = (self._case_hash(case), output_hash(output))
+            key = self._key(case, output)
             cached = self.cache.get(key)
             if cached is not None and _sound(cached, rubric):
                 self.tally.hit()
@@ -244,8 +252,15 @@ class CachedJudge:
             return raw
         self.tally.finished(result.call, failed=False)
         if result.call is not None and not _stands_in_for_a_failure(result):  # a model was asked: worth keeping
-            self.cache.put(key or (self._case_hash(case), output_hash(output)), result)
+            self.cache.put(key or self._key(case, output), result)
         return result
+
+    def _key(self, case: GoldenCase, output: SUTOutput) -> Key:
+        """(case hash, output hash); from the second sample of a case on (`[run] samples`), the output hash
+        carries the sample, so k samples are k judgements even where the system answered alike."""
+        sample = SAMPLE.get()
+        digest = output_hash(output)
+        return (self._case_hash(case), digest if sample == 0 else f"{digest}#sample-{sample}")
 
     def _case_hash(self, case: GoldenCase) -> str:
         return self._case_hashes.get(id(case)) or case_content_hash(case)

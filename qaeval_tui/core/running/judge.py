@@ -8,6 +8,7 @@ that drifts. A judge that raises or returns nonsense produces an error verdict, 
 from __future__ import annotations
 
 import math
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
@@ -22,6 +23,8 @@ from qaeval_tui.core.text import one_line
 FAITHFULNESS = "faithfulness"
 ANSWER_CORRECTNESS = "answer_correctness"
 CITATION_CORRECTNESS = "citation_correctness"
+SAMPLE: ContextVar[int] = ContextVar("qaeval_sample", default=0)
+"""The sample (0..k-1) of the case being judged (`[run] samples`): part of the verdict cache's key."""
 
 
 @dataclass(frozen=True)

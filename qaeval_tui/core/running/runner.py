@@ -8,6 +8,7 @@ infinite value yields a failed case, not a crash (only KeyboardInterrupt stops t
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 import time
@@ -27,11 +28,11 @@ from qaeval_tui.core.golden.models import LoadedCase
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.adapters import SystemAdapter, adapter_label, case_view, describe_failure
 from qaeval_tui.core.running.checks import CheckResult, run_checks
-from qaeval_tui.core.running.judge import JudgeClient, effective_config, judge_verdict
+from qaeval_tui.core.running.judge import SAMPLE, JudgeClient, effective_config, judge_verdict
 from qaeval_tui.core.running.metrics import case_values, scoreboard
 from qaeval_tui.core.running.models import CaseView, Citation, JudgeConfig, SUTOutput
 from qaeval_tui.core.running.pipeline import pipelined
-from qaeval_tui.core.running.result import CaseResult, RunResult
+from qaeval_tui.core.running.result import CaseResult, RunResult, SampleRecord
 from qaeval_tui.core.running.trajectory import TrajectoryResult, score_trajectory
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.codec import utc_now
@@ -144,6 +145,56 @@ def answer_case(position: int, loaded: LoadedCase, adapter: SystemAdapter) -> An
     return Answered(position, loaded, output, output_json, output_hash, item_id, checks, seconds)
 
 
+def judge_sample(
+    answered: Answered,
+    sample: int,
+    judge: JudgeClient,
+    config: JudgeConfig,
+    rubric: Rubric,
+    top_k: int,
+    clock: Callable[[], str] = utc_now,
+) -> CaseResult:
+    """`judge_case` for sample `sample` of a case: the verdict cache keys it by the sample, so k samples are
+    k judgements even when the outputs are the same."""
+    token = SAMPLE.set(sample)
+    try:
+        return judge_case(answered, judge, config, rubric, top_k, clock)
+    finally:
+        SAMPLE.reset(token)
+
+
+def merge_samples(position: int, runs: Sequence[CaseResult]) -> CaseResult:
+    """One case from its k samples: each metric the mean over the samples that have it (the case is the
+    unit of every interval and test downstream), every check that fired in any sample, every failure; the
+    output and verdict shown are those of the first sample with a judge error, else with a failure, else
+    the first, so a judge error or a fired check in any sample still blocks."""
+    shown = next(
+        (run for run in runs if run.judge_error is not None), next((run for run in runs if run.failures), runs[0])
+    )
+    values: dict[str, float | None] = {}
+    for name in shown.values:
+        seen = [value for run in runs if (value := run.values.get(name)) is not None]
+        values[name] = sum(seen) / len(seen) if seen else None
+    checks = tuple(
+        next((run.checks[index] for run in runs if run.checks[index].failed), check)
+        for index, check in enumerate(shown.checks)
+    )
+    failures = tuple(dict.fromkeys(failure for run in runs for failure in run.failures))
+    records = tuple(
+        SampleRecord(sample, run.output_hash, run.item_id, dict(run.values), run.failures)
+        for sample, run in enumerate(runs)
+    )
+    return dataclasses.replace(
+        shown,
+        position=position,
+        values=values,
+        checks=checks,
+        failures=failures,
+        seconds=sum(run.seconds for run in runs),
+        samples=records,
+    )
+
+
 def judge_case(
     answered: Answered,
     judge: JudgeClient,
@@ -207,14 +258,18 @@ def run_suite(
     top_k: int = 3,
     progress: Progress | None = None,
     clock: Callable[[], str] = utc_now,
+    samples: int = 1,
 ) -> RunResult:
     """Run every case (in suite order in the result, whatever `workers` is) and score the run.
 
     `progress(done, total)` is called from the calling thread after each case; `clock` gives the
-    ISO timestamps of the run and its verdicts (fixed in tests and screenshots).
+    ISO timestamps of the run and its verdicts (fixed in tests and screenshots). With `samples` k > 1
+    each case is answered and judged k times and its values are the means (`merge_samples`).
     """
     if workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
+    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
+        raise UsageError(f"--samples must be a whole number, at least 1, got {samples!r}")
     if not cases:
         raise UsageError("no cases to run")
     config = effective_config(judge, rubric)
@@ -232,6 +287,7 @@ def run_suite(
             top_k,
             progress,
             clock,
+            samples,
         )
 
 
@@ -248,31 +304,37 @@ def _run(
     top_k: int,
     progress: Progress | None,
     clock: Callable[[], str],
+    samples: int = 1,
 ) -> RunResult:
     started_at = clock()
+    # Every (case, sample) is one unit of work at position case * samples + sample.
+    total = len(cases) * samples
 
     def one(position: int) -> CaseResult:
-        return evaluate_case(position, cases[position], adapter, judge, config, rubric, top_k, clock)
+        answered = answer_case(position, cases[position // samples], adapter)
+        return judge_sample(answered, position % samples, judge, config, rubric, top_k, clock)
 
     concurrency = judge_concurrency(judge)
     results: list[CaseResult]
     if concurrency > 1:
         results = pipelined(
-            lambda position: answer_case(position, cases[position], adapter),
-            lambda answered: judge_case(answered, judge, config, rubric, top_k, clock),
-            len(cases),
+            lambda position: answer_case(position, cases[position // samples], adapter),
+            lambda answered: judge_sample(answered, answered.position % samples, judge, config, rubric, top_k, clock),
+            total,
             workers,
             concurrency,
             progress,
         )
     elif workers == 1:
         results = []
-        for position in range(len(cases)):
+        for position in range(total):
             results.append(one(position))
             if progress is not None:
-                progress(len(results), len(cases))
+                progress(len(results), total)
     else:
-        results = _in_parallel(one, len(cases), workers, progress)
+        results = _in_parallel(one, total, workers, progress)
+    if samples > 1:
+        results = [merge_samples(i, results[i * samples : (i + 1) * samples]) for i in range(len(cases))]
     board = scoreboard([(result.slice_keys(), result.values) for result in results])
     return RunResult(
         run_id=f"run-{started_at.replace(':', '').replace('-', '')[:15]}-{uuid.uuid4().hex[:8]}",
@@ -288,6 +350,7 @@ def _run(
         finished_at=clock(),
         cases=tuple(results),
         board=board,
+        samples=samples,
     )
 
 

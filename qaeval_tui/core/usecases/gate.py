@@ -69,6 +69,7 @@ def gate_against_baseline(
     stdout: TextIO | None = None,
     calibration: Path | None = None,
     require_trusted: bool = False,
+    samples: int | None = None,
 ) -> GateOutcome:
     """Load the baseline and the calibration artifact, check the outputs, run and store the suite against
     the baseline, decide with the judge's trust, and write the artifact and the JUnit and Markdown reports.
@@ -91,6 +92,7 @@ def gate_against_baseline(
         workers=workers,
         against=reference,
         progress=progress,
+        samples=samples,
     )
     with open_store(store_path) as store:  # read only for PPI: labels on the run's cases
         report = decide(config, result, reference, loaded, require_trusted=require_trusted, store=store)
