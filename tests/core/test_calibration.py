@@ -21,8 +21,8 @@ from qaeval_tui.core.statistics.verdict_table import VerdictTable
 
 ORDINAL = Axis(name="f", anchors=("a", "b", "c"))
 # Reviewers here agree perfectly with each other, so these tests of the other rules leave the human bar
-# (tests/core/test_human_bar.py) off.
-BAR = CalibrationConfig(min_exact=0.7, min_n=5, human_bar=False)
+# (tests/core/test_human_bar.py) off, and the anytime-valid bound (tests/core/test_anytime.py) too.
+BAR = CalibrationConfig(min_exact=0.7, min_n=5, human_bar=False, anytime=False)
 
 
 def rubric(*axes: Axis) -> Rubric:
@@ -153,7 +153,7 @@ def test_verdicts_per_axis_and_overall_with_exit_codes() -> None:
     assert (report.verdict, report.exit_code) == ("RETUNE", 1)
     assert report.axes["f"].excluded == {"no_judge_verdict": 3, "judge_cant_judge_or_error": 0}
     judged = [verdict(v.item_id, {a: s for a, s in v.scores.items() if a != "h"}) for v in judged]  # no axis h now
-    few = run(labels, judged, rubric(*axes[:2]), CalibrationConfig(min_n=101, human_bar=False))
+    few = run(labels, judged, rubric(*axes[:2]), CalibrationConfig(min_n=101, human_bar=False, anytime=False))
     assert (few.verdict, few.exit_code) == ("INSUFFICIENT", 3)
     good = run(labels, judged, rubric(*axes[:2]))
     assert (good.verdict, good.exit_code) == ("TRUSTED", 0) and EXIT_CODES["TRUSTED"] == 0

@@ -186,6 +186,11 @@ class CalibrationConfig(Section):
         lt=1,
         description="TRUSTED needs the lower bound of alpha (judge as a coder) above this.",
     )
+    anytime: bool = Field(
+        default=True,
+        description="TRUSTED also needs exact agreement's anytime-valid lower bound (it holds however often "
+        "calibrate is re-run as labels accumulate) to clear min_exact.",
+    )
     human_bar: bool = Field(
         default=True,
         description="TRUSTED also needs the judge to agree with the reviewers about as often as they agree with "

@@ -31,6 +31,7 @@ from qaeval_tui.core.config import CalibrationConfig
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.gate.baseline import line_of
 from qaeval_tui.core.jsonl import RefusedJSON, loads
+from qaeval_tui.core.statistics.anytime import anytime_lower_bound
 from qaeval_tui.core.statistics.calibration import CalibrationReport, Verdict
 from qaeval_tui.core.statistics.label_table import LabelRevision
 from qaeval_tui.core.statistics.verdict import Evidence, constant_judge_warning, decide, overall_verdict
@@ -263,9 +264,9 @@ def self_contradictions(artifact: CalibrationArtifact) -> list[tuple[tuple[str |
     is trusted as committed and reviewed; recalibrating from the labels its labels_hash names checks it).
     """
     found: list[tuple[tuple[str | int, ...], str]] = []
-    # An artifact made before the human bar was held to none: decided again without it (the gate warns
-    # that its bar is weaker than this repo's).
-    older = {} if "human_bar" in artifact.bar else {"human_bar": False}
+    # An artifact made before the human bar and the anytime bound was held to neither: decided again
+    # without them (the gate warns that its bar is weaker than this repo's).
+    older = {key: False for key in ("human_bar", "anytime") if key not in artifact.bar}
     try:
         bar = CalibrationConfig.model_validate({**artifact.bar, **older})
     except ValidationError as exc:
@@ -285,6 +286,9 @@ def self_contradictions(artifact: CalibrationArtifact) -> list[tuple[tuple[str |
             alpha_ci_reason=figures.reasons.get("alpha_ci"),
             alpha_items=axis.n,
             constant_judge=constant_judge_warning(_judge_scores(figures.confusion), axis.n),
+            exact_anytime=None
+            if figures.exact is None or axis.n == 0
+            else anytime_lower_bound(round(figures.exact * axis.n), axis.n, bar.min_exact),
             **_human_evidence(figures.human_bar),
         )
         decision = decide(evidence, bar)

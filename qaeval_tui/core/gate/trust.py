@@ -97,6 +97,8 @@ def weaker_bar(artifact_bar: Mapping[str, Any], repo: CalibrationConfig) -> list
         value, asked = artifact_bar.get(key), getattr(repo, key)
         if isinstance(value, int | float) and not isinstance(value, bool) and value < asked:
             weaker.append(f"{key} {value} < {asked}")
+    if repo.anytime and artifact_bar.get("anytime") is not True:
+        weaker.append("no anytime-valid bound")
     if repo.human_bar and artifact_bar.get("human_bar") is not True:
         weaker.append("no human bar")
     elif repo.human_bar:

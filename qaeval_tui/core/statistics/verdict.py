@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 from qaeval_tui.core.config import CalibrationConfig
 from qaeval_tui.core.statistics.alpha_interval import MIN_ITEMS_ALPHA_INTERVAL
+from qaeval_tui.core.statistics.anytime import anytime_lower_bound
 from qaeval_tui.core.statistics.human_bar import MIN_ITEMS_HUMAN_BAR
 from qaeval_tui.core.statistics.intervals import MIN_ITEMS_EXACT_INTERVAL, items_to_decide, too_few_items
 
@@ -58,6 +59,8 @@ class Evidence:
     """Pairable items alpha was computed on (equals n: judge and consensus, one pair per item)."""
     constant_judge: str | None
     """The constant-judge warning, when the judge gave every item one score."""
+    exact_anytime: float | None = None
+    """Exact agreement's anytime-valid lower bound (core/statistics/anytime.py)."""
     human_gap: float | None = None
     """Judge-reviewer minus reviewer-reviewer agreement (core/statistics/human_bar.py); None: no item for it."""
     human_gap_ci: tuple[float, float] | None = None
@@ -132,6 +135,27 @@ def _undecided_exact(e: Evidence, bar: CalibrationConfig) -> Decision:
     return Decision("INSUFFICIENT", f"{reason}; about {more} more judged items would decide it", "exact_lower", more)
 
 
+def _undecided_anytime(e: Evidence, bar: CalibrationConfig, low: float) -> Decision:
+    """Exact agreement clears the bar at this look, but not with a bound that holds at every look."""
+    shown = "none" if e.exact_anytime is None else f"{e.exact_anytime:.2f}"
+    reason = (
+        f"lower bound {low:.2f} of exact agreement clears min_exact {bar.min_exact:.2f}, but its anytime-valid "
+        f"lower bound {shown} (which holds however often calibrate is re-run as labels accumulate) does not "
+        f"(n = {e.n})"
+    )
+    more = None
+    if e.exact is not None and e.exact > bar.min_exact:
+        total = e.n
+        while total <= MAX_ITEMS_TO_DECIDE:
+            total = max(total + 1, int(total * 1.1))
+            bound = anytime_lower_bound(round(e.exact * total), total, bar.min_exact)
+            if bound is not None and bound >= bar.min_exact:
+                more = max(MIN_ITEMS_ALPHA_INTERVAL, total) - e.n
+                reason += f"; about {more} more judged items at this rate would decide it"
+                break
+    return Decision("INSUFFICIENT", reason, "exact_anytime", more)
+
+
 def _interval_rule(e: Evidence, bar: CalibrationConfig) -> Decision:
     floor = bar.chance_floor
     need = max(bar.min_n, MIN_ITEMS_EXACT_INTERVAL)
@@ -162,6 +186,8 @@ def _interval_rule(e: Evidence, bar: CalibrationConfig) -> Decision:
         return Decision("RETUNE", reason, "human_upper", None)
     if low < bar.min_exact:
         return _undecided_exact(e, bar)
+    if bar.anytime and (e.exact_anytime is None or e.exact_anytime < bar.min_exact):
+        return _undecided_anytime(e, bar, low)
     cleared = f"lower bound {low:.2f} of exact agreement clears min_exact {bar.min_exact:.2f}"
     if e.alpha_ci is None:
         why = e.alpha_ci_reason or "no interval"
@@ -255,7 +281,8 @@ def bar_line(bar: Mapping[str, Any]) -> str:
 
 
 def human_bar_words(bar: Mapping[str, Any]) -> str:
-    """The human bar in words, for every output's bar line (when it is off, that is said too)."""
+    """The anytime bound and the human bar in words, for every output's bar line (each said when off too)."""
+    looks = "exact's bound anytime-valid" if bar.get("anytime", False) else "fixed-n bounds"
     if not bar.get("human_bar", False):
-        return "; human bar off"
-    return f"; human bar, margin {bar['human_margin']:.2f}"
+        return f"; {looks}; human bar off"
+    return f"; {looks}; human bar, margin {bar['human_margin']:.2f}"
