@@ -264,3 +264,34 @@ def test_the_readmes_statistical_configuration_passes_the_unchanged_demo_and_blo
         app, [*args, "--adapter", "qaeval_tui.bundled.buggy_hub:make_buggy_hub", "--db", str(tmp_path / "b.db")]
     )
     assert buggy.exit_code == 1 and "GATE: BLOCK" in buggy.stdout
+
+
+def test_a_sampled_gate_reports_the_run_to_run_spread_and_warns_where_a_tolerance_is_inside_it(
+    tmp_path: Path,
+) -> None:
+    # A system that drops its citations every other time it is asked: with 2 samples a case each case has one
+    # sample of each, so citation precision varies within every answered case.
+    varying = ["--adapter", "tests.cli.run_adapters:make_varying_hub", "--samples", "2"]
+    made = runner.invoke(
+        app,
+        [
+            "baseline",
+            "--data",
+            str(DEMO_GOLDEN),
+            "--out",
+            str(tmp_path / "b.json"),
+            "--db",
+            str(tmp_path / "b.db"),
+            *varying,
+        ],
+    )
+    assert made.exit_code == 0, made.output
+    result = gate(tmp_path, write_config(tmp_path, "tolerance"), tmp_path / "b.json", *varying, "--json")
+    document = json.loads(result.stdout)
+    statistics = document["statistics"]
+    assert statistics["samples"] == 2
+    spread = {row["name"]: row for row in statistics["spread"]}
+    assert spread["citation_coverage"]["band"] > 0.01 and spread["citation_coverage"]["warning"] is not None
+    assert spread["citation_coverage"]["warning"] in statistics["mde_warnings"]
+    console = gate(tmp_path, write_config(tmp_path, "tolerance"), tmp_path / "b.json", *varying).stdout
+    assert "run-to-run spread (2 samples a case" in console and "is inside its run-to-run spread" in console
