@@ -76,6 +76,29 @@ def test_a_sampled_case_has_the_mean_of_its_samples_and_fails_when_any_sample_fa
         sampled(ReferenceHub(), samples=0)
 
 
+class CrashesOnce:
+    """The reference hub, crashing on the second question about the HB-10's warranty term it is asked."""
+
+    def __init__(self) -> None:
+        self.hub, self.asked = ReferenceHub(), 0
+
+    def answer(self, view: CaseView) -> SUTOutput:
+        if "What warranty term" in view.question:
+            self.asked += 1
+            if self.asked == 2:
+                raise RuntimeError("the model timed out")
+        return self.hub.answer(view)
+
+
+def test_an_adapter_crash_in_one_sample_is_a_fired_check_on_the_case(tmp_path: Path) -> None:
+    result = sampled(CrashesOnce(), samples=3)
+    case = next(c for c in result.cases if c.case_id == "warranty-02")
+    assert "check:adapter_ok" in case.failures and case.output.error is not None  # the failing sample is shown
+    report = gate(result, baseline_of(run(suite()), tmp_path))
+    assert [(f.name, f.case_id) for f in report.tier1] == [("adapter_ok", "warranty-02")]
+    assert report.verdict == "BLOCK"
+
+
 def test_the_gate_reports_the_spread_and_warns_where_a_tolerance_is_inside_it(tmp_path: Path) -> None:
     before = sampled(Flaky(every=2), samples=4)
     now = sampled(Flaky(every=2), samples=4)

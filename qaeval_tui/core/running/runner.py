@@ -176,8 +176,8 @@ def merge_samples(position: int, runs: Sequence[CaseResult]) -> CaseResult:
         seen = [value for run in runs if (value := run.values.get(name)) is not None]
         values[name] = sum(seen) / len(seen) if seen else None
     checks = tuple(
-        next((run.checks[index] for run in runs if run.checks[index].failed), check)
-        for index, check in enumerate(shown.checks)
+        next((other for run in runs for other in run.checks if other.name == check.name and other.failed), check)
+        for check in shown.checks
     )
     failures = tuple(dict.fromkeys(failure for run in runs for failure in run.failures))
     records = tuple(
