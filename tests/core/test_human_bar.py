@@ -115,3 +115,29 @@ def test_an_artifact_made_before_the_human_bar_still_loads_and_is_called_weaker(
         }
     )
     assert self_contradictions(artifact) == []
+
+
+def _gap_data(rng: np.random.Generator, n: int, judge: float) -> tuple[np.ndarray, np.ndarray]:
+    truth = rng.choice(3, size=n, p=SKEWED)
+
+    def coder(right: float, size: tuple[int, ...]) -> np.ndarray:
+        return np.where(rng.random(size) < right, truth, rng.choice(3, size=size, p=SKEWED)).astype(np.float64)
+
+    return coder(0.9, (3, n)), coder(judge, (n,))
+
+
+@pytest.mark.parametrize("n", [30, 100])
+@pytest.mark.parametrize("judge", [0.9, 0.5])
+def test_the_gap_interval_covers_the_true_gap_from_its_minimum_size(n: int, judge: float) -> None:
+    # The true gap from one draw of 400,000 items; coverage of the printed 95% interval over 1,000 seeded
+    # samples (Monte Carlo sd 0.007): at least 0.93 from the floor of 30 items on. Without the pseudo-gaps it
+    # was 0.86 at 30 and 0.91 at 100 for the judge right 90% of the time.
+    rng = np.random.default_rng([n, int(judge * 10)])
+    truth = human_bar(*_gap_data(rng, 400_000, judge)).gap
+    assert truth is not None
+    covered = 0
+    for _ in range(1000):
+        bar = human_bar(*_gap_data(rng, n, judge))
+        assert bar.gap_ci is not None
+        covered += bar.gap_ci[0] <= truth <= bar.gap_ci[1]
+    assert covered / 1000 >= 0.93, covered

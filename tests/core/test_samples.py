@@ -191,3 +191,21 @@ def test_a_drop_of_one_mde_is_found_at_least_80_percent_of_the_time_at_the_plann
         decided = _one_metric(old, new, mde, trial)
         found += decided.test is not None and decided.test.significant
     assert found / 200 >= 0.8, found
+
+
+def test_the_spread_band_holds_95_percent_of_the_changes_between_unchanged_runs() -> None:
+    # Two unchanged runs of 5 samples on 120 cases, 2,000 times (Monte Carlo sd 0.005): the share of runs
+    # whose change of the mean is within the band one of them reports is about 0.95.
+    from qaeval_tui.core.gate.spread import Z95
+
+    rng = np.random.default_rng(4)
+    n, k = 120, 5
+    rates = rng.beta(3.0, 1.0, size=n)
+    within = 0
+    for _ in range(2000):
+        first = rng.binomial(1, rates[:, None], size=(n, k)).astype(float)
+        second = rng.binomial(1, rates[:, None], size=(n, k)).astype(float)
+        pooled = float(first.var(axis=1, ddof=1).mean())
+        band = Z95 * (2.0 * pooled / (n * k)) ** 0.5
+        within += abs(first.mean() - second.mean()) <= band
+    assert 0.93 <= within / 2000 <= 0.97, within
