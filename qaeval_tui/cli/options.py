@@ -39,6 +39,15 @@ Workers = Annotated[
     int | None,
     typer.Option("--workers", min=1, max=64, help="Adapter calls in parallel (output order stays the suite's)."),
 ]
+Samples = Annotated[
+    int | None,
+    typer.Option(
+        "--samples",
+        min=1,
+        max=100,
+        help="Run and judge each case this many times; its values are the means (default: [run] samples, 1).",
+    ),
+]
 ArtifactOut = Annotated[
     Path | None, typer.Option("--out", help="Also write the versioned JSON run artifact here ('-' for stdout).")
 ]

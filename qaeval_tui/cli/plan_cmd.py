@@ -38,8 +38,8 @@ def plan(
     from qaeval_tui.core.gate.report_stats import mde_text
 
     config = config_from(ctx)
-    tolerances = resolve_tolerances(config.gate.tolerances)
-    suite = plan_suite(load_baseline(baseline_path), tolerances, mde, metrics or ())
+    tolerances = resolve_tolerances(config.gate.tolerances, config.gate.gated)
+    suite = plan_suite(load_baseline(baseline_path), tolerances, mde, metrics or (), mode=config.gate.mode)
     if as_json:
         print_json(suite.to_json())
         return

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 import typer
 
 from qaeval_tui.cli.common import config_from, guarded, print_json, stderr, store_path
-from qaeval_tui.cli.options import Adapter, ArtifactOut, AsJson, Data, Db, Judge, Markdown, Workers
+from qaeval_tui.cli.options import Adapter, ArtifactOut, AsJson, Data, Db, Judge, Markdown, Samples, Workers
 from qaeval_tui.core.errors import InputError
 
 if TYPE_CHECKING:
@@ -78,6 +78,7 @@ def execute(
     against: Baseline | None = None,
     checks_only: bool = False,
     no_cache: bool = False,
+    samples: int | None = None,
 ) -> RunResult:
     """Load, run, store: the part every command shares. With `against`, refuse a mismatched baseline first."""
     from qaeval_tui.core.usecases.run import run_from_config
@@ -94,6 +95,7 @@ def execute(
         progress=progress_bar,
         checks_only=checks_only,
         no_cache=no_cache,
+        samples=samples,
     )
 
 
@@ -114,6 +116,7 @@ def run(
     no_cache: bool = typer.Option(
         False, "--no-cache", help="Ask the judge afresh for every case instead of reusing cached verdicts."
     ),
+    samples: Samples = None,
 ) -> None:
     """Run the suite through the adapter and the judge, print the scoreboard and store the run.
 
@@ -123,7 +126,9 @@ def run(
     from qaeval_tui.core.usecases.run import run_ppi_for, with_ppi
 
     console = _check_targets(as_json, ("--out", out))
-    result = execute(ctx, data, adapter, judge, workers, db, checks_only=checks_only, no_cache=no_cache)
+    result = execute(
+        ctx, data, adapter, judge, workers, db, checks_only=checks_only, no_cache=no_cache, samples=samples
+    )
     ppi = run_ppi_for(config_from(ctx), result, store_path(ctx, db))
     if out is not None or as_json:  # built only when asked for: on 10,000 cases it costs a second
         artifact = with_ppi(result.artifact(), ppi)
@@ -149,6 +154,7 @@ def baseline(
     workers: Workers = None,
     db: Db = None,
     as_json: AsJson = False,
+    samples: Samples = None,
 ) -> None:
     """Run the suite and write the scores as the baseline the gate compares against. Exit 0, or 2."""
     from qaeval_tui.cli.run_views import print_scoreboard
@@ -156,7 +162,7 @@ def baseline(
     from qaeval_tui.core.usecases.run import run_ppi_for, with_ppi
 
     console = _check_targets(as_json, ("--out", out))
-    result = execute(ctx, data, adapter, judge, workers, db)
+    result = execute(ctx, data, adapter, judge, workers, db, samples=samples)
     document = baseline_document(result)
     ppi = run_ppi_for(config_from(ctx), result, store_path(ctx, db))
     if ppi.labelled_cases:  # what `[gate] judge_metrics = "ppi"` compares against
@@ -196,6 +202,7 @@ def gate(
         "--require-trusted",
         help="Fail Tier 2 on a gated judge metric whose axis is not TRUSTED, uncalibrated included.",
     ),
+    samples: Samples = None,
 ) -> None:
     """Run the suite and gate it against the baseline: Tier 1 checks, Tier 2 deltas.
 
@@ -219,6 +226,7 @@ def gate(
         progress=progress_bar,
         calibration=calibration,
         require_trusted=require_trusted,
+        samples=samples,
     )
     report = outcome.report
     if as_json:

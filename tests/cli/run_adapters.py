@@ -42,3 +42,25 @@ def make_regressing_hub() -> RegressingHub:
 
 def make_refusing_hub() -> RefusingHub:
     return RefusingHub()
+
+
+class VaryingHub(ReferenceHub):
+    """The reference hub, except that every other time it is asked it drops its answer's citations: a system
+    whose answers vary between runs, as an LLM at temperature > 0 does (deterministic by its call count)."""
+
+    name = "varying-hub"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked = 0
+
+    def answer(self, view: CaseView) -> SUTOutput:
+        output = super().answer(view)
+        self.asked += 1
+        if self.asked % 2 == 0 and not output.abstained:
+            return output.model_copy(update={"citations": ()})
+        return output
+
+
+def make_varying_hub() -> VaryingHub:
+    return VaryingHub()

@@ -76,6 +76,14 @@ def trusting_artifact(artifact: dict[str, Any]) -> dict[str, Any]:
         figures = row["figures"]
         figures.update(n=60, exact=1.0, exact_ci=list(wilson_cc_interval(60, 60)), alpha=1.0, alpha_ci=[0.9, 1.0])
         figures["reasons"]["alpha_ci"] = None
+        figures["human_bar"] = {
+            "n_items": 60,
+            "judge_agreement": 0.9,
+            "human_agreement": 0.9,
+            "gap": 0.0,
+            "gap_ci": [-0.03, 0.03],
+            "reason": None,
+        }
         figures["confusion"]["counts"] = [[20 if h == j else 0 for j in range(3)] for h in range(3)]
     forged["verdict"] = "TRUSTED"
     return forged
@@ -380,9 +388,10 @@ def test_a_point_rule_artifact_says_so_in_every_output_and_never_trusts_a_consta
 
 def test_an_artifact_held_to_a_weaker_bar_than_the_repo_asks_is_warned_about(tmp_path: Path) -> None:
     # The committed artifact was made with min_exact 0.70 and 2 reviewers; this repo asks 0.80 and 3.
-    (tmp_path / "qaeval.toml").write_text("[calibration]\nmin_exact = 0.8\nmin_reviewers = 3\n")
+    (tmp_path / "qaeval.toml").write_text("[calibration]\nmin_exact = 0.8\nmin_reviewers = 3\nhuman_margin = 0.02\n")
     console, document, markdown, junit = gate(tmp_path, tmp_path / "q.db", "--calibration", str(COMMITTED))
     warning = "its bar is weaker than this repo's [calibration] (min_exact 0.7 < 0.8, min_reviewers 2 < 3)"
+    warning = warning.replace("2 < 3)", "2 < 3, human_margin 0.05 > 0.02)")
     assert warning in document["calibration"]["summary"]
     assert warning in " ".join(console.stdout.split()) and "its bar is weaker than this repo's" in markdown
     properties = {p.get("name"): p.get("value") for p in ET.fromstring(junit).iter("property")}

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.rubric import Axis, Rubric
 from qaeval_tui.core.statistics.agreement import agreement_report
+from qaeval_tui.core.statistics.alpha_interval import METHOD
 from qaeval_tui.core.statistics.label_table import LabelTable, select_labels
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: 4 observers x 12
@@ -68,7 +69,7 @@ def test_axis_alpha_reproduces_krippendorff_2011_at_each_axis_level() -> None:
     assert nominal["distribution"] == {"1": 9, "2": 13, "3": 11, "4": 5, "5": 3}  # all 41 values, unit 12's too
     assert nominal["bootstrap"] == {
         "replicates": 200, "seed": 3, "confidence": 0.95, "replicates_undefined": 0,
-        "method": "BCa bootstrap over items", "min_items": 50,
+        "method": METHOD, "min_items": 50,
     }  # fmt: skip
     # 11 pairable items are too few for an interval that holds (alpha_interval.MIN_ITEMS_ALPHA_INTERVAL).
     assert (nominal["ci"], nominal["ci_reason"]) == (None, "too few items for an interval (n = 11; need ≥ 50)")

@@ -20,7 +20,9 @@ from qaeval_tui.core.statistics.label_table import LabelTable
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
 
 ORDINAL = Axis(name="f", anchors=("a", "b", "c"))
-BAR = CalibrationConfig(min_exact=0.7, min_n=5)
+# Reviewers here agree perfectly with each other, so these tests of the other rules leave the human bar
+# (tests/core/test_human_bar.py) off, and the anytime-valid bound (tests/core/test_anytime.py) too.
+BAR = CalibrationConfig(min_exact=0.7, min_n=5, human_bar=False, anytime=False)
 
 
 def rubric(*axes: Axis) -> Rubric:
@@ -151,7 +153,7 @@ def test_verdicts_per_axis_and_overall_with_exit_codes() -> None:
     assert (report.verdict, report.exit_code) == ("RETUNE", 1)
     assert report.axes["f"].excluded == {"no_judge_verdict": 3, "judge_cant_judge_or_error": 0}
     judged = [verdict(v.item_id, {a: s for a, s in v.scores.items() if a != "h"}) for v in judged]  # no axis h now
-    few = run(labels, judged, rubric(*axes[:2]), CalibrationConfig(min_n=101))
+    few = run(labels, judged, rubric(*axes[:2]), CalibrationConfig(min_n=101, human_bar=False, anytime=False))
     assert (few.verdict, few.exit_code) == ("INSUFFICIENT", 3)
     good = run(labels, judged, rubric(*axes[:2]))
     assert (good.verdict, good.exit_code) == ("TRUSTED", 0) and EXIT_CODES["TRUSTED"] == 0
@@ -161,13 +163,13 @@ def test_a_judge_that_never_varies_is_flagged_though_its_agreement_clears_the_ba
     # Humans say 2 on 8 of 10 items; a judge that always says 2 agrees 0.8 and tells nothing apart.
     # Even under the seed's point rule (asked for) it is RETUNE, the reason saying why.
     labels, verdicts = pairs_to_inputs([2] * 8 + [1, 0], [2] * 10)
-    axis = run(labels, verdicts, bar=CalibrationConfig(min_exact=0.7, min_n=5, rule="point")).axes["f"]
+    axis = run(labels, verdicts, bar=CalibrationConfig(min_exact=0.7, min_n=5, rule="point", human_bar=False)).axes["f"]
     assert (axis.verdict, axis.exact, axis.kappa) == ("RETUNE", 0.8, 0.0)
     warning = "the judge gave all 10 items a 2: its agreement only mirrors how often humans gave 2"
     assert axis.verdict_reason == f"{warning}; it tells no item apart" and axis.warnings == ()
     # One differing score is enough to be judged on its merits.
     labels, verdicts = pairs_to_inputs([2] * 8 + [1, 0], [2] * 9 + [0])
-    varied = run(labels, verdicts, bar=CalibrationConfig(min_n=5, rule="point")).axes["f"]
+    varied = run(labels, verdicts, bar=CalibrationConfig(min_n=5, rule="point", human_bar=False)).axes["f"]
     assert varied.warnings == () and "but" not in varied.verdict_reason
     # Too few items for a verdict: nothing to qualify.
     labels, verdicts = pairs_to_inputs([2, 2], [2, 2])

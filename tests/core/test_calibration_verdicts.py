@@ -56,7 +56,9 @@ def test_fourteen_of_twenty_is_insufficient_and_says_which_bound_decided() -> No
 
 
 def test_a_clear_judge_is_trusted_and_a_clearly_bad_one_retuned_on_their_bounds() -> None:
-    good = calibrated(*varied(200, 190)).axes["f"]
+    # The reviewers agree perfectly here, which a judge right 95% of the time cannot match: the human bar
+    # (tests/core/test_human_bar.py) is off for this test of the other two bounds.
+    good = calibrated(*varied(200, 190), human_bar=False).axes["f"]
     assert good.verdict == "TRUSTED" and good.decided_by == "exact_and_alpha_lower"
     assert good.exact_ci is not None and good.alpha_ci is not None and good.alpha_ci[0] > 0
     assert good.verdict_reason.startswith(f"lower bound {good.exact_ci[0]:.2f} of exact agreement clears min_exact")
@@ -131,7 +133,7 @@ def test_an_item_labelled_by_one_reviewer_is_unresolved_not_unanimous() -> None:
 
 
 def test_the_point_rule_is_kept_on_request_and_says_so() -> None:
-    point = calibrated(*varied(20, 14), rule="point")
+    point = calibrated(*varied(20, 14), rule="point", human_bar=False)  # reviewers agree perfectly here
     assert point.axes["f"].verdict == "TRUSTED"
     assert point.axes["f"].verdict_reason.startswith("point estimate: exact agreement 0.700 >= 0.70")
     data = point.to_json()

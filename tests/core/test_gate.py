@@ -79,7 +79,9 @@ def test_a_run_gated_against_its_own_baseline_passes(tmp_path: Path) -> None:
     gated = {d.name: d for d in report.metrics}
     assert gated["abstention_recall"].status == "pass" and gated["abstention_recall"].tolerance == 0.0
     assert gated["deterministic_pass_rate"].status == "info"
-    assert gated["faithfulness_rate"].ci == (0.0, 0.0) and gated["faithfulness_rate"].basis == "shared"
+    # Nothing changed on its 2 paired cases: not the bootstrap's [0, 0] but the exact bound 1 - 0.025^(1/2).
+    assert gated["faithfulness_rate"].ci == pytest.approx((-0.8419, 0.8419), abs=1e-4)
+    assert gated["faithfulness_rate"].basis == "shared"
 
 
 def test_tier1_names_each_fired_check_and_its_case(tmp_path: Path) -> None:

@@ -83,7 +83,8 @@ def test_below_the_minimum_no_alpha_interval_is_printed() -> None:
 
 
 def test_below_the_minimum_the_interval_would_under_cover() -> None:
-    """The floor is not arbitrary: at 10 items the same interval covers far less than 95%."""
+    """The floor is not arbitrary: at 10 items the same interval covers less than 95% (0.91 measured with the
+    smoothed lower bound; the plain BCa interval 0.84 to 0.90)."""
     hits = total = 0
     for s, (level, marginal, coders) in enumerate(
         (level, marginal, coders) for level in LEVELS for marginal in MARGINALS for coders in (2, 3)
@@ -95,4 +96,23 @@ def test_below_the_minimum_the_interval_would_under_cover() -> None:
             if result.ci is not None:
                 total += 1
                 hits += result.ci[0] <= 0.3 <= result.ci[1]
-    assert hits / total < 0.90
+    assert hits / total < 0.93
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_the_alpha_interval_covers_a_high_alpha_on_every_level(level: str) -> None:
+    # Population alpha 0.9 at the printing floor of 50 items: the plain BCa interval covered 0.87-0.92 on
+    # ordinal and interval axes (its lower bound too high). With the smoothed bootstrap's lower bound:
+    # 0.98-0.99 measured. 400 intervals a level (two marginals, two and three coders): Monte Carlo sd 0.011
+    # at 0.95, so 0.93 is about 2 sd below nominal.
+    hits = total = 0
+    for s, (marginal, coders) in enumerate((marginal, coders) for marginal in MARGINALS for coders in (2, 3)):
+        rng = np.random.default_rng([MIN_ITEMS_ALPHA_INTERVAL, 90, s, LEVELS.index(level)])
+        for _ in range(SAMPLES_PER_SCENARIO):
+            data = coders_data(rng, MIN_ITEMS_ALPHA_INTERVAL, 0.9, marginal, coders)
+            result = alpha_interval(data, level, SCALE, replicates=1000, seed=int(rng.integers(2**31)))
+            if result.ci is None:  # no disagreement at all and no interval: not a miss, not a hit
+                continue
+            hits += result.ci[0] <= 0.9 <= result.ci[1]
+            total += 1
+    assert total >= 380 and hits / total >= 0.93, f"{level}: coverage {hits / total:.3f} of {total}"

@@ -266,3 +266,17 @@ def test_a_run_stopped_halfway_keeps_what_it_paid_for_and_the_rerun_asks_only_th
     assert server.calls - asked == total - kept  # the rerun pays only for what was not kept
     assert rerun.judge_calls is not None and rerun.judge_calls["cached"] == kept
     assert {r.verdict.outcome for r in rerun.cases} == {"faithful"}
+
+
+def test_k_samples_are_k_judgements_keyed_by_sample_and_a_rerun_asks_nothing(tmp_path: Path, judge_server: Any) -> None:
+    # The reference hub answers alike every time; with the sample in the cache key, 3 samples of 4 cases
+    # are 12 calls (a sampled system's judge, asked once per output, would judge one sample 3 times).
+    golden(tmp_path, 4)
+    first = artifact(run(tmp_path, "--json", "--samples", "3"))
+    assert judge_server.calls == 12 and first["run"]["judge_calls"]["calls"] == 12
+    assert first["run"]["samples"] == 3
+    assert [[s["sample"] for s in c["samples"]] for c in first["cases"]] == [[0, 1, 2]] * 4
+    second = artifact(run(tmp_path, "--json", "--samples", "3"))
+    assert judge_server.calls == 12 and second["run"]["judge_calls"]["cached"] == 12
+    one = artifact(run(tmp_path, "--json"))  # sample 0's key is the unsampled run's: cached, no sample field
+    assert judge_server.calls == 12 and one["run"]["judge_calls"]["cached"] == 4 and "samples" not in one["run"]

@@ -105,6 +105,12 @@ class RunConfig(Section):
         default="qaeval_tui.bundled.mechanical_judge:make_mechanical_judge", description="module:factory of the judge."
     )
     workers: int = Field(default=1, ge=1, le=64, description="Parallel adapter calls.")
+    samples: int = Field(
+        default=1,
+        ge=1,
+        le=100,
+        description="Runs of each case (a system whose answers vary): each is judged; a case's values are the means.",
+    )
     top_k: int = Field(default=3, ge=1, description="k for retrieval recall@k / precision@k.")
     http: HttpSystemConfig | None = Field(
         default=None, description='The system served over HTTP, used when adapter = "http" (README: over HTTP).'
@@ -127,6 +133,11 @@ class GateConfig(Section):
         },
         description="Largest allowed drop per headline metric (rise, for over_refusal_rate).",
     )
+    gated: tuple[MetricName, ...] | None = Field(
+        default=None,
+        description="The metrics Tier 2 gates (each with its tolerance); the others are shown as information. "
+        "Unset: every metric with a tolerance.",
+    )
     bootstrap_replicates: int = Field(default=2000, ge=100, description="Paired bootstrap replicates per delta.")
     seed: Seed = Field(default=0, description="Seed of the paired bootstrap.")
     mode: Literal["tolerance", "statistical"] = Field(
@@ -146,6 +157,20 @@ class GateConfig(Section):
         description='Judge-scored metrics gate on "judge" (the judge mean, paired case by case with the baseline) '
         "or \"ppi\" (the prediction-powered estimate from the labels on the run's cases, against the baseline's).",
     )
+
+    @field_validator("gated")
+    @classmethod
+    def _gated_once_each(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if value is None:
+            return value
+        seen: set[str] = set()
+        for name in value:
+            if name in seen:
+                raise ValueError(f"{name!r} is listed twice")
+            if name == "deterministic_pass_rate":
+                raise ValueError("deterministic_pass_rate is Tier 1 (every check green), not a Tier 2 metric")
+            seen.add(name)
+        return value
 
 
 class CalibrationConfig(Section):
@@ -168,6 +193,22 @@ class CalibrationConfig(Section):
         ge=-1,
         lt=1,
         description="TRUSTED needs the lower bound of alpha (judge as a coder) above this.",
+    )
+    anytime: bool = Field(
+        default=True,
+        description="TRUSTED also needs exact agreement's anytime-valid lower bound (it holds however often "
+        "calibrate is re-run as labels accumulate) to clear min_exact.",
+    )
+    human_bar: bool = Field(
+        default=True,
+        description="TRUSTED also needs the judge to agree with the reviewers about as often as they agree with "
+        "each other (the lower bound of the gap at or above -human_margin).",
+    )
+    human_margin: float = Field(
+        default=0.05,
+        ge=0,
+        le=1,
+        description="How much less often than a reviewer the judge may agree with the other reviewers.",
     )
     target_half_width: float = Field(
         default=0.10, gt=0, lt=1, description="CI half-width the 'labels needed' figure aims for."

@@ -31,6 +31,7 @@ from qaeval_tui.core.config import CalibrationConfig
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.gate.baseline import line_of
 from qaeval_tui.core.jsonl import RefusedJSON, loads
+from qaeval_tui.core.statistics.anytime import anytime_lower_bound
 from qaeval_tui.core.statistics.calibration import CalibrationReport, Verdict
 from qaeval_tui.core.statistics.label_table import LabelRevision
 from qaeval_tui.core.statistics.verdict import Evidence, constant_judge_warning, decide, overall_verdict
@@ -215,6 +216,14 @@ def _pair(interval: list[float] | None) -> tuple[float, float] | None:
     return None if interval is None else (interval[0], interval[1])
 
 
+class _HumanFigures(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=True, frozen=True, allow_inf_nan=False)
+    n_items: int = Field(ge=0)
+    gap: float | None
+    gap_ci: _Interval | None
+    reason: str | None
+
+
 class _Figures(BaseModel):
     """What an axis's verdict is decided on, as `calibrate --json` writes it (other figures are not read here)."""
 
@@ -225,6 +234,18 @@ class _Figures(BaseModel):
     alpha_ci: _Interval | None
     reasons: dict[str, str | None]
     confusion: _Confusion
+    human_bar: _HumanFigures | None = None  # absent from artifacts made before the human bar
+
+
+def _human_evidence(human: _HumanFigures | None) -> dict[str, Any]:
+    if human is None:
+        return {}
+    return {
+        "human_gap": human.gap,
+        "human_gap_ci": _pair(human.gap_ci),
+        "human_reason": human.reason,
+        "human_items": human.n_items,
+    }
 
 
 def _judge_scores(confusion: _Confusion) -> list[int]:
@@ -243,8 +264,11 @@ def self_contradictions(artifact: CalibrationArtifact) -> list[tuple[tuple[str |
     is trusted as committed and reviewed; recalibrating from the labels its labels_hash names checks it).
     """
     found: list[tuple[tuple[str | int, ...], str]] = []
+    # An artifact made before the human bar and the anytime bound was held to neither: decided again
+    # without them (the gate warns that its bar is weaker than this repo's).
+    older = {key: False for key in ("human_bar", "anytime") if key not in artifact.bar}
     try:
-        bar = CalibrationConfig.model_validate(artifact.bar)
+        bar = CalibrationConfig.model_validate({**artifact.bar, **older})
     except ValidationError as exc:
         return _errors(exc, "bar")
     for name, axis in artifact.axes.items():
@@ -262,6 +286,10 @@ def self_contradictions(artifact: CalibrationArtifact) -> list[tuple[tuple[str |
             alpha_ci_reason=figures.reasons.get("alpha_ci"),
             alpha_items=axis.n,
             constant_judge=constant_judge_warning(_judge_scores(figures.confusion), axis.n),
+            exact_anytime=None
+            if figures.exact is None or axis.n == 0
+            else anytime_lower_bound(round(figures.exact * axis.n), axis.n, bar.min_exact),
+            **_human_evidence(figures.human_bar),
         )
         decision = decide(evidence, bar)
         if decision.verdict != axis.verdict:

@@ -13,7 +13,7 @@ How one metric is compared, and why a value lost since the baseline fails it, is
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -23,6 +23,7 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.gate.baseline import Baseline, check_comparable
 from qaeval_tui.core.gate.delta import CONFIDENCE, MetricDelta, SharedCase, metric_delta, refused
 from qaeval_tui.core.gate.ppi_gate import PPIGate
+from qaeval_tui.core.gate.spread import MetricSpread, sample_spread
 from qaeval_tui.core.gate.statistical import GATE_MODES, GateMode, apply_mode, attach_tests
 from qaeval_tui.core.gate.trust import UNCALIBRATED, GateTrust, trust_marker, untrusted_gated_metrics
 from qaeval_tui.core.running.metrics import METRIC_NAMES
@@ -82,6 +83,8 @@ class GateReport:
     replicates: int = 2000
     seed: int = 0
     mode: GateMode = "tolerance"
+    samples: int = 1  # runs of each case; with more than one, `spread` is what the runs of a case showed
+    spread: tuple[MetricSpread, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -105,15 +108,22 @@ class GateReport:
         return sorted(axis for axis, verdict in self.axis_trust.items() if verdict != "TRUSTED")
 
 
-def resolve_tolerances(configured: Mapping[str, float]) -> dict[str, float]:
-    """Configured tolerances over the defaults; an unknown metric name is a usage error."""
+def resolve_tolerances(configured: Mapping[str, float], gated: Sequence[str] | None = None) -> dict[str, float]:
+    """Configured tolerances over the defaults, for the `gated` metrics only when that is given (the
+    others are then information); an unknown metric name is a usage error."""
     unknown = sorted(set(configured) - set(METRIC_NAMES))
     if unknown:
         raise UsageError(f"gate.tolerances: unknown metric {unknown[0]!r}; known: {', '.join(METRIC_NAMES)}")
     for name, value in sorted(configured.items()):
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
             raise UsageError(f"gate.tolerances.{name}: must be a number from 0 to 1, got {value!r}")
-    return {**EXTRA_TOLERANCES, **GateConfig().tolerances, **configured}
+    merged = {**EXTRA_TOLERANCES, **GateConfig().tolerances, **configured}
+    if gated is None:
+        return merged
+    for name in gated:
+        if name not in merged:
+            raise UsageError(f"gate.gated: {name!r} has no tolerance (Tier 1 gates it, not Tier 2)")
+    return {name: merged[name] for name in gated}
 
 
 def _check_trust(axis_trust: Mapping[str, str] | None) -> dict[str, str]:
@@ -138,6 +148,7 @@ def run_gate(
     require_trusted: bool = False,
     mode: GateMode = "tolerance",
     ppi: PPIGate | None = None,
+    gated: Sequence[str] | None = None,
 ) -> GateReport:
     """Gate a run against a baseline. `axis_trust` maps judge axis -> calibration verdict for this judge config
     (`trust`, when given, supplies it with its reasons and source); metrics scored on a non-TRUSTED axis are
@@ -149,7 +160,7 @@ def run_gate(
     with collector_paused():
         if trust is not None:
             axis_trust = trust.verdicts()
-        report = _gate(result, baseline, tolerances, replicates, seed, axis_trust, mode, ppi)
+        report = _gate(result, baseline, tolerances, replicates, seed, axis_trust, mode, ppi, gated)
         return _with_trust(report, trust, require_trusted)
 
 
@@ -176,6 +187,7 @@ def _gate(
     axis_trust: Mapping[str, str] | None,
     mode: GateMode = "tolerance",
     ppi: PPIGate | None = None,
+    gated: Sequence[str] | None = None,
 ) -> GateReport:
     check_comparable(result, baseline)
     if mode not in GATE_MODES:
@@ -184,7 +196,7 @@ def _gate(
         raise UsageError(f"gate.seed: must be a whole number, 0 or more, got {seed!r}")
     if isinstance(replicates, bool) or not isinstance(replicates, int) or replicates < 1:
         raise UsageError(f"gate.bootstrap_replicates: must be a whole number, 1 or more, got {replicates!r}")
-    resolved = resolve_tolerances(tolerances or {})
+    resolved = resolve_tolerances(tolerances or {}, gated)
     trust = _check_trust(axis_trust)
     tier1: list[Finding] = []
     tier2: list[Finding] = []
@@ -235,7 +247,7 @@ def _gate(
     deltas = tuple(
         metric_delta(name, result, baseline, shared_values, resolved, trust, replicates, seed) for name in METRIC_NAMES
     )
-    deltas = attach_tests(deltas, shared_values, replicates, seed)
+    deltas = attach_tests(deltas, shared_values, replicates, seed, mode)
     if ppi is not None:  # PPI rows are unpaired estimates: the paired test does not apply to them
         deltas = ppi.applied(deltas)
     deltas = apply_mode(deltas, mode)
@@ -276,4 +288,6 @@ def _gate(
         replicates=replicates,
         seed=seed,
         mode=mode,
+        samples=result.samples,
+        spread=sample_spread(result.cases, result.samples, resolved, warn=mode == "tolerance"),
     )

@@ -185,6 +185,11 @@ def metric_delta(
         ci_reason = "no case shared with the baseline"
     elif not now_values or not old_values:
         ci_reason = "the metric applies to no shared case in one of the runs"
+    elif len(differences) == len(now_values) == len(old_values) and not any(differences):
+        # The bootstrap of n zeros is [0, 0]: no evidence of anything beyond these cases. The exact bound on
+        # the share of cases that could change, none of n having done so, bounds the mean change instead.
+        ci = no_change_interval(len(differences), CONFIDENCE)
+        ci_reason = NO_CASE_CHANGED
     elif len(differences) == len(now_values) == len(old_values):
         ci = paired_bootstrap_ci(differences, replicates=replicates, seed=seed, confidence=CONFIDENCE)
     else:
@@ -211,6 +216,15 @@ def metric_delta(
         status, reason = "fail", f"rose {delta:+.3f} ({shown}, tolerance {power.tolerance_text(tolerance)})"
     else:
         status = "pass"
+    if tolerance == 0.0 and status in ("pass", "fail"):  # zero tolerance is a rule per case, not a mean
+        worse = worsened_cases(name, shared_values)
+        if worse:
+            named = ", ".join(worse[:LOST_SHOWN]) + (
+                f" and {len(worse) - LOST_SHOWN} more" if len(worse) > LOST_SHOWN else ""
+            )
+            why = f"{len(worse)} case(s) got worse on it ({named}); zero tolerance: no case may go from pass to fail"
+            reason = why if status == "pass" else f"{reason}; {why}"
+            status = "fail"
     if lost and tolerance is not None:  # the cases left out may be exactly the ones it would score low
         named = ", ".join(lost[:LOST_SHOWN]) + (f" and {len(lost) - LOST_SHOWN} more" if len(lost) > LOST_SHOWN else "")
         why = (
@@ -244,6 +258,29 @@ def metric_delta(
         n_current=n_now,
         lost_cases=lost,
     )
+
+
+NO_CASE_CHANGED = (
+    "no paired case changed: the interval bounds the mean change by the exact (Clopper-Pearson) bound on the "
+    "share of cases that could change, 0 of n seen; a bootstrap of the differences would give [0, 0]"
+)
+
+
+def no_change_interval(n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """The mean change, each case's in [-1, 1], when none of n paired cases changed: +-(1 - (alpha/2)^(1/n))."""
+    share = 1.0 - ((1.0 - confidence) / 2.0) ** (1.0 / n)
+    return (-share, share)
+
+
+def worsened_cases(name: str, shared_values: Sequence[SharedCase]) -> tuple[str, ...]:
+    """The shared cases whose value of `name` is worse now than in the baseline (both scored)."""
+    higher = METRIC_SPECS[name].higher_is_better
+    worse = []
+    for case in shared_values:
+        now, old = case.now.get(name), case.old.get(name)
+        if now is not None and old is not None and (now < old - _EPSILON if higher else now > old + _EPSILON):
+            worse.append(case.case_id)
+    return tuple(worse)
 
 
 def refused(values: Mapping[str, float | None]) -> bool:

@@ -70,17 +70,23 @@ class SuitePlan:
 
 
 def plan_suite(
-    baseline: Baseline, tolerances: Mapping[str, float], target: float | None, names: Sequence[str] = ()
+    baseline: Baseline,
+    tolerances: Mapping[str, float],
+    target: float | None,
+    names: Sequence[str] = (),
+    mode: str = "tolerance",
 ) -> SuitePlan:
     """Per metric (the gated ones, or `names`): what the baseline's suite resolves, and what resolves `target`
-    (default: the metric's tolerance)."""
+    (default: the metric's tolerance). In `statistical` mode a zero tolerance is a rule per case, outside
+    the tested family, as the gate decides it."""
     if target is not None and not 0.0 < target <= 1.0:
         raise UsageError(f"--mde: must be a number above 0 and at most 1, got {target}")
     unknown = [name for name in names if name not in METRIC_NAMES]
     if unknown:
         raise UsageError(f"--metric: unknown metric {unknown[0]!r}; known: {', '.join(METRIC_NAMES)}")
     per_metric = {name: _values(baseline, name) for name in METRIC_NAMES}
-    gated = [name for name in METRIC_NAMES if name in tolerances and per_metric[name]]
+    per_case = {name for name, value in tolerances.items() if mode == "statistical" and value == 0.0}
+    gated = [name for name in METRIC_NAMES if name in tolerances and per_metric[name] and name not in per_case]
     family = max(1, len(gated))
     chosen = list(dict.fromkeys(names)) or [name for name in METRIC_NAMES if name in tolerances]
     total = len(baseline.cases)
@@ -94,7 +100,10 @@ def plan_suite(
         suite = power.planned(values, family)
         needed = None if goal is None else power.cases_needed(suite.sd, goal, family)
         size = None if needed is None else math.ceil(needed * total / len(values))
-        plans.append(MetricPlan(name, len(values), suite.sd, suite.mde, goal, needed, size, _note(suite, goal, needed)))
+        note = _note(suite, goal, needed)
+        if name in per_case and target is None:
+            note = "zero tolerance: decided per case (no case may go from pass to fail), no test to plan"
+        plans.append(MetricPlan(name, len(values), suite.sd, suite.mde, goal, needed, size, note))
     return SuitePlan(baseline.path, total, family, tuple(plans))
 
 

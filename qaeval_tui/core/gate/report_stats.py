@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from qaeval_tui.core.gate import power
+from qaeval_tui.core.gate.spread import spread_line
 from qaeval_tui.core.gate.statistical import TEST_NAME
 from qaeval_tui.core.statistics.significance import EXACT_MAX_PATTERNS
 
@@ -41,12 +42,14 @@ def checked_metrics(report: GateReport) -> list[str]:
 def mode_line(report: GateReport) -> str:
     """How the p-values and MDEs were reached, in one line."""
     checked = len(checked_metrics(report))
+    spread = spread_line(report.spread, report.samples)
+    tail = "" if spread is None else f"; {spread}"
     if not checked:
-        return f"mode {report.mode}: no gated metric has a case both runs scored, so none was tested"
+        return f"mode {report.mode}: no gated metric has a case both runs scored, so none was tested{tail}"
     return (
         f"mode {report.mode}: p-values by {TEST_NAME} (exact where small, else {flips_drawn(report)} flips, "
         f"seed {report.seed}), Holm-corrected across {checked} metric(s), significant at Holm p <= {power.ALPHA}; "
-        f"MDE = {power.FORMULA} at power {power.POWER}, sd planned from the baseline"
+        f"MDE = {power.FORMULA} at power {power.POWER}, sd planned from the baseline{tail}"
     )
 
 
@@ -56,8 +59,10 @@ def flips_drawn(report: GateReport) -> int:
 
 
 def mde_warnings(report: GateReport) -> list[str]:
-    """One warning per gated metric whose tolerance is below what this suite resolves."""
-    return [delta.test.warning for delta in report.metrics if delta.test is not None and delta.test.warning]
+    """One warning per gated metric whose tolerance is below what this suite resolves, and (a sampled run in
+    tolerance mode) per tolerance inside the run-to-run spread."""
+    found = [delta.test.warning for delta in report.metrics if delta.test is not None and delta.test.warning]
+    return found + [row.warning for row in report.spread if row.warning]
 
 
 def refusal_line(report: GateReport) -> str | None:
@@ -87,4 +92,10 @@ def statistics_json(report: GateReport) -> dict[str, Any]:
         "power": power.POWER,
         "refused_metrics": report.refused_metrics,
         "mde_warnings": mde_warnings(report),
+        # A sampled run (k > 1): each case's values are means over k samples; the spread those showed.
+        **(
+            {"samples": report.samples, "spread": [row.to_json() for row in report.spread]}
+            if report.samples > 1
+            else {}
+        ),
     }

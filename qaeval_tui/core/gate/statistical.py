@@ -48,12 +48,16 @@ def paired_values(name: str, shared: Sequence[SharedCase]) -> tuple[list[float],
     return differences, before
 
 
-def checked(deltas: Sequence[MetricDelta], shared: Sequence[SharedCase]) -> dict[str, tuple[list[float], list[float]]]:
+def checked(
+    deltas: Sequence[MetricDelta], shared: Sequence[SharedCase], mode: GateMode = "tolerance"
+) -> dict[str, tuple[list[float], list[float]]]:
     """The metrics Holm's family holds (gated: a tolerance and a baseline value; paired on some case),
-    each with its paired differences and baseline values."""
+    each with its paired differences and baseline values. In `statistical` mode a zero tolerance is a
+    rule per case (core/gate/delta.py), not a test: it stays out of the family."""
     family = {}
     for delta in deltas:
-        if delta.tolerance is not None and delta.status != "n/a":
+        per_case = mode == "statistical" and delta.tolerance == 0.0
+        if delta.tolerance is not None and delta.status != "n/a" and not per_case:
             differences, before = paired_values(delta.name, shared)
             if differences:
                 family[delta.name] = (differences, before)
@@ -84,12 +88,16 @@ def unresolved_warning(name: str, tolerance: float, suite: power.SuiteMDE, neede
 
 
 def attach_tests(
-    deltas: Sequence[MetricDelta], shared: Sequence[SharedCase], replicates: int, seed: int
+    deltas: Sequence[MetricDelta],
+    shared: Sequence[SharedCase],
+    replicates: int,
+    seed: int,
+    mode: GateMode = "tolerance",
 ) -> tuple[MetricDelta, ...]:
     """Each gated, paired metric with its test attached (the others as they were). The MDE is planned
     from the baseline's values on the paired cases, as `qaeval plan` plans it; the test draws at least
     `power.flips(m)` random flips when it is not exact."""
-    pairs = checked(deltas, shared)
+    pairs = checked(deltas, shared, mode)
     if not pairs:
         return tuple(deltas)
     names, family = list(pairs), len(pairs)
@@ -132,6 +140,9 @@ def decide_statistically(delta: MetricDelta) -> MetricDelta:
     lost_values = delta.status == "fail" and (delta.current is None or bool(delta.lost_cases))
     if lost_values:  # a metric that lost values fails whatever the noise
         return delta
+    if delta.tolerance == 0.0:  # decided case by case (core/gate/delta.py): no test, nothing to refuse
+        rule = "zero tolerance, decided per case: no case may go from pass to fail"
+        return delta if delta.status == "fail" else dataclasses.replace(delta, reason=f"{rule}; none did")
     test = delta.test
     if test is None:
         why = (
@@ -144,7 +155,8 @@ def decide_statistically(delta: MetricDelta) -> MetricDelta:
     if delta.status == "fail" and test.significant:  # a verdict reached, whatever the suite resolves
         return dataclasses.replace(delta, reason=f"{delta.reason}; significant after Holm ({holm})")
     if test.warning is not None:
-        return _refused(delta, test.warning)
+        plan = f"`qaeval plan --baseline BASELINE --metric {delta.name}` says what it would take"
+        return _refused(delta, f"{test.warning}; {plan}")
     if delta.status != "fail":
         return delta
     if test.smallest_p_holm > power.ALPHA:  # "not significant" would say nothing: it could not be

@@ -22,7 +22,7 @@ from qaeval_tui.core.config import CalibrationConfig, Config
 from qaeval_tui.core.gate.calibration_file import LoadedCalibration, read_calibration
 from qaeval_tui.core.gate.delta import MetricDelta
 from qaeval_tui.core.running.metrics import METRIC_SPECS
-from qaeval_tui.core.statistics.verdict import report_notes
+from qaeval_tui.core.statistics.verdict import human_bar_words, report_notes
 
 TRUSTED = "TRUSTED"
 UNCALIBRATED = "UNCALIBRATED"
@@ -97,6 +97,14 @@ def weaker_bar(artifact_bar: Mapping[str, Any], repo: CalibrationConfig) -> list
         value, asked = artifact_bar.get(key), getattr(repo, key)
         if isinstance(value, int | float) and not isinstance(value, bool) and value < asked:
             weaker.append(f"{key} {value} < {asked}")
+    if repo.anytime and artifact_bar.get("anytime") is not True:
+        weaker.append("no anytime-valid bound")
+    if repo.human_bar and artifact_bar.get("human_bar") is not True:
+        weaker.append("no human bar")
+    elif repo.human_bar:
+        margin = artifact_bar.get("human_margin")
+        if isinstance(margin, int | float) and not isinstance(margin, bool) and margin > repo.human_margin:
+            weaker.append(f"human_margin {margin} > {repo.human_margin}")
     if not weaker:
         return []
     return [f"its bar is weaker than this repo's [calibration] ({', '.join(weaker)}): recalibrate under this config"]
@@ -128,7 +136,7 @@ def gate_trust(
             axes[name] = AxisTrust(UNCALIBRATED, f"{shown} has no calibration of the {name} axis")
     summary = (
         f"{shown} (judge config {artifact.judge_config_hash[:12]}, rubric {artifact.rubric_version}, "
-        f"labels {artifact.labels_hash.removeprefix('sha256:')[:12]})"
+        f"labels {artifact.labels_hash.removeprefix('sha256:')[:12]}{human_bar_words(artifact.bar)})"
     )
     notes = report_notes(artifact.to_json()) + (weaker_bar(artifact.bar, repo_bar) if repo_bar is not None else [])
     summary += "".join(f"; warning: {note}" for note in notes)

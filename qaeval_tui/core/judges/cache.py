@@ -24,6 +24,7 @@ from qaeval_tui.core.golden.loader import case_content_hash
 from qaeval_tui.core.golden.models import GoldenCase
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.judge import (
+    SAMPLE,
     JudgeCall,
     JudgeClient,
     JudgeFailure,
@@ -38,7 +39,8 @@ from qaeval_tui.core.store.judge_cache import CachedJudgement
 from qaeval_tui.core.text import one_line
 
 Key = tuple[str, str]
-"""(case content hash, system output hash), under one judge config hash."""
+"""(case content hash, system output hash, with "#sample-N" from a case's second sample on), under one judge
+config hash."""
 
 
 @dataclass(frozen=True)
@@ -280,7 +282,7 @@ class CachedJudge:
         """The case's cache key (when worth computing) and its sound cached result, if any (a hit is tallied)."""
         if self.cache.empty and not _costs_calls(self.inner):
             return None, None
-        key = known_hashes(case, output) or (self._case_hash(case), output_hash(output))
+        key = self._key(case, output)
         cached = self.cache.get(key)
         if cached is not None and _sound(cached, rubric):
             self.tally.hit()
@@ -301,8 +303,15 @@ class CachedJudge:
             return raw  # type: ignore[return-value]  # not a JudgeResult: the verdict says so
         self.tally.finished(result.call, failed=False)
         if result.call is not None and not _stands_in_for_a_failure(result):  # a model was asked: worth keeping
-            self.cache.put(key or (self._case_hash(case), output_hash(output)), result)
+            self.cache.put(key or self._key(case, output), result)
         return result
+
+    def _key(self, case: GoldenCase, output: SUTOutput) -> Key:
+        """(case hash, output hash); from the second sample of a case on (`[run] samples`), the output hash
+        carries the sample, so k samples are k judgements even where the system answered alike."""
+        sample = SAMPLE.get()
+        case_hash, digest = known_hashes(case, output) or (self._case_hash(case), output_hash(output))
+        return (case_hash, digest if sample == 0 else f"{digest}#sample-{sample}")
 
     def _case_hash(self, case: GoldenCase) -> str:
         return self._case_hashes.get(id(case)) or case_content_hash(case)

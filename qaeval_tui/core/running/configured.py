@@ -31,6 +31,7 @@ class RunPlan:
     judge: JudgeClient
     judge_spec: str
     workers: int
+    samples: int = 1
 
     @property
     def judge_config(self) -> JudgeConfig:
@@ -50,6 +51,7 @@ class RunPlan:
             workers=self.workers,
             top_k=self.config.run.top_k,
             progress=progress,
+            samples=self.samples,
         )
 
 
@@ -61,6 +63,7 @@ def plan_run(
     judge: str | None = None,
     workers: int | None = None,
     checks_only: bool = False,
+    samples: int | None = None,
 ) -> RunPlan:
     """Load the golden set, then the system and the judge (`module:factory`, else the configured ones).
 
@@ -83,7 +86,16 @@ def plan_run(
         from qaeval_tui.core.judges.cascade import cascade_from_config
 
         judge_client, judge_spec = cascade_from_config(config, judge_client, judge_spec)
-    return RunPlan(config, golden, system, adapter_spec, judge_client, judge_spec, workers or config.run.workers)
+    return RunPlan(
+        config,
+        golden,
+        system,
+        adapter_spec,
+        judge_client,
+        judge_spec,
+        workers or config.run.workers,
+        samples or config.run.samples,
+    )
 
 
 def _judge(config: Config, spec: str | None, checks_only: bool) -> tuple[JudgeClient, str]:

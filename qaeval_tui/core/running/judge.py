@@ -24,6 +24,8 @@ from qaeval_tui.core.text import one_line
 FAITHFULNESS = "faithfulness"
 ANSWER_CORRECTNESS = "answer_correctness"
 CITATION_CORRECTNESS = "citation_correctness"
+SAMPLE: ContextVar[int] = ContextVar("qaeval_sample", default=0)
+"""The sample (0..k-1) of the case being judged (`[run] samples`): part of the verdict cache's key."""
 
 
 @dataclass(frozen=True)

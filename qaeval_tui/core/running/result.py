@@ -22,8 +22,29 @@ CODE_VERSION = f"qaeval_tui {__version__}"
 
 
 @dataclass(frozen=True)
+class SampleRecord:
+    """One of a sampled case's k runs (`[run] samples`): its output's hash, item, values and failures."""
+
+    sample: int
+    output_hash: str
+    item_id: str
+    values: dict[str, float | None]
+    failures: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sample": self.sample,
+            "output_hash": self.output_hash,
+            "item_id": self.item_id,
+            "values": self.values,
+            "failures": list(self.failures),
+        }
+
+
+@dataclass(frozen=True)
 class CaseResult:
-    """Everything measured for one case of a run."""
+    """Everything measured for one case of a run. A sampled case (k > 1) shows one of its samples (the
+    first that failed, else the first) and its `values` are the means over the samples (`samples`)."""
 
     position: int
     loaded: LoadedCase
@@ -37,6 +58,7 @@ class CaseResult:
     values: dict[str, float | None]
     failures: tuple[str, ...]
     seconds: float
+    samples: tuple[SampleRecord, ...] = ()
 
     @property
     def case_id(self) -> str:
@@ -77,6 +99,7 @@ class CaseResult:
             "values": self.values,
             "verdict": self.verdict.to_json(),
             "seconds": round(self.seconds, 6),
+            **({"samples": [sample.to_json() for sample in self.samples]} if self.samples else {}),
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -110,6 +133,8 @@ class RunResult:
     code_version: str = CODE_VERSION
     judge_calls: dict[str, Any] | None = None
     """What a model judge cost (calls, cached, errors, tokens, estimated cost); None when none was asked."""
+    samples: int = 1
+    """Runs of each case (`[run] samples`): per-case values are means over them."""
 
     @property
     def judge_errors(self) -> tuple[CaseResult, ...]:
@@ -133,6 +158,7 @@ class RunResult:
             "n_cases": len(self.cases),
             "judge_errors": len(self.judge_errors),
             **({} if self.judge_calls is None else {"judge_calls": self.judge_calls}),
+            **({"samples": self.samples} if self.samples > 1 else {}),
         }
 
     def artifact(self) -> dict[str, Any]:

@@ -8,6 +8,7 @@ infinite value yields a failed case, not a crash (only KeyboardInterrupt stops t
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 import time
@@ -29,6 +30,7 @@ from qaeval_tui.core.running.adapters import SystemAdapter, adapter_label, case_
 from qaeval_tui.core.running.checks import CheckResult, run_checks
 from qaeval_tui.core.running.judge import (
     ITEM_HASHES,
+    SAMPLE,
     JudgeClient,
     ajudge_verdict,
     close_judge,
@@ -39,7 +41,7 @@ from qaeval_tui.core.running.judge import (
 from qaeval_tui.core.running.metrics import case_values, scoreboard
 from qaeval_tui.core.running.models import CaseView, Citation, JudgeConfig, JudgeVerdict, SUTOutput
 from qaeval_tui.core.running.pipeline import pipelined
-from qaeval_tui.core.running.result import CaseResult, RunResult
+from qaeval_tui.core.running.result import CaseResult, RunResult, SampleRecord
 from qaeval_tui.core.running.trajectory import TrajectoryResult, score_trajectory
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.codec import utc_now
@@ -152,6 +154,56 @@ def answer_case(position: int, loaded: LoadedCase, adapter: SystemAdapter) -> An
     return Answered(position, loaded, output, output_json, output_hash, item_id, checks, seconds)
 
 
+def judge_sample(
+    answered: Answered,
+    sample: int,
+    judge: JudgeClient,
+    config: JudgeConfig,
+    rubric: Rubric,
+    top_k: int,
+    clock: Callable[[], str] = utc_now,
+) -> CaseResult:
+    """`judge_case` for sample `sample` of a case: the verdict cache keys it by the sample, so k samples are
+    k judgements even when the outputs are the same."""
+    token = SAMPLE.set(sample)
+    try:
+        return judge_case(answered, judge, config, rubric, top_k, clock)
+    finally:
+        SAMPLE.reset(token)
+
+
+def merge_samples(position: int, runs: Sequence[CaseResult]) -> CaseResult:
+    """One case from its k samples: each metric the mean over the samples that have it (the case is the
+    unit of every interval and test downstream), every check that fired in any sample, every failure; the
+    output and verdict shown are those of the first sample with a judge error, else with a failure, else
+    the first, so a judge error or a fired check in any sample still blocks."""
+    shown = next(
+        (run for run in runs if run.judge_error is not None), next((run for run in runs if run.failures), runs[0])
+    )
+    values: dict[str, float | None] = {}
+    for name in shown.values:
+        seen = [value for run in runs if (value := run.values.get(name)) is not None]
+        values[name] = sum(seen) / len(seen) if seen else None
+    checks = tuple(
+        next((other for run in runs for other in run.checks if other.name == check.name and other.failed), check)
+        for check in shown.checks
+    )
+    failures = tuple(dict.fromkeys(failure for run in runs for failure in run.failures))
+    records = tuple(
+        SampleRecord(sample, run.output_hash, run.item_id, dict(run.values), run.failures)
+        for sample, run in enumerate(runs)
+    )
+    return dataclasses.replace(
+        shown,
+        position=position,
+        values=values,
+        checks=checks,
+        failures=failures,
+        seconds=sum(run.seconds for run in runs),
+        samples=records,
+    )
+
+
 def judge_case(
     answered: Answered,
     judge: JudgeClient,
@@ -247,14 +299,18 @@ def run_suite(
     top_k: int = 3,
     progress: Progress | None = None,
     clock: Callable[[], str] = utc_now,
+    samples: int = 1,
 ) -> RunResult:
     """Run every case (in suite order in the result, whatever `workers` is) and score the run.
 
     `progress(done, total)` is called from the calling thread after each case; `clock` gives the
-    ISO timestamps of the run and its verdicts (fixed in tests and screenshots).
+    ISO timestamps of the run and its verdicts (fixed in tests and screenshots). With `samples` k > 1
+    each case is answered and judged k times and its values are the means (`merge_samples`).
     """
     if workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
+    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
+        raise UsageError(f"--samples must be a whole number, at least 1, got {samples!r}")
     if not cases:
         raise UsageError("no cases to run")
     config = effective_config(judge, rubric)
@@ -272,6 +328,7 @@ def run_suite(
             top_k,
             progress,
             clock,
+            samples,
         )
 
 
@@ -288,32 +345,40 @@ def _run(
     top_k: int,
     progress: Progress | None,
     clock: Callable[[], str],
+    samples: int = 1,
 ) -> RunResult:
     started_at = clock()
+    # Every (case, sample) is one unit of work at position case * samples + sample.
+    total = len(cases) * samples
 
     def one(position: int) -> CaseResult:
-        return evaluate_case(position, cases[position], adapter, judge, config, rubric, top_k, clock)
+        answered = answer_case(position, cases[position // samples], adapter)
+        return judge_sample(answered, position % samples, judge, config, rubric, top_k, clock)
 
     def answer(position: int) -> Answered:
-        return answer_case(position, cases[position], adapter)
+        return answer_case(position, cases[position // samples], adapter)
 
     async def judged(answered: Answered) -> CaseResult:
-        return await ajudge_case(answered, judge, config, rubric, top_k, clock)
+        token = SAMPLE.set(answered.position % samples)  # the task's own context: its sample keys the cache
+        try:
+            return await ajudge_case(answered, judge, config, rubric, top_k, clock)
+        finally:
+            SAMPLE.reset(token)
 
     concurrency = judge_concurrency(judge)
     results: list[CaseResult]
     if concurrency > 1 or is_asynchronous(judge):  # a model judge: its calls awaited on one event loop
-        results = pipelined(
-            answer, judged, len(cases), workers, concurrency, progress, close=lambda: close_judge(judge)
-        )
+        results = pipelined(answer, judged, total, workers, concurrency, progress, close=lambda: close_judge(judge))
     elif workers == 1:
         results = []
-        for position in range(len(cases)):
+        for position in range(total):
             results.append(one(position))
             if progress is not None:
-                progress(len(results), len(cases))
+                progress(len(results), total)
     else:
-        results = _in_parallel(one, len(cases), workers, progress)
+        results = _in_parallel(one, total, workers, progress)
+    if samples > 1:
+        results = [merge_samples(i, results[i * samples : (i + 1) * samples]) for i in range(len(cases))]
     board = scoreboard([(result.slice_keys(), result.values) for result in results])
     return RunResult(
         run_id=f"run-{started_at.replace(':', '').replace('-', '')[:15]}-{uuid.uuid4().hex[:8]}",
@@ -329,6 +394,7 @@ def _run(
         finished_at=clock(),
         cases=tuple(results),
         board=board,
+        samples=samples,
     )
 
 

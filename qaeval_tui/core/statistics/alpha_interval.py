@@ -16,11 +16,15 @@ data 0.955 to 0.973). Below 50 it falls (about 0.92 at 30 to 40 items for alpha 
 10 to 20; the plain percentile bootstrap gave 0.47 at 3 items), so below 50 no interval is printed
 and the state says "too few items for an interval".
 
-Where it does not: at high alpha (0.85 and above) on ordinal and interval axes the interval
-under-covers (about 0.85 at 40 to 60 items), mostly with a lower bound that is too high: too few
-disagreements to resample. Verdicts only ask whether the lower bound clears a floor near 0, where
-the coverage holds. Where no item shows any disagreement every replicate is 1 and the bootstrap
-says nothing, so the lower bound is the conservative one of `_no_disagreement_bounds`. Alpha of a
+At high alpha (0.85 and above) the plain BCa interval under-covered on ordinal and interval axes
+(0.87 to 0.92 at 50 items, alpha 0.9), its lower bound too high: with few disagreements to
+resample, few replicates show any. The lower bound is therefore the lower of BCa's and that of a
+smoothed bootstrap (`_smoothed_lower_bound`: the percentile bound when items are resampled from the
+observed ones plus SMOOTHING_ITEMS = 2 chance items, two values drawn from the observed marginal).
+It only ever lowers the bound, so coverage is at least BCa's everywhere; measured at 50 items and
+alpha 0.9 it covers 0.98 to 0.99 on nominal, ordinal and interval axes
+(tests/core/test_interval_coverage.py). Where no item shows any disagreement every replicate is 1
+and the bootstrap says nothing, so the lower bound is the conservative one of `_no_disagreement_bounds`. Alpha of a
 single item is undefined (`stats.REASON_ONE_ITEM`), never 0.
 """
 
@@ -42,7 +46,9 @@ from qaeval_tui.core.statistics.intervals import (
 
 MIN_ITEMS_ALPHA_INTERVAL = 50
 """Fewest pairable items for which an alpha interval is printed (measured; see the module docstring)."""
-METHOD = "BCa bootstrap over items"
+METHOD = "BCa bootstrap over items, lower bound at most a smoothed bootstrap's"
+SMOOTHING_ITEMS = 2.0
+"""Chance items mixed into the smoothed bootstrap's resampling (measured: see the module docstring)."""
 REASON_NO_SPREAD = "every bootstrap replicate gives the same alpha: no disagreement to resample"
 
 _NORMAL = NormalDist()
@@ -142,5 +148,40 @@ def alpha_interval(
         return result(None, REASON_NO_SPREAD, dropped)
     leave_one_out = frequency[None, :] - np.eye(len(frequency))
     jackknife = stats.weighted_alpha(patterns, leave_one_out, level, value_domain)
-    bounds = _bca_bounds(estimate.value, usable, jackknife, frequency.astype(np.float64), confidence)
-    return result(bounds, None, dropped)
+    low, high = _bca_bounds(estimate.value, usable, jackknife, frequency.astype(np.float64), confidence)
+    smoothed = _smoothed_lower_bound(patterns, frequency, level, value_domain, replicates, rng, confidence)
+    return result((low if smoothed is None else min(low, smoothed), high), None, dropped)
+
+
+def _smoothed_lower_bound(
+    patterns: npt.NDArray[np.float64],
+    frequency: npt.NDArray[np.int64],
+    level: str,
+    value_domain: Sequence[int],
+    replicates: int,
+    rng: np.random.Generator,
+    confidence: float,
+) -> float | None:
+    """The percentile lower bound of a smoothed bootstrap: items resampled from the observed ones plus
+    SMOOTHING_ITEMS chance items (two values drawn from the observed marginal), so a sample with few
+    disagreements can still show some. At high alpha the plain resample almost never does, and its
+    lower bound was too high (see the module docstring)."""
+    size = len(value_domain)
+    marginals = (patterns * frequency[:, None]).sum(axis=0)
+    share = marginals / marginals.sum()
+    first, second = np.triu_indices(size)
+    chance = np.zeros((first.size, size))
+    np.add.at(chance, (np.arange(first.size), first), 1.0)
+    np.add.at(chance, (np.arange(first.size), second), 1.0)
+    weight = np.where(first == second, 1.0, 2.0) * share[first] * share[second]
+    augmented = np.vstack([patterns, chance])
+    mass = np.concatenate([frequency.astype(np.float64), SMOOTHING_ITEMS * weight])
+    n_items = int(frequency.sum())
+    alphas = np.empty(replicates, dtype=np.float64)
+    block = max(1, MAX_BLOCK_ELEMENTS // len(augmented))
+    for start in range(0, replicates, block):
+        stop = min(replicates, start + block)
+        draws = rng.multinomial(n_items, mass / mass.sum(), size=stop - start).astype(np.float64)
+        alphas[start:stop] = stats.weighted_alpha(augmented, draws, level, value_domain)
+    usable = alphas[np.isfinite(alphas)]
+    return float(np.quantile(usable, (1.0 - confidence) / 2.0)) if usable.size else None

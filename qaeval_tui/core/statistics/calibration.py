@@ -24,6 +24,7 @@ from qaeval_tui.core.guideline_sections import cited_section
 from qaeval_tui.core.rubric import Axis, Rubric
 from qaeval_tui.core.statistics import intervals, stats
 from qaeval_tui.core.statistics.alpha_interval import METHOD, MIN_ITEMS_ALPHA_INTERVAL, alpha_interval
+from qaeval_tui.core.statistics.anytime import anytime_lower_bound
 from qaeval_tui.core.statistics.calibration_outcomes import OutcomeMetrics, outcome_metrics
 from qaeval_tui.core.statistics.consensus import (
     ADJUDICATED,
@@ -36,6 +37,7 @@ from qaeval_tui.core.statistics.consensus import (
     Consensus,
     human_consensus,
 )
+from qaeval_tui.core.statistics.human_bar import HumanBar, human_bar
 from qaeval_tui.core.statistics.label_table import BoolArray, IntArray, LabelRevision, LabelTable, Selection
 from qaeval_tui.core.statistics.verdict import (
     REASON_NO_PAIRS,
@@ -88,6 +90,8 @@ class AxisCalibration:
     decided_by: str = ""
     more_items_to_decide: int | None = None
     one_reviewer_items: tuple[str, ...] = field(default=())
+    human: HumanBar | None = None
+    exact_anytime: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         nominal = self.level == "nominal"
@@ -130,6 +134,8 @@ class AxisCalibration:
             "decided_by": self.decided_by,
             "more_items_to_decide": self.more_items_to_decide,
             "one_reviewer_items": list(self.one_reviewer_items),
+            "exact_anytime_lower": self.exact_anytime,
+            "human_bar": None if self.human is None else self.human.to_json(),
             "labels_needed": self.labels_needed,
             "level": self.level,
             "scale": list(self.scale),
@@ -170,6 +176,9 @@ class CalibrationReport:
                 "rule": self.bar.rule,
                 "min_reviewers": self.bar.min_reviewers,
                 "chance_floor": self.bar.chance_floor,
+                "anytime": self.bar.anytime,
+                "human_bar": self.bar.human_bar,
+                "human_margin": self.bar.human_margin,
             },
             "rule_note": RULE_POINT_NOTE if self.bar.rule == "point" else None,
             "intervals": {
@@ -231,8 +240,25 @@ def axis_calibration(
             mae = float(np.mean(np.abs(machine - human)))
             bias = float(np.mean(machine - human))
             kappa_q = stats.cohen_kappa(human, machine, axis.scale, "quadratic")
+    exact_anytime = anytime_lower_bound(int((human == machine).sum()), n, bar.min_exact) if n else None
     constant = constant_judge_warning([int(v) for v in machine], n)
-    evidence = Evidence(n, exact, exact_ci, alpha.value if alpha else None, alpha_ci, alpha_ci_reason, n, constant)
+    # The human bar compares the judge with the reviewers themselves, on items the judge scored.
+    reviewers = human_bar(table.reliability(axis.name), judge) if n else None
+    evidence = Evidence(
+        n,
+        exact,
+        exact_ci,
+        alpha.value if alpha else None,
+        alpha_ci,
+        alpha_ci_reason,
+        n,
+        constant,
+        exact_anytime=exact_anytime,
+        human_gap=None if reviewers is None else reviewers.gap,
+        human_gap_ci=None if reviewers is None else reviewers.gap_ci,
+        human_reason=None if reviewers is None else reviewers.reason,
+        human_items=0 if reviewers is None else reviewers.n_items,
+    )
     decision = decide(evidence, bar)
     reason = decision.reason
     items = np.asarray(table.items, dtype=object)
@@ -282,6 +308,8 @@ def axis_calibration(
         decided_by=decision.decided_by,
         more_items_to_decide=decision.more_items,
         one_reviewer_items=one_reviewer,
+        human=reviewers,
+        exact_anytime=exact_anytime,
     )
 
 

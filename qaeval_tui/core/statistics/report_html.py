@@ -17,7 +17,7 @@ from qaeval_tui.core.statistics.report_tables import (
     calibration_notes,
     pairwise_table,
 )
-from qaeval_tui.core.statistics.verdict import report_notes, verdict_line
+from qaeval_tui.core.statistics.verdict import human_bar_words, report_notes, verdict_line
 from qaeval_tui.core.text import html_text
 
 _CSS = """
@@ -115,7 +115,8 @@ def calibration_html(report: CalibrationReport) -> str:
     body.append(
         f'<p class="meta">Judge {html_text(report.judge_name)} · config {html_text(report.judge_config_hash)} · rubric '
         f"version {html_text(report.rubric_version)} · bar per axis ({bar['rule']} rule): exact agreement ≥ "
-        f"{bar['min_exact']:.2f} with n ≥ {bar['min_n']}, alpha (judge as a coder) above {bar['chance_floor']:.2f} · "
+        f"{bar['min_exact']:.2f} with n ≥ {bar['min_n']}, alpha (judge as a coder) above {bar['chance_floor']:.2f}"
+        f"{html_text(human_bar_words(bar))} · "
         f"human side: adjudicated, else among ≥ {bar['min_reviewers']} blind reviewers unanimous, else median on a "
         f"scale point · intervals: exact agreement {spans['exact']} (from {spans['exact_min_items']} items), alpha "
         f"{spans['alpha']} (from {spans['alpha_min_items']} items) · source {html_text(report.source)}</p>"

@@ -19,7 +19,7 @@ from qaeval_tui.core.statistics.report_tables import (
     calibration_notes,
     pairwise_table,
 )
-from qaeval_tui.core.statistics.verdict import report_notes, verdict_line
+from qaeval_tui.core.statistics.verdict import human_bar_words, report_notes, verdict_line
 from qaeval_tui.core.text import markdown_text
 
 
@@ -90,7 +90,8 @@ def calibration_markdown(report: CalibrationReport) -> str:
     lines += [
         f"Judge {_cell(report.judge_name) or MISSING} (config {_cell(report.judge_config_hash)}), rubric version "
         f"{_cell(report.rubric_version)}. Bar per axis ({bar['rule']} rule): exact agreement >= {bar['min_exact']:.2f} "
-        f"with n >= {bar['min_n']}, alpha (judge as a coder) above {bar['chance_floor']:.2f}. Human side: adjudicated "
+        f"with n >= {bar['min_n']}, alpha (judge as a coder) above {bar['chance_floor']:.2f}{human_bar_words(bar)}. "
+        f"Human side: adjudicated "
         f"label, else among >= {bar['min_reviewers']} blind reviewers the unanimous label, else the median on a scale "
         f"point; unresolved items are left out. Intervals: exact agreement {spans['exact']} (from "
         f"{spans['exact_min_items']} items), alpha {spans['alpha']} (from {spans['alpha_min_items']} items). "

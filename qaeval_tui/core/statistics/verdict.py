@@ -30,10 +30,13 @@ from typing import Any, Literal
 
 from qaeval_tui.core.config import CalibrationConfig
 from qaeval_tui.core.statistics.alpha_interval import MIN_ITEMS_ALPHA_INTERVAL
+from qaeval_tui.core.statistics.anytime import anytime_lower_bound
+from qaeval_tui.core.statistics.human_bar import MIN_ITEMS_HUMAN_BAR
 from qaeval_tui.core.statistics.intervals import MIN_ITEMS_EXACT_INTERVAL, items_to_decide, too_few_items
 
 Verdict = Literal["TRUSTED", "RETUNE", "INSUFFICIENT"]
 ALPHA = "alpha (judge as a coder)"
+HUMAN_GAP = "the judge's agreement with reviewers minus theirs with each other"
 MAX_ITEMS_TO_DECIDE = 10_000
 REASON_NO_PAIRS = "no item has both a human consensus and a judge score on this axis"
 RULE_POINT_NOTE = (
@@ -56,6 +59,13 @@ class Evidence:
     """Pairable items alpha was computed on (equals n: judge and consensus, one pair per item)."""
     constant_judge: str | None
     """The constant-judge warning, when the judge gave every item one score."""
+    exact_anytime: float | None = None
+    """Exact agreement's anytime-valid lower bound (core/statistics/anytime.py)."""
+    human_gap: float | None = None
+    """Judge-reviewer minus reviewer-reviewer agreement (core/statistics/human_bar.py); None: no item for it."""
+    human_gap_ci: tuple[float, float] | None = None
+    human_reason: str | None = None
+    human_items: int = 0
 
 
 @dataclass(frozen=True)
@@ -83,6 +93,13 @@ def _point_rule(e: Evidence, bar: CalibrationConfig) -> Decision:
         return Decision("INSUFFICIENT", reason, "min_n", bar.min_n - e.n)
     if e.constant_judge is not None:  # under either rule: its agreement is the humans' base rate, not skill
         return Decision("RETUNE", f"{e.constant_judge}; it tells no item apart", "constant_judge", None)
+    if e.exact >= bar.min_exact and bar.human_bar and (e.human_gap is None or e.human_gap < -bar.human_margin):
+        shown = "no item with two or more reviewers" if e.human_gap is None else f"{e.human_gap:+.3f}"
+        reason = (
+            f"point estimate: exact agreement {e.exact:.3f} >= {bar.min_exact:.2f}, but {HUMAN_GAP} is {shown}, "
+            f"not at least -{bar.human_margin:.2f}"
+        )
+        return Decision("INSUFFICIENT" if e.human_gap is None else "RETUNE", reason, "point_estimate", None)
     if e.exact >= bar.min_exact:
         return Decision(
             "TRUSTED",
@@ -118,6 +135,27 @@ def _undecided_exact(e: Evidence, bar: CalibrationConfig) -> Decision:
     return Decision("INSUFFICIENT", f"{reason}; about {more} more judged items would decide it", "exact_lower", more)
 
 
+def _undecided_anytime(e: Evidence, bar: CalibrationConfig, low: float) -> Decision:
+    """Exact agreement clears the bar at this look, but not with a bound that holds at every look."""
+    shown = "none" if e.exact_anytime is None else f"{e.exact_anytime:.2f}"
+    reason = (
+        f"lower bound {low:.2f} of exact agreement clears min_exact {bar.min_exact:.2f}, but its anytime-valid "
+        f"lower bound {shown} (which holds however often calibrate is re-run as labels accumulate) does not "
+        f"(n = {e.n})"
+    )
+    more = None
+    if e.exact is not None and e.exact > bar.min_exact:
+        total = e.n
+        while total <= MAX_ITEMS_TO_DECIDE:
+            total = max(total + 1, int(total * 1.1))
+            bound = anytime_lower_bound(round(e.exact * total), total, bar.min_exact)
+            if bound is not None and bound >= bar.min_exact:
+                more = max(MIN_ITEMS_ALPHA_INTERVAL, total) - e.n
+                reason += f"; about {more} more judged items at this rate would decide it"
+                break
+    return Decision("INSUFFICIENT", reason, "exact_anytime", more)
+
+
 def _interval_rule(e: Evidence, bar: CalibrationConfig) -> Decision:
     floor = bar.chance_floor
     need = max(bar.min_n, MIN_ITEMS_EXACT_INTERVAL)
@@ -140,8 +178,16 @@ def _interval_rule(e: Evidence, bar: CalibrationConfig) -> Decision:
     if e.alpha_ci is not None and e.alpha_ci[1] <= floor:
         reason = f"upper bound {e.alpha_ci[1]:.2f} of {ALPHA} is at or below the chance floor {floor:.2f} (n = {e.n})"
         return Decision("RETUNE", reason, "alpha_upper", None)
+    if bar.human_bar and e.human_gap_ci is not None and e.human_gap_ci[1] < -bar.human_margin:
+        reason = (
+            f"upper bound {e.human_gap_ci[1]:+.2f} of {HUMAN_GAP} is below -{bar.human_margin:.2f}: the judge agrees "
+            f"with a reviewer less often than another reviewer does ({e.human_items} items with two or more reviewers)"
+        )
+        return Decision("RETUNE", reason, "human_upper", None)
     if low < bar.min_exact:
         return _undecided_exact(e, bar)
+    if bar.anytime and (e.exact_anytime is None or e.exact_anytime < bar.min_exact):
+        return _undecided_anytime(e, bar, low)
     cleared = f"lower bound {low:.2f} of exact agreement clears min_exact {bar.min_exact:.2f}"
     if e.alpha_ci is None:
         why = e.alpha_ci_reason or "no interval"
@@ -162,7 +208,33 @@ def _interval_rule(e: Evidence, bar: CalibrationConfig) -> Decision:
     reason = (
         f"{cleared} and lower bound {e.alpha_ci[0]:.2f} of {ALPHA} is above the chance floor {floor:.2f} (n = {e.n})"
     )
-    return Decision("TRUSTED", reason, "exact_and_alpha_lower", None)
+    if not bar.human_bar:
+        return Decision("TRUSTED", reason, "exact_and_alpha_lower", None)
+    return _human_rule(e, bar, reason)
+
+
+def _human_rule(e: Evidence, bar: CalibrationConfig, cleared: str) -> Decision:
+    """The last step to TRUSTED: the judge agrees with reviewers about as often as they agree with each other."""
+    margin = bar.human_margin
+    if e.human_gap_ci is None or e.human_gap is None:
+        why = e.human_reason or "no interval"
+        more = MIN_ITEMS_HUMAN_BAR - e.human_items if e.human_items < MIN_ITEMS_HUMAN_BAR else None
+        reason = f"{cleared}, but {HUMAN_GAP} has no interval: {why}"
+        return Decision("INSUFFICIENT", reason, "human_no_interval", more)
+    low, _ = e.human_gap_ci
+    if low < -margin:
+        reason = (
+            f"{cleared}, but lower bound {low:+.2f} of {HUMAN_GAP} is below -{margin:.2f} "
+            f"({e.human_items} items with two or more reviewers)"
+        )
+        more = None
+        if e.human_gap > -margin:
+            half = (e.human_gap_ci[1] - low) / 2.0
+            more = max(1, math.ceil(e.human_items * (half / (e.human_gap + margin)) ** 2) - e.human_items)
+            reason += f"; about {more} more such items would decide it"
+        return Decision("INSUFFICIENT", reason, "human_lower", more)
+    reason = f"{cleared}, and lower bound {low:+.2f} of {HUMAN_GAP} is at least -{margin:.2f} ({e.human_items} items)"
+    return Decision("TRUSTED", reason, "exact_alpha_and_human_lower", None)
 
 
 def decide(evidence: Evidence, bar: CalibrationConfig) -> Decision:
@@ -197,9 +269,20 @@ def bar_line(bar: Mapping[str, Any]) -> str:
     interval, so no axis is TRUSTED below MIN_ITEMS_ALPHA_INTERVAL judged items whatever `min_n` says."""
     consensus = f"consensus of >= {bar['min_reviewers']} reviewers"
     if bar["rule"] == "point":
-        return f"bar: exact >= {bar['min_exact']:.2f} with n >= {bar['min_n']} on every axis (point rule), {consensus}"
+        return (
+            f"bar: exact >= {bar['min_exact']:.2f} with n >= {bar['min_n']} on every axis (point rule), {consensus}"
+            f"{human_bar_words(bar)}"
+        )
     return (
         f"bar: on every axis the lower bounds of exact agreement >= {bar['min_exact']:.2f} and of alpha above "
         f"{bar['chance_floor']:.2f} (interval rule; n >= {bar['min_n']}, and alpha's interval needs "
-        f"n >= {MIN_ITEMS_ALPHA_INTERVAL}), {consensus}"
+        f"n >= {MIN_ITEMS_ALPHA_INTERVAL}), {consensus}{human_bar_words(bar)}"
     )
+
+
+def human_bar_words(bar: Mapping[str, Any]) -> str:
+    """The anytime bound and the human bar in words, for every output's bar line (each said when off too)."""
+    looks = "exact's bound anytime-valid" if bar.get("anytime", False) else "fixed-n bounds"
+    if not bar.get("human_bar", False):
+        return f"; {looks}; human bar off"
+    return f"; {looks}; human bar, margin {bar['human_margin']:.2f}"

@@ -69,6 +69,7 @@ def gate_against_baseline(
     stdout: TextIO | None = None,
     calibration: Path | None = None,
     require_trusted: bool = False,
+    samples: int | None = None,
 ) -> GateOutcome:
     """Load the baseline and the calibration artifact, check the outputs, run and store the suite against
     the baseline, decide with the judge's trust, and write the artifact and the JUnit and Markdown reports.
@@ -77,7 +78,7 @@ def gate_against_baseline(
     Tier 2 on any gated judge metric whose axis is not TRUSTED."""
     reference = load_baseline(baseline_path)
     if config.gate.judge_metrics == "ppi":  # a baseline without PPI values costs no run
-        baseline_ppi(reference, gated_judge_metrics(resolve_tolerances(config.gate.tolerances)))
+        baseline_ppi(reference, gated_judge_metrics(resolve_tolerances(config.gate.tolerances, config.gate.gated)))
     loaded = calibration_for_gate(config, calibration)
     console = check_output_targets(
         outputs.as_json, ("--out", outputs.artifact), ("--junit", outputs.junit), ("--markdown", outputs.markdown)
@@ -91,6 +92,7 @@ def gate_against_baseline(
         workers=workers,
         against=reference,
         progress=progress,
+        samples=samples,
     )
     with open_store(store_path) as store:  # read only for PPI: labels on the run's cases
         report = decide(config, result, reference, loaded, require_trusted=require_trusted, store=store)
@@ -120,6 +122,7 @@ def decide(
         trust=trust,
         require_trusted=require_trusted or config.gate.require_trusted,
         ppi=ppi_comparison(config, result, reference, store),
+        gated=config.gate.gated,
     )
 
 
@@ -133,7 +136,7 @@ def ppi_comparison(
         raise UsageError('[gate] judge_metrics = "ppi" needs the store that holds the labels on the run\'s cases')
     from qaeval_tui.core.statistics.run_ppi import run_ppi_from_store
 
-    gated = gated_judge_metrics(resolve_tolerances(config.gate.tolerances))
+    gated = gated_judge_metrics(resolve_tolerances(config.gate.tolerances, config.gate.gated))
     ppi = run_ppi_from_store(result, config.rubric, store, min_reviewers=config.calibration.min_reviewers)
     return PPIGate(current_ppi(ppi.estimates, gated), baseline_ppi(reference, gated))
 

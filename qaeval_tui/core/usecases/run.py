@@ -96,11 +96,14 @@ def run_from_config(
     progress: ProgressDisplay = no_progress,
     checks_only: bool = False,
     no_cache: bool = False,
+    samples: int | None = None,
 ) -> RunResult:
     """Load, run, store. With `against`, a baseline of another judge, rubric or k is refused before the run.
     `checks_only`: no judge is asked, every verdict is skipped. The judge answers from the store's
     verdict cache where it can (`no_cache`: every case is asked afresh), and its new results join it."""
-    plan = plan_run(config, golden_paths, adapter=adapter, judge=judge, workers=workers, checks_only=checks_only)
+    plan = plan_run(
+        config, golden_paths, adapter=adapter, judge=judge, workers=workers, checks_only=checks_only, samples=samples
+    )
     if against is not None:
         check_settings(against, plan.judge_config, config.rubric.version, config.run.top_k)
     cached = None if checks_only else cached_judge(plan, store_path, fresh=no_cache)
