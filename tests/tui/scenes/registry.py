@@ -23,7 +23,9 @@ from qaeval_tui.tui.screens.inbox import InboxScreen
 from qaeval_tui.tui.screens.promote import PromoteScreen
 from tests.tui.scenes import oversight
 from tests.tui.scenes.flags_scene import play_flags
+from tests.tui.scenes.runs_scene import play_run_case, play_run_diff, play_run_table, play_runs
 from tests.tui.scenes.host import build_labeled_store
+from qaeval_tui.tui.screens.runs import RunsScreen
 from tests.tui.scenes.oversight import (
     BEDROOM,
     GATEWAY,
@@ -144,6 +146,12 @@ OVERSIGHT_SCENES: tuple[OversightScene, ...] = (
         play_curator_home,
         role="curator",
     ),
+    OversightScene(
+        "18-runs", "Stored runs and each gated metric's history", (130, 36), RunsScreen, play_runs, runs=True
+    ),
+    OversightScene("19-run", "A run's cases: failing only", (130, 32), RunsScreen, play_run_table, runs=True),
+    OversightScene("20-run-case", "One case of a run", (100, 40), RunsScreen, play_run_case, runs=True),
+    OversightScene("21-run-diff", "Two runs compared", (120, 36), RunsScreen, play_run_diff, runs=True),
 )
 
 
