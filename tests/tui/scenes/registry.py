@@ -21,11 +21,10 @@ from qaeval_tui.tui.screens.dashboard import DashboardScreen
 from qaeval_tui.tui.screens.flags import FlagsScreen
 from qaeval_tui.tui.screens.inbox import InboxScreen
 from qaeval_tui.tui.screens.promote import PromoteScreen
+from qaeval_tui.tui.screens.runs import RunsScreen
 from tests.tui.scenes import oversight
 from tests.tui.scenes.flags_scene import play_flags
-from tests.tui.scenes.runs_scene import play_run_case, play_run_diff, play_run_table, play_runs
 from tests.tui.scenes.host import build_labeled_store
-from qaeval_tui.tui.screens.runs import RunsScreen
 from tests.tui.scenes.oversight import (
     BEDROOM,
     GATEWAY,
@@ -60,6 +59,7 @@ from tests.tui.scenes.review import (
     play_summary,
     scene_app,
 )
+from tests.tui.scenes.runs_scene import play_run_case, play_run_diff, play_run_table, play_runs
 
 REVIEW_SCENES: tuple[Scene, ...] = (
     Scene("01-reviewer", "Who is reviewing?", (80, 24), None, play_reviewer_prompt),
