@@ -8,6 +8,7 @@ one; a figure the report leaves undefined carries the report's reason instead of
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from statistics import median
 
@@ -119,7 +120,7 @@ def calibration_figures(report: CalibrationReport) -> tuple[IntervalFigure, Inte
     bar = report.to_json()["bar"]["min_exact"]
     return (
         IntervalFigure("exact", "Exact agreement, judge vs human, 95% Wilson CI", tuple(exact), (0.0, 1.0), bar, "bar"),
-        IntervalFigure("judge_alpha", "Alpha with the judge as a coder", tuple(alpha), (-1.0, 1.0), 0.0, "0"),
+        IntervalFigure("judge_alpha", "Alpha with the judge as a coder", tuple(alpha), (-1.0, 1.0), 0.0, "chance"),
     )
 
 
@@ -187,7 +188,7 @@ def metric_histories(
     return tuple(series)
 
 
-def reviewer_pace(revisions: Sequence[StoredLabel], queues: Mapping[str, Sequence[str] | set[str]]) -> list[Pace]:
+def reviewer_pace(revisions: Sequence[StoredLabel], queues: Mapping[str, AbstractSet[str]]) -> list[Pace]:
     """Per reviewer with a queue: seconds spent on each submitted label of their queue, in commit order."""
     spent: dict[str, list[float]] = {reviewer: [] for reviewer in queues}
     for revision in revisions:

@@ -53,7 +53,7 @@ def interval_strip(figure: IntervalFigure, *, label_width: int = 20, width: int 
             words = Content(f" {point.value:.2f} [{point.low:.2f}, {point.high:.2f}]")
         else:
             words = Content(f" {point.value:.2f}") + (
-                Content.styled(f" no interval: {point.note}", MUTED) if point.note else Content("")
+                Content.styled(" no interval", MUTED) if point.note else Content("")
             )
         label = line(point.label).truncate(label_width - 1, ellipsis=True)
         lines.append(
