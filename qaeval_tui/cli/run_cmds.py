@@ -184,6 +184,11 @@ def gate(
         None, "--junit", help="Write JUnit XML here (a testcase per case; '-' for stdout)."
     ),
     markdown: Markdown = None,
+    html: Path | None = typer.Option(
+        None,
+        "--html",
+        help="Write the report as one self-contained HTML page with its figures (inline SVG) here ('-' for stdout).",
+    ),
     out: ArtifactOut = None,
     as_json: AsJson = False,
     calibration: Path | None = typer.Option(
@@ -215,7 +220,7 @@ def gate(
         adapter=adapter,
         judge=judge,
         workers=workers,
-        outputs=GateOutputs(artifact=out, junit=junit, markdown=markdown, as_json=as_json),
+        outputs=GateOutputs(artifact=out, junit=junit, markdown=markdown, html=html, as_json=as_json),
         progress=progress_bar,
         calibration=calibration,
         require_trusted=require_trusted,

@@ -9,9 +9,7 @@ test and a curious reader all get the number, not just its pixel.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from qaeval_tui.core.statistics.figures import BandedSeries, HeatMap, IntervalFigure, Pace
+from qaeval_tui.core.statistics.figures import BandedSeries, HeatMap, IntervalFigure
 from qaeval_tui.core.text import html_text
 
 INK = "#1d232a"
@@ -207,35 +205,6 @@ def sparkline_svg(series: BandedSeries, width: int = 320, height: int = 56) -> s
             f'<circle cx="{x(index):.1f}" cy="{y(value):.1f}" r="{3.5 if last else 1.8}" fill="{colour}" '
             f'data-run="{_attr(label)}" data-value="{data_number(value)}"><title>{html_text(label)}: '
             f"{value:.3f}</title></circle>"
-        )
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def pace_svg(pace: Pace, width: int = 320, height: int = 48) -> str:
-    """Seconds per item, one bar per labelled item in the order labelled; the median as a dashed line."""
-    seconds: Sequence[float] = pace.seconds
-    top = max(seconds, default=1.0) or 1.0
-    pad = 4
-    bar = (width - 2 * pad) / max(len(seconds), 1)
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="figure pace" role="img" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" data-figure="pace" data-reviewer="{_attr(pace.reviewer)}" '
-        f'data-median="{data_number(pace.median)}" data-items="{pace.items}">',
-        f"<title>{html_text(pace.reviewer)}: {pace.items} item(s), median {_shown(pace.median)} s per item</title>",
-        f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" y2="{height - pad}" stroke="{MUTED}"/>',
-    ]
-    for index, value in enumerate(seconds):
-        h = (height - 2 * pad) * value / top
-        parts.append(
-            f'<rect x="{pad + bar * index:.1f}" y="{height - pad - h:.1f}" width="{max(bar - 1, 1):.1f}" '
-            f'height="{h:.1f}" fill="{POINT}" data-seconds="{data_number(value)}"><title>{value:.1f} s</title></rect>'
-        )
-    if pace.median is not None:
-        level = height - pad - (height - 2 * pad) * pace.median / top
-        parts.append(
-            f'<line x1="{pad}" y1="{level:.1f}" x2="{width - pad}" y2="{level:.1f}" stroke="{INK}" '
-            'stroke-dasharray="4 3"/>'
         )
     parts.append("</svg>")
     return "".join(parts)
