@@ -13,7 +13,7 @@ from qaeval_tui.cli.options import AsJson, Db
 from qaeval_tui.core.text import one_line
 
 runs_app = typer.Typer(
-    help="Stored runs: list them, or show one run's cases (`runs show RUN`).",
+    help="Stored runs: list them (`qaeval runs` or `runs list`), or show one run's cases (`runs show RUN`).",
     invoke_without_command=True,
     rich_markup_mode=None,
 )
@@ -27,16 +27,21 @@ def _value(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _signed(value: float | None) -> str:
-    return "-" if value is None else f"{value:+.3f}"
-
-
 @runs_app.callback()
-@guarded
+def runs_default(ctx: typer.Context, as_json: AsJson = False, db: Db = None) -> None:
+    """Stored runs: `qaeval runs` alone lists them (as `runs list` does)."""
+    if ctx.invoked_subcommand is None:
+        _list(ctx, as_json, db)
+
+
+@runs_app.command("list")
 def runs_list(ctx: typer.Context, as_json: AsJson = False, db: Db = None) -> None:
     """List the stored runs, newest first: id, system, judge, suite, when, headline metrics. Exit 0, or 2."""
-    if ctx.invoked_subcommand is not None:
-        return
+    _list(ctx, as_json, db)
+
+
+@guarded
+def _list(ctx: typer.Context, as_json: bool, db: str | None) -> None:
     from qaeval_tui.core.runs.views import HEADLINE_METRICS, SHORT_NAMES, list_runs
 
     with open_store(ctx, db, must_exist=True) as store:

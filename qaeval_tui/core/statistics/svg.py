@@ -45,7 +45,7 @@ def interval_svg(figure: IntervalFigure, width: int = 560) -> str:
         return label_w + (clamped - low) / (high - low) * plot_w
 
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="figure interval" role="img" width="{width}" '
+        f'<svg class="figure interval" role="img" width="{width}" '
         f'height="{height}" viewBox="0 0 {width} {height}" data-figure="{_attr(figure.name)}" '
         f'data-domain-low="{data_number(low)}" data-domain-high="{data_number(high)}">',
         f"<title>{html_text(figure.title)}</title>",
@@ -117,7 +117,7 @@ def heatmap_svg(heat: HeatMap, cell: int = 44) -> str:
     left, top = 64, 40
     width, height = left + cell * size + 50, top + cell * size + 10
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="figure heatmap" role="img" width="{width}" '
+        f'<svg class="figure heatmap" role="img" width="{width}" '
         f'height="{height}" viewBox="0 0 {width} {height}" data-figure="confusion" data-axis="{_attr(heat.name)}">',
         f"<title>{html_text(f'{heat.name}: human consensus (rows) by judge (columns)')}</title>",
         f'<text x="0" y="14" font-size="13" font-weight="600" fill="{INK}">{html_text(_clip(heat.name, 30))}</text>',
@@ -173,7 +173,7 @@ def sparkline_svg(series: BandedSeries, width: int = 320, height: int = 56) -> s
     colour = BAD if series.state == "alarm" else POINT
     words = f"{series.metric}: {series.state}: {series.message}"
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="figure sparkline" role="img" width="{width}" '
+        f'<svg class="figure sparkline" role="img" width="{width}" '
         f'height="{height}" viewBox="0 0 {width} {height}" data-figure="history" data-metric="{_attr(series.metric)}" '
         f'data-band-low="{data_number(series.low)}" data-band-high="{data_number(series.high)}" '
         f'data-state="{_attr(series.state)}" data-points="{len(series.values)}">',
