@@ -84,12 +84,12 @@ def test_calibration_html_draws_each_axis_interval_with_the_printed_ends(
         )
         alpha_low, alpha_high = axis["alpha_ci"] or (None, None)
         assert (alpha[name]["data-low"], alpha[name]["data-high"]) == (six(alpha_low), six(alpha_high))
-    bar, parts = figures.figure("exact")
+    _, parts = figures.figure("exact")
     assert [attrs["data-value"] for tag, attrs in parts if attrs.get("class") == "reference"] == [
         six(data["bar"]["min_exact"])
     ]
     for name, axis in data["axes"].items():
-        heat_svg, cells = figures.figure("confusion", **{"data-axis": name})
+        _, cells = figures.figure("confusion", **{"data-axis": name})
         counts = [[int(attrs["data-count"]) for tag, attrs in cells if attrs.get("class") == "cell"]]
         labels = axis["confusion"]["labels"]
         flat = [count for row in axis["confusion"]["counts"] for count in row]
