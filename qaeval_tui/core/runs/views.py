@@ -252,6 +252,14 @@ def case_row(output: RunOutput, verdict: VerdictRecord | None) -> CaseRow:
     )
 
 
+def status_counts(rows: Sequence[CaseRow]) -> dict[str, int]:
+    """How many of `rows` pass, fail and hit a judge error."""
+    counts = {"pass": 0, "fail": 0, "judge error": 0}
+    for row in rows:
+        counts[row.status] += 1
+    return counts
+
+
 @dataclass(frozen=True)
 class RunTable:
     """A run's cases (those the filter keeps), with its summary and every check and metric column."""
@@ -266,10 +274,7 @@ class RunTable:
 
     @property
     def counts(self) -> dict[str, int]:
-        counts = {"pass": 0, "fail": 0, "judge error": 0}
-        for row in self.rows:
-            counts[row.status] += 1
-        return counts
+        return status_counts(self.rows)
 
     def to_json(self) -> dict[str, Any]:
         return {

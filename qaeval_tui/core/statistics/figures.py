@@ -79,13 +79,13 @@ class BandedSeries:
 
 @dataclass(frozen=True)
 class Pace:
-    """Seconds a reviewer spent per item of their queue, in the order they labelled them (the last few)."""
+    """Seconds a reviewer spent on each label of their queue, in the order submitted (the last few)."""
 
     reviewer: str
     seconds: tuple[float, ...]
     median: float | None
     items: int
-    """Every labelled item of the queue (`seconds` holds the last PACE_POINTS of them)."""
+    """Every label submitted on the queue, a revision counted too (`seconds` holds the last PACE_POINTS)."""
 
 
 def _ends(interval: tuple[float, float] | None) -> tuple[float | None, float | None]:
@@ -103,7 +103,12 @@ def agreement_figures(report: AgreementReport) -> tuple[IntervalFigure, Interval
     confidence = f"{report.confidence:.0%}"
     return (
         IntervalFigure(
-            "alpha", f"Krippendorff's alpha per axis, {confidence} bootstrap CI", tuple(alphas), (-1.0, 1.0), 0.0, "0"
+            "alpha",
+            f"Krippendorff's alpha per axis, {confidence} bootstrap CI",
+            tuple(alphas),
+            (-1.0, 1.0),
+            0.0,
+            "chance",
         ),
         IntervalFigure("raw_agreement", "Raw agreement per axis (no interval)", tuple(raws), (0.0, 1.0)),
     )

@@ -150,7 +150,7 @@ class DashboardScreen(AppScreen[None]):
         self.query_one("#dash-loading").display = False
         self.query_one("#dash-body").display = True
         if self.grids():
-            self.grids()[0].focus()
+            self.grids()[0].focus(scroll_visible=False)  # the figures open at the top: agreement first
         self.refresh_bindings()
 
     def _show(self, name: str, section: Section) -> None:

@@ -14,7 +14,15 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
-from qaeval_tui.core.runs.views import HEADLINE_METRICS, SHORT_NAMES, SLICE_KINDS, CaseFilter, CaseRow, RunTable
+from qaeval_tui.core.runs.views import (
+    HEADLINE_METRICS,
+    SHORT_NAMES,
+    SLICE_KINDS,
+    CaseFilter,
+    CaseRow,
+    RunTable,
+    status_counts,
+)
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import cell, line, plain
 from qaeval_tui.tui.screens.base import AppScreen
@@ -116,9 +124,7 @@ class RunTableScreen(AppScreen[None]):
         if self.table is None:
             return
         run = self.table.run
-        counts = {"pass": 0, "fail": 0, "judge error": 0}
-        for row in self.shown:
-            counts[row.status] += 1
+        counts = status_counts(self.shown)
         self.query_one("#run-title", Static).update(
             Content.assemble(
                 line(f"Run {run.run_id}").stylize("bold"),

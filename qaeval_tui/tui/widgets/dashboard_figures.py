@@ -141,14 +141,14 @@ def progress_section(dashboard: Dashboard) -> Section:
     note = f"{dashboard.labels_read} label revision(s) in the store"
     if not rows:
         return _section(_title("Reviewer progress", note), notes=[Content.styled("no reviewers yet", MUTED)])
-    pace = [Content.styled("Pace: seconds per item through the queue, in the order labelled (taller: slower)", MUTED)]
+    pace = [Content.styled("Pace: seconds per label through the queue, in the order labelled (taller: slower)", MUTED)]
     for reviewer in dashboard.pace:
         median = "-" if reviewer.median is None else f"{reviewer.median:.1f} s"
         pace.append(
             Content.assemble(
                 line(reviewer.reviewer, 14).pad_right(max(0, 14 - len(line(reviewer.reviewer, 14).plain))),
                 "  ", pace_blocks(reviewer),
-                (f"  median {median} · {reviewer.items} item(s)", MUTED),
+                (f"  median {median} · {reviewer.items} label(s)", MUTED),
             )
         )  # fmt: skip
     return _section(_title("Reviewer progress", note), figure_table(columns, rows), pace)
