@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from qaeval_tui.core.running.metrics import METRIC_NAMES
 from qaeval_tui.core.runs.views import CaseRow, RunSummary, all_rows, resolve_run, summary
 from qaeval_tui.core.store.backend import StoreBackend
+from qaeval_tui.core.store.rows import RunOutput
 
 Change = Literal["regressed", "fixed", "changed", "only in A", "only in B", "answer changed", "same"]
 PieceKind = Literal["same", "removed", "added"]
@@ -177,10 +179,10 @@ def _change(a: CaseRow | None, b: CaseRow | None, answer_a: str | None, answer_b
 def compare_runs(store: StoreBackend, name_a: str, name_b: str) -> RunDiff:
     """Run B against run A (each named as `resolve_run` reads it)."""
     run_a, run_b = resolve_run(store, name_a), resolve_run(store, name_b)
-    rows_a = {row.case_id: row for row in all_rows(store, run_a)}
-    rows_b = {row.case_id: row for row in all_rows(store, run_b)}
-    answers_a = _answers(store, run_a.run_id)
-    answers_b = _answers(store, run_b.run_id)
+    outputs_a, outputs_b = store.run_outputs(run_a.run_id), store.run_outputs(run_b.run_id)
+    rows_a = {row.case_id: row for row in all_rows(store, run_a, outputs_a)}
+    rows_b = {row.case_id: row for row in all_rows(store, run_b, outputs_b)}
+    answers_a, answers_b = _answers(outputs_a), _answers(outputs_b)
     changes = []
     for case_id in [*rows_a, *(case for case in rows_b if case not in rows_a)]:
         a, b = rows_a.get(case_id), rows_b.get(case_id)
@@ -212,9 +214,9 @@ def compare_runs(store: StoreBackend, name_a: str, name_b: str) -> RunDiff:
     return RunDiff(summary_a, summary_b, tuple(changes), metric_deltas)
 
 
-def _answers(store: StoreBackend, run_id: str) -> dict[str, str]:
+def _answers(outputs: Sequence[RunOutput]) -> dict[str, str]:
     found = {}
-    for output in store.run_outputs(run_id):
+    for output in outputs:
         answer = output.output.get("answer")
         found[output.case_id] = answer if isinstance(answer, str) else ""
     return found

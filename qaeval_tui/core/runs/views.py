@@ -287,10 +287,11 @@ class RunTable:
         }
 
 
-def all_rows(store: StoreBackend, run: RunRecord) -> list[CaseRow]:
+def all_rows(store: StoreBackend, run: RunRecord, outputs: Sequence[RunOutput] | None = None) -> list[CaseRow]:
+    """Every case of `run` as a row (`outputs`: the run's outputs when the caller has read them already)."""
     verdicts = _verdicts_by_item(store.verdicts(run_id=run.run_id))
     rows = []
-    for output in store.run_outputs(run.run_id):
+    for output in store.run_outputs(run.run_id) if outputs is None else outputs:
         item_id = str(output.result.get("item_id") or "")
         rows.append(case_row(output, verdicts.get(item_id)))
     return rows
