@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from qaeval_tui.core.batch import with_collector_paused
 from qaeval_tui.core.running.metrics import METRIC_NAMES
 from qaeval_tui.core.runs.views import CaseRow, RunSummary, all_rows, resolve_run, summary
 from qaeval_tui.core.store.backend import StoreBackend
@@ -176,6 +177,7 @@ def _change(a: CaseRow | None, b: CaseRow | None, answer_a: str | None, answer_b
     return "same" if answer_a == answer_b else "answer changed"
 
 
+@with_collector_paused  # a batch step over every case of both runs: see core/batch.py
 def compare_runs(store: StoreBackend, name_a: str, name_b: str) -> RunDiff:
     """Run B against run A (each named as `resolve_run` reads it)."""
     run_a, run_b = resolve_run(store, name_a), resolve_run(store, name_b)

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from qaeval_tui.core.batch import with_collector_paused
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.running.checks import CHECK_NAMES
 from qaeval_tui.core.running.metrics import METRIC_NAMES
@@ -297,6 +298,7 @@ def all_rows(store: StoreBackend, run: RunRecord, outputs: Sequence[RunOutput] |
     return rows
 
 
+@with_collector_paused  # a batch step over every case of the run: see core/batch.py
 def run_table(store: StoreBackend, name: str, criteria: CaseFilter = CaseFilter()) -> RunTable:
     """The run `name` (see `resolve_run`) as a case × check/metric table, filtered by `criteria`."""
     check_names(criteria.check)
