@@ -29,10 +29,10 @@ HEADLINE_METRICS = (
 SHORT_NAMES = {
     "deterministic_pass_rate": "pass",
     "faithfulness_rate": "faith",
-    "answer_correctness": "correct",
+    "answer_correctness": "corr",
     "citation_correctness": "cite",
-    "abstention_recall": "abstain",
-    "over_refusal_rate": "refuse",
+    "abstention_recall": "abst",
+    "over_refusal_rate": "refus",
 }
 SLICE_KINDS = ("split", "difficulty", "adversarial")
 CaseStatus = Literal["pass", "fail", "judge error"]

@@ -153,13 +153,8 @@ def heatmap_svg(heat: HeatMap, cell: int = 44) -> str:
 
 
 def sparkline_svg(series: BandedSeries, width: int = 320, height: int = 56) -> str:
-    """A metric's history as a line, its drift band as a shaded strip, the latest point marked."""
-    values = [v for v in series.values if v is not None]
-    bounds = [*values, *(b for b in (series.low, series.high) if b is not None)]
-    low = min(bounds, default=0.0)
-    high = max(bounds, default=1.0)
-    if high - low < 0.02:
-        low, high = low - 0.01, high + 0.01
+    """A metric's history as a line on 0..1, its drift band as a shaded strip, the latest point marked."""
+    low, high = 0.0, 1.0  # every metric is a rate: drawn on the whole 0..1, the band clipped to it
     pad, left = 6, 4
     plot_w, plot_h = width - 2 * left, height - 2 * pad
     count = max(len(series.values), 1)
@@ -168,7 +163,7 @@ def sparkline_svg(series: BandedSeries, width: int = 320, height: int = 56) -> s
         return left + (plot_w * index / (count - 1) if count > 1 else plot_w / 2)
 
     def y(value: float) -> float:
-        return pad + plot_h * (1 - (value - low) / (high - low))
+        return pad + plot_h * (1 - (max(low, min(high, value)) - low) / (high - low))
 
     colour = BAD if series.state == "alarm" else POINT
     words = f"{series.metric}: {series.state}: {series.message}"

@@ -70,14 +70,10 @@ def interval_strip(figure: IntervalFigure, *, label_width: int = 20, width: int 
 
 def band_chart(series: BandedSeries, *, height: int = 3, width: int = 30) -> list[Content]:
     """A history as columns of eighth blocks, `height` rows high and about `width` wide (each run one to
-    three columns); the rows the band covers are shaded. The latest run carries the drift state's colour
+    four columns); the rows the band covers are shaded. The latest run carries the drift state's colour
     (red on an alarm)."""
-    repeat = max(1, min(3, width // max(len(series.values), 1)))
-    values = [v for v in series.values if v is not None]
-    bounds = [*values, *(b for b in (series.low, series.high) if b is not None)]
-    low, high = min(bounds, default=0.0), max(bounds, default=1.0)
-    if high - low < 1e-9:
-        low, high = low - 0.01, high + 0.01
+    repeat = max(1, min(4, width // max(len(series.values), 1)))
+    low, high = 0.0, 1.0  # every metric is a rate: drawn on the whole 0..1, the band clipped to it
     steps = height * 8
     rows: list[Content] = []
     for row in reversed(range(height)):
@@ -100,10 +96,7 @@ def band_chart(series: BandedSeries, *, height: int = 3, width: int = 30) -> lis
             if in_band:
                 style += " on $success 20%"
             cells.append(Content.styled(glyph * repeat, style))
-        used = repeat * len(series.values)
-        rows.append(
-            Content.assemble(*cells, Content.styled(" " * max(0, width - used), "on $success 20%" if in_band else ""))
-        )
+        rows.append(Content.assemble(*cells))
     return rows
 
 
