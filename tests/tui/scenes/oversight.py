@@ -117,6 +117,13 @@ async def play_dashboard(pilot: AnyPilot) -> None:
     await wait_until(pilot, lambda: isinstance(app.screen, DashboardScreen) and app.screen.dashboard is not None)
 
 
+async def play_dashboard_end(pilot: AnyPilot) -> None:
+    """The dashboard scrolled to its end: the confusion heat maps and each reviewer's pace."""
+    await play_dashboard(pilot)
+    pilot.app.screen.query_one("#dash-body").scroll_end(animate=False)
+    await pilot.pause()
+
+
 async def play_drilldown(pilot: AnyPilot) -> None:
     await play_dashboard(pilot)
     app = pilot.app

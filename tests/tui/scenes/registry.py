@@ -38,6 +38,7 @@ from tests.tui.scenes.oversight import (
     play_consensus,
     play_curator_home,
     play_dashboard,
+    play_dashboard_end,
     play_drilldown,
     play_import_dialog,
     play_inbox,
@@ -152,6 +153,13 @@ OVERSIGHT_SCENES: tuple[OversightScene, ...] = (
     OversightScene("19-run", "A run's cases: failing only", (130, 32), RunsScreen, play_run_table, runs=True),
     OversightScene("20-run-case", "One case of a run", (100, 40), RunsScreen, play_run_case, runs=True),
     OversightScene("21-run-diff", "Two runs compared", (120, 36), RunsScreen, play_run_diff, runs=True),
+    OversightScene(
+        "22-dashboard-pace",
+        "Dashboard: confusion heat maps and each reviewer's pace",
+        (100, 42),
+        DashboardScreen,
+        play_dashboard_end,
+    ),
 )
 
 
