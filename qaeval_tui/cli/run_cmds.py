@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 import typer
 
 from qaeval_tui.cli.common import config_from, guarded, print_json, stderr, store_path
-from qaeval_tui.cli.options import Adapter, ArtifactOut, AsJson, Data, Db, Judge, Markdown, Workers
+from qaeval_tui.cli.options import Adapter, ArtifactOut, AsJson, Data, Db, Html, Judge, Markdown, Workers
 from qaeval_tui.core.errors import InputError
 
 if TYPE_CHECKING:
@@ -184,11 +184,7 @@ def gate(
         None, "--junit", help="Write JUnit XML here (a testcase per case; '-' for stdout)."
     ),
     markdown: Markdown = None,
-    html: Path | None = typer.Option(
-        None,
-        "--html",
-        help="Write the report as one self-contained HTML page with its figures (inline SVG) here ('-' for stdout).",
-    ),
+    html: Html = None,
     out: ArtifactOut = None,
     as_json: AsJson = False,
     calibration: Path | None = typer.Option(
