@@ -114,19 +114,19 @@ def heatmap_svg(heat: HeatMap, cell: int = 44) -> str:
     """A confusion table as shaded squares: green on the diagonal (agreement), red off it, darker for a
     larger share of its row; each square says its count."""
     size = len(heat.scale)
-    left, top = 64, 40
+    left, top = 64, 50
     width, height = left + cell * size + 50, top + cell * size + 10
     parts = [
         f'<svg class="figure heatmap" role="img" width="{width}" '
         f'height="{height}" viewBox="0 0 {width} {height}" data-figure="confusion" data-axis="{_attr(heat.name)}">',
         f"<title>{html_text(f'{heat.name}: human consensus (rows) by judge (columns)')}</title>",
         f'<text x="0" y="14" font-size="13" font-weight="600" fill="{INK}">{html_text(_clip(heat.name, 30))}</text>',
-        f'<text x="{left}" y="30" font-size="10" fill="{MUTED}">judge →</text>',
-        f'<text x="0" y="{top + 12}" font-size="10" fill="{MUTED}">human ↓</text>',
+        f'<text x="{left}" y="28" font-size="10" fill="{MUTED}">judge →</text>',
+        f'<text x="0" y="{top - 6}" font-size="10" fill="{MUTED}">human ↓</text>',
     ]
     for j, value in enumerate(heat.scale):
         parts.append(
-            f'<text x="{left + cell * j + cell / 2:.0f}" y="{top - 2}" font-size="11" text-anchor="middle" '
+            f'<text x="{left + cell * j + cell / 2:.0f}" y="{top - 6}" font-size="11" text-anchor="middle" '
             f'fill="{INK}">{value}</text>'
         )
     for i, human in enumerate(heat.scale):
