@@ -136,6 +136,49 @@ def flags_resolve_an_unknown_flag(root: Path) -> list[str]:
     return ["flags", "resolve", "999", "--note", "fixed", "--curator", "Mara", "--db", "s.db"]
 
 
+# -- stored runs ------------------------------------------------------------------------------------
+
+
+def _two_runs(root: Path) -> None:
+    store, _ = store_with_run(root / "s.db", run_id="run-a")
+    store.close()
+    store, _ = store_with_run(root / "s.db", run_id="run-b")
+    store.close()
+
+
+@scenario("runs list", 0, "listed")
+def runs_list_of_a_store_with_runs(root: Path) -> list[str]:
+    _two_runs(root)
+    return ["runs", "list", "--db", "s.db"]
+
+
+fixed("runs list", 2, "no store", ["runs", "list", "--db", "missing.db"], "usage", bad_input=True)
+
+
+@scenario("runs show", 0, "shown")
+def runs_show_one_run(root: Path) -> list[str]:
+    _two_runs(root)
+    return ["runs", "show", "run-a", "--db", "s.db"]
+
+
+@scenario("runs show", 2, "usage", bad_input=True)
+def runs_show_an_ambiguous_run(root: Path) -> list[str]:
+    _two_runs(root)
+    return ["runs", "show", "run-", "--db", "s.db"]
+
+
+@scenario("diff", 0, "compared")
+def diff_two_runs(root: Path) -> list[str]:
+    _two_runs(root)
+    return ["diff", "run-a", "run-b", "--db", "s.db"]
+
+
+@scenario("diff", 2, "usage", bad_input=True)
+def diff_an_unknown_run(root: Path) -> list[str]:
+    _two_runs(root)
+    return ["diff", "run-a", "run-zzz", "--db", "s.db"]
+
+
 # -- the team store (PostgreSQL) --------------------------------------------------------------------------
 
 

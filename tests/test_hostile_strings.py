@@ -74,12 +74,23 @@ STEPS: tuple[Step, ...] = (
     Step("run judge error", ("run", "--judge", FAILING_JUDGE), 0, "start"),
     Step("baseline judge error", ("baseline", "--out", "refused.json", "--judge", FAILING_JUDGE), 2, "all"),
     Step("baseline", ("baseline", "--out", "baseline.json"), 0, "start"),
-    Step("gate", ("gate", "--baseline", "baseline.json", "--markdown", "gate.md", "--junit", "gate.xml"), 1, "all"),
+    Step(
+        "gate",
+        ("gate", "--baseline", "baseline.json", "--markdown", "gate.md", "--junit", "gate.xml", "--html", "gate.html"),
+        1,
+        "all",
+    ),
     Step("gate --json", ("gate", "--baseline", "baseline.json", "--json"), 1, "all"),
     Step("drift", ("drift", "--timeseries", "drift.jsonl"), 0, ""),
     Step("drift again", ("drift", "--timeseries", "drift.jsonl"), 0, ""),
     Step("drift judge error", ("drift", "--timeseries", "drift.jsonl", "--judge", FAILING_JUDGE), 1, "all"),
     Step("gate judge error", ("gate", "--baseline", "baseline.json", "--judge", FAILING_JUDGE), 1, "all"),
+    Step("runs", ("runs",), 0, ""),
+    Step("runs --json", ("runs", "--json"), 0, ""),
+    Step("runs show judge errors", ("runs", "show", "latest", "--judge-errors"), 0, "start"),
+    Step("runs show --case", ("runs", "show", "latest", "--case", "h-answer-01"), 0, "all"),
+    Step("runs show --case --json", ("runs", "show", "latest", "--case", "h-answer-01", "--json"), 0, "all"),
+    Step("diff", ("diff", "previous", "latest", "--all"), 0, ""),
     Step("queue", ("queue",), 0, ""),
     Step("queue --json", ("queue", "--json", "--replace"), 0, ""),
     Step("labels import", ("labels", "import", f"{LABELS}/ana.jsonl", f"{LABELS}/ben.jsonl"), 0, ""),
@@ -158,7 +169,9 @@ def test_no_command_sends_data_to_the_terminal_raw(step: Step, outcomes: dict[st
         assert "\\u202e" in squeezed, shown  # the bidi override shown as an escape
 
 
-@pytest.mark.parametrize("name", ["validate --json", "cases --json", "run --json", "inbox show --json"])
+@pytest.mark.parametrize(
+    "name", ["validate --json", "cases --json", "run --json", "inbox show --json", "runs show --case --json"]
+)
 def test_json_on_stdout_is_lossless(name: str, outcomes: dict[str, Outcome]) -> None:
     """Hidden characters are JSON escapes on stdout: the document still reads back to the data."""
     data = json.loads(outcomes[name].stdout)
@@ -194,7 +207,7 @@ def test_markdown_reports_keep_their_structure(outcomes: dict[str, Outcome], wor
 
 
 def test_html_reports_escape_data(workspace: Path) -> None:
-    for name in ("agreement.html", "c.html"):
+    for name in ("agreement.html", "c.html", "gate.html"):
         text = (workspace / name).read_text(encoding="utf-8")
         assert raw_controls(text) == [], name
         assert "<script>" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text, name

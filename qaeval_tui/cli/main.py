@@ -91,6 +91,10 @@ def _register(target: typer.Typer) -> None:
 
     table_cmds.register(target)
 
+    from qaeval_tui.cli import runs_cmds
+
+    runs_cmds.register(target)
+
 
 def _app() -> typer.Typer:
     built: typer.Typer | None = globals().get("app")

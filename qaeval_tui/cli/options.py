@@ -73,7 +73,10 @@ Markdown = Annotated[
 ]
 Html = Annotated[
     Path | None,
-    typer.Option("--html", help="Also write the report as one self-contained HTML file to PATH ('-' for stdout)."),
+    typer.Option(
+        "--html",
+        help="Also write the report as one self-contained HTML file, its figures inline SVG, to PATH ('-' for stdout).",
+    ),
 ]
 Curator = Annotated[
     str,

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 import typer
 
 from qaeval_tui.cli.common import config_from, guarded, print_json, stderr, store_path
-from qaeval_tui.cli.options import Adapter, ArtifactOut, AsJson, Data, Db, Judge, Markdown, Samples, Workers
+from qaeval_tui.cli.options import Adapter, ArtifactOut, AsJson, Data, Db, Html, Judge, Markdown, Samples, Workers
 from qaeval_tui.core.errors import InputError
 
 if TYPE_CHECKING:
@@ -190,6 +190,7 @@ def gate(
         None, "--junit", help="Write JUnit XML here (a testcase per case; '-' for stdout)."
     ),
     markdown: Markdown = None,
+    html: Html = None,
     out: ArtifactOut = None,
     as_json: AsJson = False,
     calibration: Path | None = typer.Option(
@@ -222,7 +223,7 @@ def gate(
         adapter=adapter,
         judge=judge,
         workers=workers,
-        outputs=GateOutputs(artifact=out, junit=junit, markdown=markdown, as_json=as_json),
+        outputs=GateOutputs(artifact=out, junit=junit, markdown=markdown, html=html, as_json=as_json),
         progress=progress_bar,
         calibration=calibration,
         require_trusted=require_trusted,

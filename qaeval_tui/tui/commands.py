@@ -16,7 +16,20 @@ from qaeval_tui.core.errors import UsageError
 if TYPE_CHECKING:
     from textual.binding import BindingType
 
-OversightScope = Literal["inbox", "promote", "adjudicate", "dashboard", "drilldown", "browse", "case", "flags"]
+OversightScope = Literal[
+    "inbox",
+    "promote",
+    "adjudicate",
+    "dashboard",
+    "drilldown",
+    "browse",
+    "case",
+    "flags",
+    "runs",
+    "run",
+    "run_case",
+    "run_diff",
+]
 """The curation and oversight screens."""
 Scope = Literal["app", "home", "review", "summary", OversightScope]
 SCOPE_TITLES: dict[Scope, str] = {
@@ -31,6 +44,10 @@ SCOPE_TITLES: dict[Scope, str] = {
     "browse": "Golden browser",
     "case": "Golden case",
     "flags": "Flags queue",
+    "runs": "Stored runs",
+    "run": "A run's cases",
+    "run_case": "One case of a run",
+    "run_diff": "Two runs compared",
     "app": "Everywhere",
 }
 """The help screen's heading for each scope's keys."""
@@ -219,6 +236,14 @@ COMMANDS: tuple[Command, ...] = (
         "home",
         title="Open flags queue",
     ),
+    Command(
+        "open_runs",
+        "r",
+        "runs",
+        "Open the stored runs: each run's cases, and two runs compared.",
+        "home",
+        title="Open stored runs",
+    ),
     Command("refresh", "ctrl+r", "refresh", "Reload the golden set, runs and your progress.", "home"),
     Command("undo_last", "u", "undo", "Reopen the item you last submitted.", "summary"),
     Command("home", "escape", "home", "Go to the home screen.", "summary"),
@@ -305,6 +330,37 @@ COMMANDS: tuple[Command, ...] = (
     Command("clear_filters", "c", "clear", "Clear every filter and the search.", "browse", title="Clear filters"),
     Command("back", "escape", "back", "Go back to the previous screen.", "browse"),
     Command("back", "escape", "back", "Go back to the case list.", "case"),
+    Command(
+        "open_run", "enter", "open", "Open the selected run: its case × check/metric table.", "runs", title="Open run"
+    ),
+    Command(
+        "mark_run",
+        "m",
+        "mark A",
+        "Mark the selected run as A, the run others are compared against (again: unmark).",
+        "runs",
+        title="Mark run as A",
+    ),
+    Command(
+        "compare_runs",
+        "d",
+        "compare",
+        "Compare the selected run (B) with the marked run A, or with the run before it.",
+        "runs",
+        title="Compare two runs",
+    ),
+    Command("back", "escape", "back", "Go back to the previous screen.", "runs"),
+    Command(
+        "open_run_case", "enter", "open", "Open the selected case: answer, sources, checks.", "run", title="Open case"
+    ),
+    Command("cycle_slice", "s", "slice", "Filter by slice, in turn (each split, difficulty and tag).", "run"),
+    Command("toggle_failing", "f", "failing", "Show only the cases that did not pass (toggle).", "run"),
+    Command("toggle_judge_errors", "j", "judge errors", "Show only the cases the judge failed on (toggle).", "run"),
+    Command("clear_filters", "c", "clear", "Clear every filter.", "run", title="Clear filters"),
+    Command("back", "escape", "back", "Go back to the runs.", "run"),
+    Command("back", "escape", "back", "Go back to the run's cases.", "run_case"),
+    *_item_scroll("run_diff"),
+    Command("back", "escape", "back", "Go back to the runs.", "run_diff"),
     Command("help", "question_mark", "help", "Show every key and what it does.", "app"),
     Command(
         "quit",

@@ -63,6 +63,13 @@ def flags_screen(context: AppContext) -> Screen[Any]:
     return FlagsScreen(context)
 
 
+def runs_screen(context: AppContext) -> Screen[Any]:
+    require_curator(context.seat, "The stored runs")
+    from qaeval_tui.tui.screens.runs import RunsScreen
+
+    return RunsScreen(context)
+
+
 @dataclass(frozen=True)
 class Destination:
     name: str
@@ -107,6 +114,13 @@ DESTINATIONS: tuple[Destination, ...] = (
     ),
     Destination("open_browse", "Browse", "every golden case, filtered and searched", browse_screen, "browse"),
     Destination("open_flags", "Flags", "reviewers' flags and notes, each resolved with a note", flags_screen, "flags"),
+    Destination(
+        "open_runs",
+        "Runs",
+        "stored runs: each case's checks, metrics and verdict; two runs compared",
+        runs_screen,
+        "runs",
+    ),
 )
 """Every screen reachable from home, in home's order. Promote, drill-down and case detail are
 opened from these screens (they need a selection), not from home."""

@@ -48,7 +48,10 @@ from qaeval_tui.tui.store_thread import StoreThread
 if TYPE_CHECKING:
     from qaeval_tui.core.curation.adjudication import AdjudicationQueue
     from qaeval_tui.core.curation.dossier import ItemDossier
+    from qaeval_tui.core.runs.compare import RunDiff
+    from qaeval_tui.core.runs.views import CaseDetail, CaseFilter, RunSummary, RunTable
     from qaeval_tui.core.statistics.dashboard import Dashboard, Step
+    from qaeval_tui.core.statistics.figures import BandedSeries
     from qaeval_tui.core.usecases.queue import NewCasesQueued
 
 # The statistics behind adjudication and the dashboard (numpy, krippendorff) are imported by
@@ -226,6 +229,38 @@ class Services:
         from qaeval_tui.core.statistics.dashboard import compute_dashboard
 
         return self._thread.call(lambda store: compute_dashboard(store, self.config, step=step))
+
+    # -- stored runs ------------------------------------------------------------------------------
+
+    def runs(self) -> tuple[list[RunSummary], tuple[BandedSeries, ...]]:
+        """Every stored run, newest first, and each gated metric's history over the runs comparable with
+        the newest (same suite and judge), with the drift band of the newest."""
+        from qaeval_tui.core.gate.decision import resolve_tolerances
+        from qaeval_tui.core.runs.views import list_runs
+        from qaeval_tui.core.statistics.figures import metric_histories, points_from_runs
+
+        gated = tuple(resolve_tolerances(self.config.gate.tolerances))
+
+        def run(store: StoreBackend) -> tuple[list[RunSummary], tuple[BandedSeries, ...]]:
+            return list_runs(store), metric_histories(points_from_runs(store.list_runs()), gated)
+
+        return self._thread.call(run)
+
+    def run_table(self, run_id: str, criteria: CaseFilter) -> RunTable:
+        from qaeval_tui.core.runs.views import run_table
+
+        return self._thread.call(lambda store: run_table(store, run_id, criteria))
+
+    def run_case(self, run_id: str, case_id: str, viewer: str) -> CaseDetail:
+        """One case of a run; `viewer`'s exposure to it is recorded when the item is theirs."""
+        from qaeval_tui.core.runs.views import case_detail
+
+        return self._thread.call(lambda store: case_detail(store, run_id, case_id, viewer=viewer or None))
+
+    def compare_runs(self, run_a: str, run_b: str) -> RunDiff:
+        from qaeval_tui.core.runs.compare import compare_runs
+
+        return self._thread.call(lambda store: compare_runs(store, run_a, run_b))
 
     # -- golden set -------------------------------------------------------------------------------
 

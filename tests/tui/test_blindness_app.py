@@ -227,6 +227,7 @@ async def test_a_curator_screen_is_not_built_for_a_reviewer_seat(demo_db: Path) 
             "open_dashboard",
             "open_browse",
             "open_flags",
+            "open_runs",
         }
         for entry in curator_entries:
             with pytest.raises(CuratorOnly, match="for curators"):

@@ -41,6 +41,9 @@ from qaeval_tui.tui.screens.reject_dialog import RejectDialog
 from qaeval_tui.tui.screens.reveal import RevealDialog
 from qaeval_tui.tui.screens.review import ReviewScreen
 from qaeval_tui.tui.screens.reviewer import ReviewerScreen
+from qaeval_tui.tui.screens.run_case import RunCaseScreen
+from qaeval_tui.tui.screens.run_table import RunTableScreen
+from qaeval_tui.tui.screens.runs import RunsScreen
 from qaeval_tui.tui.screens.summary import SummaryScreen
 from tests.hostile import EMOJI, HOSTILE, MISSES, REVIEWERS, TIME, TRACE_ID, hostile_workspace, label_line, raw_controls
 from tests.tui.conftest import flat, screen_text
@@ -250,6 +253,9 @@ OVERSIGHT: dict[str, Visit] = {
     "browse": Visit(BrowseScreen, (), BrowseScreen, "Golden set"),
     "browse split": Visit(BrowseScreen, ("s",), BrowseScreen, "split: EVIL"),
     "case": Visit(BrowseScreen, ("enter",), CaseDetailScreen, "Sources (2)"),
+    "runs": Visit(RunsScreen, (), RunsScreen, "Stored runs", quoted=False),
+    "run": Visit(RunsScreen, ("enter",), RunTableScreen, "showing"),
+    "run case": Visit(RunsScreen, ("enter", "enter"), RunCaseScreen, "Question"),
 }
 
 

@@ -122,7 +122,7 @@ async def test_a_recorded_consensus_is_appended_and_calibration_uses_it(workspac
 async def test_the_dashboard_shows_verdicts_and_drills_into_a_cell_read_only(workspace: Workspace) -> None:
     counts = store_counts(workspace)
     app = oversight_app(workspace, DashboardScreen)
-    async with app.run_test(size=(100, 40)) as pilot:
+    async with app.run_test(size=(100, 90)) as pilot:  # every section and its figure on screen at once
         screen = await dashboard_ready(pilot)
         dashboard = screen.dashboard
         assert dashboard is not None and dashboard.calibration is not None
@@ -231,7 +231,7 @@ async def test_the_home_entries_open_their_screens_on_the_apps_own_services(work
         # The very object the app holds: no screen opens a second connection to the store.
         assert screen.context.services is services and screen.context.curator == "dana"  # type: ignore[attr-defined]
     services.close()
-    assert [entry.label for entry in ENTRIES] == ["Inbox", "Adjudication", "Calibration", "Browse", "Flags"]
+    assert [entry.label for entry in ENTRIES] == ["Inbox", "Adjudication", "Calibration", "Browse", "Flags", "Runs"]
 
 
 async def test_help_lists_every_key_of_the_screen_with_its_rule_digits(workspace: Workspace) -> None:

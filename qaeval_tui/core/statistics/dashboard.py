@@ -26,6 +26,7 @@ from qaeval_tui.core.curation.flags import open_flag_count
 from qaeval_tui.core.errors import QaevalError, UsageError
 from qaeval_tui.core.statistics.agreement import AgreementReport
 from qaeval_tui.core.statistics.calibration import CalibrationReport, human_consensus
+from qaeval_tui.core.statistics.figures import Pace, reviewer_pace
 from qaeval_tui.core.statistics.label_table import FloatArray, IntArray
 from qaeval_tui.core.statistics.sources import (
     LabelInput,
@@ -117,6 +118,8 @@ class Dashboard:
     reviewers: tuple[ReviewerProgress, ...]
     open_flags: int = 0
     """Reviewers' flags and notes no curator has resolved yet (`qaeval flags list`)."""
+    pace: tuple[Pace, ...] = ()
+    """Each reviewer's seconds per item through their queue, in the order labelled."""
     _pairs: Mapping[str, _AxisPairs] = field(default_factory=dict, repr=False)
     _case_ids: Mapping[str, str] = field(default_factory=dict, repr=False)
 
@@ -257,7 +260,8 @@ def compute_dashboard(store: StoreBackend, config: Config, *, step: Step | None 
         calibration = calibration_for(labels, verdicts, config, store)
         pairs = _pairs(labels, verdicts, store.adjudications(), config)
     say(4, STEPS[4])
-    progress = progress_from_revisions(revisions, store.queued_items())
+    queues = store.queued_items()
+    progress = progress_from_revisions(revisions, queues)
     return Dashboard(
         rubric_version=config.rubric.version,
         labels_read=len(revisions),
@@ -267,6 +271,7 @@ def compute_dashboard(store: StoreBackend, config: Config, *, step: Step | None 
         calibration_problem=calibration_problem,
         reviewers=tuple(progress),
         open_flags=open_flag_count(store),
+        pace=tuple(reviewer_pace(revisions, queues)),
         _pairs=pairs,
         _case_ids=store.case_ids_by_item() if pairs else {},
     )

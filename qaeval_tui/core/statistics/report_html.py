@@ -1,8 +1,9 @@
 """Agreement and calibration reports as one self-contained HTML file (inline CSS, no script, no network).
 
 Every piece of text from data goes through `html_text()` (entities escaped, hidden characters
-shown); confusion matrices are coloured grids whose shade follows each cell's share of its row
-(the diagonal is agreement, shaded green; the rest red).
+shown). The figures are inline SVG (`statistics.svg`): alpha and exact agreement per axis as points
+with their intervals (none where the table prints none), and each confusion matrix as a heat map
+whose shade follows each cell's share of its row (the diagonal is agreement, green; the rest red).
 """
 
 from __future__ import annotations
@@ -11,12 +12,14 @@ from collections.abc import Sequence
 
 from qaeval_tui.core.statistics.agreement import AgreementReport
 from qaeval_tui.core.statistics.calibration import CalibrationReport
+from qaeval_tui.core.statistics.figures import HeatMap, agreement_figures, calibration_figures
 from qaeval_tui.core.statistics.report_tables import (
     agreement_axes_table,
     calibration_axes_table,
     calibration_notes,
     pairwise_table,
 )
+from qaeval_tui.core.statistics.svg import heatmap_svg, interval_svg
 from qaeval_tui.core.statistics.verdict import human_bar_words, report_notes, verdict_line
 from qaeval_tui.core.text import html_text
 
@@ -32,7 +35,15 @@ th { background: #eef2f5; } td:first-child, th:first-child { text-align: left; }
 .verdict { font-weight: 600; padding: .1rem .5rem; border-radius: .3rem; }
 .grids { display: flex; flex-wrap: wrap; gap: 2rem; }
 .grid td { width: 3rem; text-align: center; } .grid th { text-align: center; }
+.figures { display: flex; flex-wrap: wrap; gap: 1.5rem 3rem; margin: 1rem 0; }
+svg.figure { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; break-inside: avoid; }
+@media print { body { margin: 0; max-width: none; } .figures, .grids { break-inside: avoid; } }
 """
+
+
+def html_page(title: str, body: list[str]) -> str:
+    """A whole self-contained page: the title as heading, `body` (HTML already escaped) below it."""
+    return _page(title, body)
 
 
 def _page(title: str, body: list[str]) -> str:
@@ -59,29 +70,14 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[object]], row_classes:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def _shade(count: int, row_total: int, diagonal: bool) -> str:
-    share = count / row_total if row_total else 0.0
-    # Lightness from 97% (empty) to 55% (the whole row in this cell).
-    lightness = 97 - 42 * share
-    hue = 135 if diagonal else 5
-    return f"background: hsl({hue}, 60%, {lightness:.0f}%)"
-
-
 def confusion_grid(name: str, labels: Sequence[int], counts: Sequence[Sequence[int]]) -> str:
-    head = "".join(f"<th>{html_text(str(v))}</th>" for v in labels)
-    rows = []
-    for i, (value, row) in enumerate(zip(labels, counts, strict=True)):
-        total = sum(row)
-        cells = "".join(
-            f'<td style="{_shade(c, total, i == j)}" title="human {html_text(str(value))}, '
-            f'judge {html_text(str(labels[j]))}">{c}</td>'
-            for j, c in enumerate(row)
-        )
-        rows.append(f"<tr><th>{html_text(str(value))}</th>{cells}</tr>")
-    return (
-        f'<div><h3>{html_text(name)}</h3><table class="grid"><thead><tr><th>human \\ judge</th>{head}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
-    )
+    """One axis's confusion matrix as an SVG heat map (rows: human consensus, columns: judge)."""
+    heat = HeatMap(name, tuple(labels), tuple(tuple(row) for row in counts))
+    return f'<div class="grid">{heatmap_svg(heat)}</div>'
+
+
+def _figures(*svgs: str) -> str:
+    return '<div class="figures">' + "".join(svgs) + "</div>"
 
 
 def agreement_html(report: AgreementReport) -> str:
@@ -95,6 +91,7 @@ def agreement_html(report: AgreementReport) -> str:
     header, rows, notes = agreement_axes_table(data)
     body.append(_table(header, rows))
     body += [f'<p class="note">{html_text(note)}</p>' for note in notes]
+    body.append(_figures(*(interval_svg(figure) for figure in agreement_figures(report))))
     for name, pairs in data["pairwise"].items():
         if pairs:
             body.append(
@@ -123,6 +120,7 @@ def calibration_html(report: CalibrationReport) -> str:
     )
     header, rows = calibration_axes_table(data)
     body.append(_table(header, rows, [axis["verdict"] for axis in data["axes"].values()]))
+    body.append(_figures(*(interval_svg(figure) for figure in calibration_figures(report))))
     body += [f'<p class="note">{html_text(verdict_line(name, axis))}</p>' for name, axis in data["axes"].items()]
     body += [f'<p class="note">{html_text(name)}: {html_text(note)}</p>' for name, note in calibration_notes(data)]
     body.append("<h2>Confusion matrices (rows: human consensus, columns: judge)</h2>")

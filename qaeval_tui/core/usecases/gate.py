@@ -20,10 +20,13 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.gate.baseline import Baseline, load_baseline
 from qaeval_tui.core.gate.calibration_file import LoadedCalibration
 from qaeval_tui.core.gate.decision import GateReport, resolve_tolerances, run_gate
+from qaeval_tui.core.gate.drift import point_from_run
 from qaeval_tui.core.gate.ppi_gate import PPIGate, baseline_ppi, current_ppi, gated_judge_metrics
 from qaeval_tui.core.gate.report import gate_junit, gate_markdown
+from qaeval_tui.core.gate.report_html import gate_html
 from qaeval_tui.core.gate.trust import calibration_for_gate, gate_trust
 from qaeval_tui.core.running.result import RunResult
+from qaeval_tui.core.statistics.figures import BandedSeries, metric_histories, points_from_runs
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.opening import StoreTarget, open_store
 from qaeval_tui.core.usecases.run import (
@@ -43,6 +46,8 @@ class GateOutputs:
     artifact: Path | None = None
     junit: Path | None = None
     markdown: Path | None = None
+    html: Path | None = None
+    """The HTML report with its figures (`--html`)."""
     as_json: bool = False
     """The JSON report goes to stdout (written by the caller): no other output may claim it."""
 
@@ -81,7 +86,11 @@ def gate_against_baseline(
         baseline_ppi(reference, gated_judge_metrics(resolve_tolerances(config.gate.tolerances, config.gate.gated)))
     loaded = calibration_for_gate(config, calibration)
     console = check_output_targets(
-        outputs.as_json, ("--out", outputs.artifact), ("--junit", outputs.junit), ("--markdown", outputs.markdown)
+        outputs.as_json,
+        ("--out", outputs.artifact),
+        ("--junit", outputs.junit),
+        ("--markdown", outputs.markdown),
+        ("--html", outputs.html),
     )
     result = run_from_config(
         config,
@@ -96,7 +105,8 @@ def gate_against_baseline(
     )
     with open_store(store_path) as store:  # read only for PPI: labels on the run's cases
         report = decide(config, result, reference, loaded, require_trusted=require_trusted, store=store)
-    write_gate_reports(report, result, outputs, stdout)
+        histories = gate_histories(report, result, store) if outputs.html is not None else ()
+    write_gate_reports(report, result, outputs, stdout, histories)
     return GateOutcome(result, report, console)
 
 
@@ -141,12 +151,26 @@ def ppi_comparison(
     return PPIGate(current_ppi(ppi.estimates, gated), baseline_ppi(reference, gated))
 
 
+def gate_histories(report: GateReport, result: RunResult, store: StoreBackend) -> tuple[BandedSeries, ...]:
+    """Each gated metric's history over the stored runs comparable with this one, this run last."""
+    points = [point for point in points_from_runs(store.list_runs()) if point.run_id != result.run_id]
+    points.append(point_from_run(result))
+    gated = [delta.name for delta in report.metrics if delta.tolerance is not None]
+    return metric_histories(points, gated)
+
+
 def write_gate_reports(
-    report: GateReport, result: RunResult, outputs: GateOutputs, stdout: TextIO | None = None
+    report: GateReport,
+    result: RunResult,
+    outputs: GateOutputs,
+    stdout: TextIO | None = None,
+    histories: Sequence[BandedSeries] = (),
 ) -> None:
-    """The run artifact, JUnit and Markdown the caller asked for (the JSON report is the caller's)."""
+    """The run artifact, JUnit, Markdown and HTML the caller asked for (the JSON report is the caller's)."""
     with collector_paused():  # a batch step (core/batch.py): the JUnit of 10,000 cases took a second more
         if outputs.artifact is not None:  # built only when asked for: on 10,000 cases it costs a second
             write_document(outputs.artifact, result.artifact(), stdout)
         write_report(outputs.junit, gate_junit(report), stdout)
         write_report(outputs.markdown, gate_markdown(report), stdout)
+        if outputs.html is not None:
+            write_report(outputs.html, gate_html(report, histories), stdout)

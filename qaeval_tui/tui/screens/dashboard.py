@@ -64,6 +64,7 @@ class DashboardScreen(AppScreen[None]):
             for name in SECTIONS:
                 yield Static(id=f"{name}-title")
                 yield Static(id=f"{name}-table", classes="figures")
+                yield Static(id=f"{name}-plot", classes="plot")
                 yield Static(id=f"{name}-notes", classes="notes")
                 if name == "calibration":
                     yield Static(id="grids-title")
@@ -149,12 +150,15 @@ class DashboardScreen(AppScreen[None]):
         self.query_one("#dash-loading").display = False
         self.query_one("#dash-body").display = True
         if self.grids():
-            self.grids()[0].focus()
+            self.grids()[0].focus(scroll_visible=False)  # the figures open at the top: agreement first
         self.refresh_bindings()
 
     def _show(self, name: str, section: Section) -> None:
         self.query_one(f"#{name}-title", Static).update(section.title)
         self.query_one(f"#{name}-table", Static).update(section.table)
+        plot = self.query_one(f"#{name}-plot", Static)
+        plot.update(section.plot)
+        plot.set_class(not section.plot.plain, "-empty")
         notes = self.query_one(f"#{name}-notes", Static)
         notes.update(section.notes)
         notes.set_class(not section.notes.plain, "-empty")

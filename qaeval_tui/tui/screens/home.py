@@ -200,3 +200,6 @@ class HomeScreen(AppScreen[None]):
 
     def action_open_flags(self) -> None:
         self.post_message(Navigate("open_flags"))
+
+    def action_open_runs(self) -> None:
+        self.post_message(Navigate("open_runs"))

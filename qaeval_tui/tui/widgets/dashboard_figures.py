@@ -12,8 +12,10 @@ from textual.content import Content
 
 from qaeval_tui.core.statistics.alpha_interval import MIN_ITEMS_ALPHA_INTERVAL
 from qaeval_tui.core.statistics.dashboard import Dashboard
+from qaeval_tui.core.statistics.figures import agreement_figures, calibration_figures
 from qaeval_tui.core.statistics.verdict import bar_line, report_notes, verdict_line
 from qaeval_tui.tui.literal import line, plain
+from qaeval_tui.tui.widgets.charts import interval_strip, pace_blocks
 from qaeval_tui.tui.widgets.figure_table import Cell, Column, figure, figure_table, interval
 from qaeval_tui.tui.widgets.status_line import clock_text
 
@@ -28,10 +30,14 @@ class Section(NamedTuple):
     title: Content
     table: Content
     notes: Content
+    plot: Content = Content("")
+    """The section's picture (points with their intervals), or empty."""
 
 
-def _section(title: Content, table: Content | None = None, notes: list[Content] | None = None) -> Section:
-    return Section(title, table or Content(""), Content("\n").join(notes or []))
+def _section(
+    title: Content, table: Content | None = None, notes: list[Content] | None = None, plot: Content | None = None
+) -> Section:
+    return Section(title, table or Content(""), Content("\n").join(notes or []), plot or Content(""))
 
 
 def _title(text: str, note: str = "") -> Content:
@@ -82,7 +88,8 @@ def agreement_section(dashboard: Dashboard) -> Section:
     quarantined = report.selection.get("quarantined_excluded", 0)
     if quarantined:
         reasons.append(Content.styled(f"{quarantined} quarantined label row(s) left out", MUTED))
-    return _section(_title("Inter-rater agreement", note), figure_table(columns, rows), reasons)
+    plot = interval_strip(agreement_figures(report)[0])
+    return _section(_title("Inter-rater agreement", note), figure_table(columns, rows), reasons, plot)
 
 
 def calibration_section(dashboard: Dashboard) -> Section:
@@ -118,7 +125,8 @@ def calibration_section(dashboard: Dashboard) -> Section:
         notes.append(Content.assemble(*parts))
     notes += [plain(f"warning: {note}").stylize("$warning") for note in report_notes(data)]
     overall = Content.assemble(("overall ", MUTED), (report.verdict, VERDICT_STYLES[report.verdict]))
-    return _section(_title("Judge vs human", note), figure_table(columns, rows, gap=1), [*notes, overall])
+    plot = interval_strip(calibration_figures(report)[0])
+    return _section(_title("Judge vs human", note), figure_table(columns, rows, gap=1), [*notes, overall], plot)
 
 
 def progress_section(dashboard: Dashboard) -> Section:
@@ -136,4 +144,14 @@ def progress_section(dashboard: Dashboard) -> Section:
     note = f"{dashboard.labels_read} label revision(s) in the store"
     if not rows:
         return _section(_title("Reviewer progress", note), notes=[Content.styled("no reviewers yet", MUTED)])
-    return _section(_title("Reviewer progress", note), figure_table(columns, rows))
+    pace = [Content.styled("Pace: seconds per label through the queue, in the order labelled (taller: slower)", MUTED)]
+    for reviewer in dashboard.pace:
+        median = "-" if reviewer.median is None else f"{reviewer.median:.1f} s"
+        pace.append(
+            Content.assemble(
+                line(reviewer.reviewer, 14).pad_right(max(0, 14 - len(line(reviewer.reviewer, 14).plain))),
+                "  ", pace_blocks(reviewer),
+                (f"  median {median} · {reviewer.items} label(s)", MUTED),
+            )
+        )  # fmt: skip
+    return _section(_title("Reviewer progress", note), figure_table(columns, rows), pace)

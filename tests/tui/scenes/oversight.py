@@ -117,6 +117,13 @@ async def play_dashboard(pilot: AnyPilot) -> None:
     await wait_until(pilot, lambda: isinstance(app.screen, DashboardScreen) and app.screen.dashboard is not None)
 
 
+async def play_dashboard_end(pilot: AnyPilot) -> None:
+    """The dashboard scrolled to its end: the confusion heat maps and each reviewer's pace."""
+    await play_dashboard(pilot)
+    pilot.app.screen.query_one("#dash-body").scroll_end(animate=False)
+    await pilot.pause()
+
+
 async def play_drilldown(pilot: AnyPilot) -> None:
     await play_dashboard(pilot)
     app = pilot.app
@@ -153,6 +160,8 @@ class OversightScene:
     """(reviewer, case id) demo labels the scene's store never received (`build_labeled_store`)."""
     role: Role = "reviewer"
     """The app the scene opens in: "curator" for a screen that differs between the two (home)."""
+    runs: bool = False
+    """Store more runs beside the demo run (`runs_scene.add_runs`): the stored-runs screens."""
 
 
 def scene_app(scene: OversightScene, root: Path, template: Path, golden: Path) -> ReviewApp:
@@ -166,6 +175,10 @@ def scene_app(scene: OversightScene, root: Path, template: Path, golden: Path) -
             import_misses(store, workspace.inbox_file)
             for trace_id in scene.rejected:
                 reject(store, trace_id, reason="The answer was right.", curator="dana", now="2026-10-19T16:00:00Z")
+    if scene.runs:
+        from tests.tui.scenes.runs_scene import add_runs
+
+        add_runs(workspace.db, workspace.golden)
     relative = Workspace(root, workspace.config.model_copy(update={"base_dir": "."}), workspace.db)
     return oversight_app(relative, scene.factory, golden_paths=[Path("golden")], role=scene.role)
 

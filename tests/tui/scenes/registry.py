@@ -21,6 +21,7 @@ from qaeval_tui.tui.screens.dashboard import DashboardScreen
 from qaeval_tui.tui.screens.flags import FlagsScreen
 from qaeval_tui.tui.screens.inbox import InboxScreen
 from qaeval_tui.tui.screens.promote import PromoteScreen
+from qaeval_tui.tui.screens.runs import RunsScreen
 from tests.tui.scenes import oversight
 from tests.tui.scenes.flags_scene import play_flags
 from tests.tui.scenes.host import build_labeled_store
@@ -37,6 +38,7 @@ from tests.tui.scenes.oversight import (
     play_consensus,
     play_curator_home,
     play_dashboard,
+    play_dashboard_end,
     play_drilldown,
     play_import_dialog,
     play_inbox,
@@ -58,6 +60,7 @@ from tests.tui.scenes.review import (
     play_summary,
     scene_app,
 )
+from tests.tui.scenes.runs_scene import play_run_case, play_run_diff, play_run_table, play_runs
 
 REVIEW_SCENES: tuple[Scene, ...] = (
     Scene("01-reviewer", "Who is reviewing?", (80, 24), None, play_reviewer_prompt),
@@ -143,6 +146,19 @@ OVERSIGHT_SCENES: tuple[OversightScene, ...] = (
         None,
         play_curator_home,
         role="curator",
+    ),
+    OversightScene(
+        "18-runs", "Stored runs and each gated metric's history", (130, 36), RunsScreen, play_runs, runs=True
+    ),
+    OversightScene("19-run", "A run's cases: failing only", (130, 32), RunsScreen, play_run_table, runs=True),
+    OversightScene("20-run-case", "One case of a run", (100, 40), RunsScreen, play_run_case, runs=True),
+    OversightScene("21-run-diff", "Two runs compared", (120, 36), RunsScreen, play_run_diff, runs=True),
+    OversightScene(
+        "22-dashboard-pace",
+        "Dashboard: confusion heat maps and each reviewer's pace",
+        (100, 42),
+        DashboardScreen,
+        play_dashboard_end,
     ),
 )
 
