@@ -6,3 +6,20 @@ MAX_SEED = SQLITE_MAX_INTEGER
 MAX_REVISION = 2**53
 """Largest label revision a file may carry: far below SQLite's limit, so the next revision always
 fits, and exact as a JSON number in any reader (a double holds every integer up to 2^53)."""
+
+# What the team store's database accepts in a label (schema migration 8): the tools read back
+# whatever it holds, so a reviewer's login cannot write what would stop them.
+MAX_NOTE_CHARS = 10_000
+"""Longest label note (and not-blind reason), in characters."""
+MAX_NAME_CHARS = 200
+"""Longest item id, case id, rubric version or origin a label carries, in characters."""
+MAX_AXES = 64
+"""Most axes a scores document names."""
+MAX_AXIS_NAME_CHARS = 100
+"""Longest axis name in a scores document, in characters."""
+MAX_SCORES_BYTES = 8_192
+"""Largest scores document, in bytes."""
+MAX_SCORE_MAGNITUDE = 9_999
+"""A stored score is a whole number within +-this (every rubric scale fits), or null."""
+TIMESTAMP_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}"
+"""How a stored timestamp begins: ISO 8601 date and time (what `utc_now` writes, and label files carry)."""

@@ -145,7 +145,7 @@ def test_a_command_a_reviewers_login_may_not_run_is_one_line_and_exit_2(
     ana_url = team_store.login("ana")
     for args, says in (
         (["inbox", "list"], "permission denied for table inbox"),
-        (["flags", "list"], "permission denied for table flag_resolutions"),
+        (["flags", "list"], "permission denied for table labels"),  # the case id of a label, then the resolutions
     ):
         result = CliRunner().invoke(app, [*args, "--db", ana_url])
         assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)

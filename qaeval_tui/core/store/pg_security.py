@@ -61,8 +61,9 @@ TABLES = (
     "flag_resolutions",
     "gold_shown",
     "judge_cache",
+    "writer_locks",
 )
-"""Every table of the store (schema.MIGRATIONS 1-6); row security is enabled on each."""
+"""Every table of the store (schema.STEPS); row security is enabled on each."""
 
 PERSON_COLUMN = {
     "labels": "reviewer",
@@ -75,13 +76,9 @@ PERSON_COLUMN = {
 }
 """The column naming who wrote a row: always the session's login (the trigger sets it)."""
 
-_RUN_OUTPUT_COLUMNS = ("run_id", "position", "case_id", "case_hash", "output_hash", "output_json")
-"""What a reviewer may read of a system output: not `result_json` (the run's checks and metrics)."""
 
 REVIEWER_READS = (
-    "cases",
     "runs",
-    "review_items",
     "assignments",
     "judge_verdicts",
     "labels",
@@ -90,6 +87,14 @@ REVIEWER_READS = (
     "adjudications",
     "gold_shown",
 )
+"""Tables a reviewer's login reads (its policy choosing the rows). Not `cases` nor `run_outputs`: a
+reviewer reads an item's case and output through `qaeval_review_item`, redacted until the gold lock."""
+REVIEWER_COLUMNS = {
+    "review_items": ("item_id", "output_hash", "created_at"),
+    "labels": tuple(c for c in TABLE_SPECS["labels"].columns if c != "case_id"),
+}
+"""Tables a reviewer reads only some columns of: not the readable case id, the case's hash, nor the
+run (which names the system that answered)."""
 REVIEWER_WRITES = ("labels", "reveals", "gold_shown")
 CURATOR_WRITES = (
     "cases",
@@ -98,7 +103,6 @@ CURATOR_WRITES = (
     "judge_verdicts",
     "review_items",
     "assignments",
-    "reveals",
     "adjudications",
     "inbox",
     "inbox_decisions",
@@ -110,16 +114,13 @@ CURATOR_UPDATES = ("judge_cache",)  # a cache, not history: a fresh judge call r
 CURATOR_DELETES = ("assignments",)  # `qaeval queue --replace` rebuilds the queues; labels stay
 
 _SUBMITTED = "{fn}(item_id)"  # the session's login has submitted a label for this row's item
-# ... and recorded its reveal of the item (which needs that submit): what the app shows on reveal is read
-# only once the reveal is on record, so every later revision of theirs must say it is not blind.
+# ... and recorded its reveal of the item (which needs that submit), durably: what the app shows on reveal
+# is read only once the reveal is committed, so every later revision of theirs must say it is not blind.
 # A function, as `qaeval_submitted`: a sublink in the policy on `labels` would recurse through `review_items`.
 _REVEALED = "{revealed_fn}(item_id)"
+_WITHHELD = "{withheld_fn}(item_id)"  # an item of the session's own queue, its reveal not on record
 REVIEWER_SEES: dict[str, str] = {
-    "cases": "EXISTS (SELECT 1 FROM {review_items} r WHERE r.case_hash = {this}.case_hash)",
     "runs": "false",
-    "run_outputs": (
-        "EXISTS (SELECT 1 FROM {review_items} r WHERE r.run_id = {this}.run_id AND r.case_id = {this}.case_id)"
-    ),
     "review_items": (
         "EXISTS (SELECT 1 FROM {assignments} a WHERE a.item_id = {this}.item_id AND a.reviewer = session_user) "
         "OR EXISTS (SELECT 1 FROM {labels} l WHERE l.item_id = {this}.item_id AND l.reviewer = session_user)"
@@ -133,6 +134,23 @@ REVIEWER_SEES: dict[str, str] = {
     "gold_shown": "reviewer = session_user",
 }
 """The rows of each table a reviewer's login reads (a SQL condition on the row, `{this}`)."""
+
+CURATOR_SEES: dict[str, str] = {
+    "cases": (
+        "NOT EXISTS (SELECT 1 FROM {review_items} r WHERE r.case_hash = {this}.case_hash "
+        "AND {withheld_fn}(r.item_id))"
+    ),
+    "run_outputs": (
+        "NOT EXISTS (SELECT 1 FROM {review_items} r WHERE r.run_id = {this}.run_id AND r.case_id = {this}.case_id "
+        "AND {withheld_fn}(r.item_id))"
+    ),
+    "review_items": f"NOT {_WITHHELD}",
+    "judge_verdicts": f"NOT {_WITHHELD}",
+    "labels": f"reviewer = session_user OR NOT {_WITHHELD}",
+    "adjudications": f"NOT {_WITHHELD}",
+}
+"""A curator reads every row but those of items in their own review queue (a login holding both roles)
+whose reveal is not on record: for those they are a reviewer like any other. Any other table: all rows."""
 
 REVIEWER_INSERTS: dict[str, str] = {
     "labels": (
@@ -150,6 +168,18 @@ REVIEWER_INSERTS: dict[str, str] = {
 """The rows a reviewer's login may add: their own, on an item of theirs (a reveal after a submit; a label
 marked revealed once they revealed the verdict or were exposed to it)."""
 
+CURATOR_INSERTS: dict[str, str] = {
+    # A curator never rules on an item they labelled or have queued (DESIGN §4).
+    "adjudications": "NOT {own_fn}(item_id)",
+}
+"""What a curator's login may add beyond any row of a table it writes (CURATOR_WRITES)."""
+
+SERVER_TIME = {"labels": "created_at", "reveals": "revealed_at", "gold_shown": "shown_at", "exposures": "seen_at"}
+"""The column of each table a person's login writes whose time the server sets, whatever the client sent:
+blindness is decided by order (ids, the transaction a reveal committed in), never by a client's clock."""
+
+_FUNCTIONS = ("qaeval_submitted", "qaeval_revealed", "qaeval_gold_locked", "qaeval_own_item", "qaeval_withheld")
+
 
 def _format(template: str, schema: str, table: str) -> sql.Composed:
     """A policy condition with its tables named with their schema (`{labels}`), `{this}` the row's table."""
@@ -157,6 +187,8 @@ def _format(template: str, schema: str, table: str) -> sql.Composed:
     names["this"] = sql.Identifier(schema, table)
     names["fn"] = sql.Identifier(schema, "qaeval_submitted")
     names["revealed_fn"] = sql.Identifier(schema, "qaeval_revealed")
+    names["withheld_fn"] = sql.Identifier(schema, "qaeval_withheld")
+    names["own_fn"] = sql.Identifier(schema, "qaeval_own_item")
     return sql.SQL(template).format(**names)
 
 
@@ -167,43 +199,142 @@ def _ensure_group(name: str) -> sql.Composed:
     ).format(literal=sql.Literal(name), ident=sql.Identifier(name))
 
 
-def _functions(schema: str) -> list[sql.Composed]:
-    fn = sql.Identifier(schema, "qaeval_submitted")
-    revealed_fn = sql.Identifier(schema, "qaeval_revealed")
-    trigger_fn = sql.Identifier(schema, "qaeval_as_session_user")
+_EXEMPT = """(EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = session_user AND rolsuper)
+              OR session_user = (SELECT pg_catalog.pg_get_userbyid(c.relowner)
+                                 FROM pg_catalog.pg_class c WHERE c.oid = TG_RELID))"""
+"""In a trigger: the session is a superuser or owns the table (the owner imports and copies others' rows)."""
+
+_SERVER_NOW = """pg_catalog.to_char(pg_catalog.statement_timestamp() AT TIME ZONE 'UTC',
+                                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')"""
+
+
+def _definer(name: sql.Identifier, args: str, returns: str, body: str, **tables: sql.Identifier) -> list[sql.Composed]:
+    """A SECURITY DEFINER SQL function the two groups (only) may call, immune to a caller's search_path."""
     groups = sql.SQL(", ").join(map(sql.Identifier, GROUPS.values()))
+    signature = sql.SQL("{}({})").format(name, sql.SQL(args))
     return [
         sql.SQL(
-            """CREATE OR REPLACE FUNCTION {fn}(p_item_id text) RETURNS boolean
-               LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-               AS $$ SELECT EXISTS (SELECT 1 FROM {labels} l WHERE l.item_id = p_item_id
-                                    AND l.reviewer = session_user AND l.skipped = 0) $$"""
-        ).format(fn=fn, labels=sql.Identifier(schema, "labels")),
-        sql.SQL("REVOKE ALL ON FUNCTION {fn}(text) FROM PUBLIC").format(fn=fn),
-        sql.SQL("GRANT EXECUTE ON FUNCTION {fn}(text) TO {groups}").format(fn=fn, groups=groups),
-        sql.SQL(
-            """CREATE OR REPLACE FUNCTION {fn}(p_item_id text) RETURNS boolean
-               LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-               AS $$ SELECT EXISTS (SELECT 1 FROM {reveals} v WHERE v.item_id = p_item_id
-                                    AND v.reviewer = session_user) $$"""
-        ).format(fn=revealed_fn, reveals=sql.Identifier(schema, "reveals")),
-        sql.SQL("REVOKE ALL ON FUNCTION {fn}(text) FROM PUBLIC").format(fn=revealed_fn),
-        sql.SQL("GRANT EXECUTE ON FUNCTION {fn}(text) TO {groups}").format(fn=revealed_fn, groups=groups),
+            "CREATE OR REPLACE FUNCTION {signature} RETURNS {returns} LANGUAGE sql STABLE SECURITY DEFINER "
+            "SET search_path = pg_catalog, pg_temp AS $$ {body} $$"
+        ).format(signature=signature, returns=sql.SQL(returns), body=sql.SQL(body).format(**tables)),
+        sql.SQL("REVOKE ALL ON FUNCTION {} FROM PUBLIC").format(signature),
+        sql.SQL("GRANT EXECUTE ON FUNCTION {} TO {}").format(signature, groups),
+    ]
+
+
+def _functions(schema: str) -> list[sql.Composed]:
+    fn = {name: sql.Identifier(schema, name) for name in (*_FUNCTIONS, "qaeval_review_item")}
+    tables = {name: sql.Identifier(schema, name) for name in TABLES}
+    trigger_fn = sql.Identifier(schema, "qaeval_as_session_user")
+    server_fn = sql.Identifier(schema, "qaeval_server_assigned")
+    groups = sql.SQL(", ").join(map(sql.Identifier, GROUPS.values()))
+    # A reveal or gold lock counts once the transaction that wrote it has committed: not one still in progress
+    # in this very session (rolled back, or a savepoint released, it would leave nothing on record).
+    durable = "recorded_in IS DISTINCT FROM pg_catalog.pg_current_xact_id_if_assigned()"
+    statements = [
+        *_definer(
+            fn["qaeval_submitted"], "p_item_id text", "boolean",
+            "SELECT EXISTS (SELECT 1 FROM {labels} l WHERE l.item_id = p_item_id "
+            "AND l.reviewer = session_user AND l.skipped = 0)",
+            labels=tables["labels"],
+        ),
+        *_definer(
+            fn["qaeval_revealed"], "p_item_id text", "boolean",
+            f"SELECT EXISTS (SELECT 1 FROM {{reveals}} v WHERE v.item_id = p_item_id "
+            f"AND v.reviewer = session_user AND v.{durable})",
+            reveals=tables["reveals"],
+        ),
+        *_definer(
+            fn["qaeval_gold_locked"], "p_item_id text", "boolean",
+            f"SELECT EXISTS (SELECT 1 FROM {{gold_shown}} g WHERE g.item_id = p_item_id "
+            f"AND g.reviewer = session_user AND g.{durable})",
+            gold_shown=tables["gold_shown"],
+        ),
+        *_definer(
+            fn["qaeval_own_item"], "p_item_id text", "boolean",
+            "SELECT EXISTS (SELECT 1 FROM {assignments} a WHERE a.item_id = p_item_id AND a.reviewer = session_user) "
+            "OR EXISTS (SELECT 1 FROM {labels} l WHERE l.item_id = p_item_id AND l.reviewer = session_user)",
+            assignments=tables["assignments"], labels=tables["labels"],
+        ),
+        *_definer(
+            fn["qaeval_withheld"], "p_item_id text", "boolean",
+            "SELECT {own}(p_item_id) AND NOT {revealed}(p_item_id)",
+            own=fn["qaeval_own_item"], revealed=fn["qaeval_revealed"],
+        ),
+        # The review app's read of one item for a person in a group: the case redacted to what the review
+        # screen shows before a submit (the question and sources, the opaque item id as its id), with the gold
+        # fields once the gold lock is on record, whole once the reveal is; no run, no case hash. A curator
+        # reads any other item whole.
+        *_definer(
+            fn["qaeval_review_item"],
+            "p_item_id text",
+            "TABLE (item_id text, case_id text, case_hash text, output_hash text, run_id text, "
+            "case_json text, output_json text)",
+            """SELECT r.item_id, CASE WHEN s.whole THEN r.case_id ELSE '' END,
+                      CASE WHEN s.whole THEN r.case_hash ELSE '' END, r.output_hash,
+                      CASE WHEN s.whole AND NOT s.own THEN r.run_id ELSE '' END,
+                      CASE WHEN c.case_json IS NULL OR s.whole THEN c.case_json
+                           WHEN s.gold THEN pg_catalog.json_build_object(
+                               'id', r.item_id, 'question', c.case_json::json -> 'question',
+                               'sources', c.case_json::json -> 'sources',
+                               'expected_behavior', c.case_json::json -> 'expected_behavior',
+                               'gold_answer', c.case_json::json -> 'gold_answer',
+                               'gold_source_ids', c.case_json::json -> 'gold_source_ids')::text
+                           ELSE pg_catalog.json_build_object(
+                               'id', r.item_id, 'question', c.case_json::json -> 'question',
+                               'sources', c.case_json::json -> 'sources')::text END,
+                      o.output_json
+               FROM {review_items} r
+               CROSS JOIN LATERAL (SELECT {own}(r.item_id) AS own,
+                                          pg_catalog.pg_has_role(session_user, {curator}, 'MEMBER') AS curator) m
+               CROSS JOIN LATERAL (SELECT m.own, (m.curator AND NOT m.own) OR {revealed}(r.item_id) AS whole,
+                                          {gold}(r.item_id) AS gold) s
+               LEFT JOIN {cases} c ON c.case_hash = r.case_hash
+               LEFT JOIN {run_outputs} o ON o.run_id = r.run_id AND o.case_id = r.case_id
+               WHERE r.item_id = p_item_id AND (m.own OR m.curator)""",
+            review_items=tables["review_items"], cases=tables["cases"], run_outputs=tables["run_outputs"],
+            own=fn["qaeval_own_item"], revealed=fn["qaeval_revealed"], gold=fn["qaeval_gold_locked"],
+            curator=sql.Literal(CURATOR_GROUP),
+        ),
         # Not SECURITY DEFINER: it reads only catalogs every login may read.
         sql.SQL(
-            """CREATE OR REPLACE FUNCTION {fn}() RETURNS trigger
+            f"""CREATE OR REPLACE FUNCTION {{fn}}() RETURNS trigger
                LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
                AS $$ BEGIN
-                 IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = session_user AND rolsuper)
-                    AND session_user <> (SELECT pg_catalog.pg_get_userbyid(c.relowner)
-                                         FROM pg_catalog.pg_class c WHERE c.oid = TG_RELID) THEN
+                 IF NOT {_EXEMPT} THEN
                    NEW := pg_catalog.jsonb_populate_record(
                      NEW, pg_catalog.jsonb_build_object(TG_ARGV[0], session_user::text));
                  END IF;
                  RETURN NEW;
                END $$"""
         ).format(fn=trigger_fn),
+        # The server's time in the row's time column (TG_ARGV[0]); a label's case id from its review item,
+        # which a reviewer may not read (SECURITY DEFINER for that read alone).
+        sql.SQL(
+            f"""CREATE OR REPLACE FUNCTION {{fn}}() RETURNS trigger
+               LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+               AS $$ BEGIN
+                 IF NOT {_EXEMPT} THEN
+                   NEW := pg_catalog.jsonb_populate_record(
+                     NEW, pg_catalog.jsonb_build_object(TG_ARGV[0], {_SERVER_NOW}));
+                   IF TG_TABLE_NAME = 'labels' THEN
+                     NEW := pg_catalog.jsonb_populate_record(NEW, pg_catalog.jsonb_build_object('case_id',
+                       coalesce((SELECT r.case_id FROM {{review_items}} r
+                                 WHERE r.item_id = pg_catalog.to_jsonb(NEW) ->> 'item_id'), '')));
+                   END IF;
+                 END IF;
+                 RETURN NEW;
+               END $$"""
+        ).format(fn=server_fn, review_items=tables["review_items"]),
+        sql.SQL("REVOKE ALL ON FUNCTION {}() FROM PUBLIC").format(server_fn),
+        # Writer locks: a login may hold only its own (the function says which), never LOCK the table.
+        sql.SQL(
+            "ALTER FUNCTION {}(text[]) SECURITY DEFINER SET search_path = pg_catalog, {}, pg_temp"
+        ).format(sql.Identifier(schema, "qaeval_hold"), sql.Identifier(schema)),
+        sql.SQL("REVOKE ALL ON FUNCTION {}(text[]) FROM PUBLIC").format(sql.Identifier(schema, "qaeval_hold")),
+        sql.SQL("GRANT EXECUTE ON FUNCTION {}(text[]) TO {}").format(sql.Identifier(schema, "qaeval_hold"), groups),
     ]
+    return statements
 
 
 def security_statements(database: str, schema: str) -> list[sql.Composed]:
@@ -230,47 +361,70 @@ def security_statements(database: str, schema: str) -> list[sql.Composed]:
     )
     statements += _functions(schema)
     for table in TABLES:
-        this = sql.Identifier(schema, table)
-        statements.append(sql.SQL("ALTER TABLE {} ENABLE ROW LEVEL SECURITY").format(this))
-        statements.append(sql.SQL("REVOKE ALL ON {} FROM PUBLIC, {}, {}").format(this, reviewer, curator))
-        statements.append(sql.SQL("GRANT SELECT ON {} TO {}").format(this, curator))
-        verbs = [
-            verb
-            for verb, tables in (("INSERT", CURATOR_WRITES), ("UPDATE", CURATOR_UPDATES), ("DELETE", CURATOR_DELETES))
-            if table in tables
-        ]
-        if verbs:
-            statements.append(sql.SQL("GRANT {} ON {} TO {}").format(sql.SQL(", ".join(verbs)), this, curator))
-        statements += _policy(table, "qaeval_curator_all", "ALL", curator, "true", "true", schema)
-        if table in REVIEWER_READS:
-            statements.append(sql.SQL("GRANT SELECT ON {} TO {}").format(this, reviewer))
-        if table == "run_outputs":
-            columns = sql.SQL(", ").join(map(sql.Identifier, _RUN_OUTPUT_COLUMNS))
-            statements.append(sql.SQL("GRANT SELECT ({}) ON {} TO {}").format(columns, this, reviewer))
-        if table in REVIEWER_SEES:
-            statements += _policy(
-                table, "qaeval_reviewer_reads", "SELECT", reviewer, REVIEWER_SEES[table], None, schema
-            )
-        if table in REVIEWER_WRITES:
-            # Not `id`: the database numbers a reviewer's labels (a chosen id could take another's next one).
-            writable = sql.SQL(", ").join(
-                sql.Identifier(column) for column in TABLE_SPECS[table].columns if column != "id"
-            )
-            statements.append(sql.SQL("GRANT INSERT ({}) ON {} TO {}").format(writable, this, reviewer))
-            statements += _policy(
-                table, "qaeval_reviewer_adds", "INSERT", reviewer, None, REVIEWER_INSERTS[table], schema
-            )
-        if table in PERSON_COLUMN:
-            statements.append(
-                sql.SQL(
-                    "CREATE OR REPLACE TRIGGER qaeval_written_as_session_user BEFORE INSERT ON {} "
-                    "FOR EACH ROW EXECUTE FUNCTION {}({})"
-                ).format(this, sql.Identifier(schema, "qaeval_as_session_user"), sql.Literal(PERSON_COLUMN[table]))
-            )
+        statements += _table_statements(table, schema)
     # An identity column needs no right on its sequence to number a row; reading one would show a reviewer
     # how many verdicts, labels and adjudications (disagreements) there are, and watch them grow.
     statements.append(sql.SQL("REVOKE ALL ON ALL SEQUENCES IN SCHEMA {} FROM PUBLIC, {}").format(schema_id, reviewer))
     statements.append(sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {} TO {}").format(schema_id, curator))
+    return statements
+
+
+def _table_statements(table: str, schema: str) -> list[sql.Composed]:
+    """The grants, policies and triggers of one table."""
+    reviewer, curator = sql.Identifier(REVIEWER_GROUP), sql.Identifier(CURATOR_GROUP)
+    this = sql.Identifier(schema, table)
+    statements = [
+        sql.SQL("ALTER TABLE {} ENABLE ROW LEVEL SECURITY").format(this),
+        sql.SQL("REVOKE ALL ON {} FROM PUBLIC, {}, {}").format(this, reviewer, curator),
+        sql.SQL("DROP POLICY IF EXISTS qaeval_curator_all ON {}").format(this),  # one policy for all, before
+    ]
+    if table == "writer_locks":  # nobody's but through `qaeval_hold`
+        return statements
+    statements.append(sql.SQL("GRANT SELECT ON {} TO {}").format(this, curator))
+    statements += _policy(table, "qaeval_curator_reads", "SELECT", curator, CURATOR_SEES.get(table, "true"), None, schema)
+    if table in CURATOR_WRITES:
+        statements.append(sql.SQL("GRANT INSERT ON {} TO {}").format(this, curator))
+        check = CURATOR_INSERTS.get(table, "true")
+        statements += _policy(table, "qaeval_curator_adds", "INSERT", curator, None, check, schema)
+    for verb, tables, name in (
+        ("UPDATE", CURATOR_UPDATES, "qaeval_curator_updates"),
+        ("DELETE", CURATOR_DELETES, "qaeval_curator_deletes"),
+    ):
+        if table in tables:
+            statements.append(sql.SQL("GRANT {} ON {} TO {}").format(sql.SQL(verb), this, curator))
+            statements += _policy(table, name, verb, curator, "true", "true" if verb == "UPDATE" else None, schema)
+    if table in REVIEWER_READS:
+        statements.append(sql.SQL("GRANT SELECT ON {} TO {}").format(this, reviewer))
+    if table in REVIEWER_COLUMNS:
+        columns = sql.SQL(", ").join(map(sql.Identifier, REVIEWER_COLUMNS[table]))
+        statements.append(sql.SQL("REVOKE SELECT ON {} FROM {}").format(this, reviewer))
+        statements.append(sql.SQL("GRANT SELECT ({}) ON {} TO {}").format(columns, this, reviewer))
+    if table in REVIEWER_SEES:
+        statements += _policy(table, "qaeval_reviewer_reads", "SELECT", reviewer, REVIEWER_SEES[table], None, schema)
+    else:
+        statements.append(sql.SQL("DROP POLICY IF EXISTS qaeval_reviewer_reads ON {}").format(this))
+    if table in REVIEWER_WRITES:
+        # Not `id`: the database numbers a reviewer's labels (a chosen id could take another's next one);
+        # nor what the server records itself.
+        writable = sql.SQL(", ").join(
+            sql.Identifier(column) for column in TABLE_SPECS[table].columns if column != "id"
+        )
+        statements.append(sql.SQL("GRANT INSERT ({}) ON {} TO {}").format(writable, this, reviewer))
+        statements += _policy(table, "qaeval_reviewer_adds", "INSERT", reviewer, None, REVIEWER_INSERTS[table], schema)
+    if table in PERSON_COLUMN:
+        statements.append(
+            sql.SQL(
+                "CREATE OR REPLACE TRIGGER qaeval_written_as_session_user BEFORE INSERT ON {} "
+                "FOR EACH ROW EXECUTE FUNCTION {}({})"
+            ).format(this, sql.Identifier(schema, "qaeval_as_session_user"), sql.Literal(PERSON_COLUMN[table]))
+        )
+    if table in SERVER_TIME:
+        statements.append(
+            sql.SQL(
+                "CREATE OR REPLACE TRIGGER qaeval_server_assigned BEFORE INSERT ON {} "
+                "FOR EACH ROW EXECUTE FUNCTION {}({})"
+            ).format(this, sql.Identifier(schema, "qaeval_server_assigned"), sql.Literal(SERVER_TIME[table]))
+        )
     return statements
 
 

@@ -3,10 +3,15 @@
 One psycopg connection in autocommit mode: each write method is one transaction of its own
 (`psycopg`'s `transaction()`, a savepoint when nested); each read is one statement, so it sees one
 committed state (SQLite's backend reads twice, checking rows first; here the column types and
-CHECKs did the checking on the way in). Writers that must not interleave (label revisions numbered
-inside the transaction, in commit order; the inbox's first decision) take a transaction-level
-advisory lock, which any login may take: no table lock, so no UPDATE right is needed (row-level
-security grants reviewers INSERT on their own labels only).
+CHECKs did the checking on the way in). Writers that must not interleave (one person's label
+revisions, numbered inside the transaction, in commit order; the inbox's first decision) hold a row
+of `writer_locks` until their commit, taken by `qaeval_hold`, which lets a login lock only its own
+row (and a curator the inbox's): no login can stall another's writes, as any could with an advisory
+lock, and none needs a right on the table (row-level security grants reviewers INSERT on their own
+labels only).
+
+Every wait is bounded: the session's `lock_timeout` and `statement_timeout` turn a wait for another
+session (or a statement that runs away) into a StoreBusyError naming what was waited for.
 
 `path` is the URL with its password masked: it names the store in every message.
 """
@@ -30,16 +35,30 @@ from qaeval_tui.core.store.urls import redacted
 
 CONNECT_TIMEOUT_S = 10
 
-# Advisory lock keys (one namespace per store database): what must happen one writer at a time.
+LOCK_TIMEOUT_S = 20
+"""Longest wait for a lock another session holds (a writer ahead, a migration) before the call fails."""
+STATEMENT_TIMEOUT_S = 600
+"""Longest any one statement may run (a bulk copy's included)."""
+
+# Advisory lock key of a migration (the owner's alone: the tables do not exist yet for a row lock).
 LOCK_MIGRATE = 0x71A0_0001
-LOCK_LABELS = 0x71A0_0002
-LOCK_INBOX = 0x71A0_0003
+INBOX_WRITER = "inbox"
+
+
+def label_writer(reviewer: str) -> str:
+    """The writer lock a label revision of `reviewer` holds (a login may take only its own)."""
+    return f"labels:{reviewer}"
+
 
 Params = Sequence[Any] | dict[str, Any]
 
 
 class StoreRefusedError(UsageError):
     """The login may not read or write that (a team store's grants and row-level security): exit 2."""
+
+
+class StoreBusyError(StoreUnavailableError):
+    """A wait for another session (its lock) or a statement ran past its bound; nothing was changed."""
 
 
 class StoreValueError(UsageError):
@@ -63,6 +82,7 @@ class PgConnection:
         self.url = url
         self.path = redacted(url)
         self._own_commits = 0
+        self._team_reviewer: bool | None = None
 
     # -- opening and closing ------------------------------------------------------------------
 
@@ -83,7 +103,10 @@ class PgConnection:
     @classmethod
     def _connect(cls, url: str) -> psycopg.Connection[tuple[Any, ...]]:
         try:
-            return psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+            conn = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+            conn.execute(f"SET lock_timeout = '{LOCK_TIMEOUT_S}s'")
+            conn.execute(f"SET statement_timeout = '{STATEMENT_TIMEOUT_S}s'")
+            return conn
         except psycopg.Error as exc:
             raise StoreUnavailableError(f"{redacted(url)}: cannot connect to the store: {cls._why(url, exc)}") from None
 
@@ -109,6 +132,16 @@ class PgConnection:
     # -- statements ---------------------------------------------------------------------------
 
     def _unavailable(self, exc: BaseException) -> StoreUnavailableError:
+        if isinstance(exc, errors.LockNotAvailable):
+            return StoreBusyError(
+                f"{self.path}: waited {LOCK_TIMEOUT_S} s for another session's lock (a write ahead of this one, "
+                f"or a migration) and gave up; nothing was changed ({self._why(self.url, exc)})"
+            )
+        if isinstance(exc, errors.QueryCanceled):
+            return StoreBusyError(
+                f"{self.path}: a statement ran longer than {STATEMENT_TIMEOUT_S} s and was stopped; "
+                f"nothing was changed ({self._why(self.url, exc)})"
+            )
         return StoreUnavailableError(f"{self.path}: the store is unavailable: {self._why(self.url, exc)}")
 
     def _ready(self) -> None:
@@ -150,10 +183,35 @@ class PgConnection:
         """Hold an advisory lock until this transaction ends: writers of `key` queue, readers do not."""
         self._q("SELECT pg_advisory_xact_lock(%s)", (key,))
 
+    def _hold(self, *writers: str) -> None:
+        """Hold the writer locks `writers` until this transaction ends: their other writers queue, readers do not."""
+        self._q("SELECT qaeval_hold(%s::text[])", (sorted(set(writers)),))
+
+    @property
+    def team_reviewer(self) -> bool:
+        """The session's login is in the team's reviewer group: the database redacts what it reads of a
+        case and hides the run and the readable case id, so the reads take the paths it allows."""
+        if self._team_reviewer is None:
+            row = self._q(
+                """SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members m
+                                  JOIN pg_catalog.pg_roles g ON g.oid = m.roleid
+                                  JOIN pg_catalog.pg_roles u ON u.oid = m.member
+                                  WHERE u.rolname = session_user AND g.rolname = 'qaeval_reviewer')"""
+            ).fetchone()
+            self._team_reviewer = bool(row and row[0])
+        return self._team_reviewer
+
     @contextmanager
     def exclusive(self, name: str) -> Iterator[None]:
         """One process at a time, across transactions (two reviewers preparing one fresh store): a
-        session-level advisory lock named `name`, released at the end (or when the connection drops)."""
+        session-level advisory lock named `name`, released at the end (or when the connection drops).
+
+        A team reviewer's login takes none: it may not run the system nor build queues, so nothing it
+        prepares needs one process at a time, and waiting on a key any login can hold would let another
+        reviewer stall its start."""
+        if self.team_reviewer:
+            yield
+            return
         self._q("SELECT pg_advisory_lock(hashtext(%s))", (f"qaeval:{name}",))
         try:
             yield
