@@ -136,34 +136,28 @@ REVIEWER_SEES: dict[str, str] = {
 """The rows of each table a reviewer's login reads (a SQL condition on the row, `{this}`)."""
 
 CURATOR_SEES: dict[str, str] = {
-    "cases": (
-        "NOT EXISTS (SELECT 1 FROM {review_items} r WHERE r.case_hash = {this}.case_hash "
-        "AND {withheld_fn}(r.item_id))"
-    ),
-    "run_outputs": (
-        "NOT EXISTS (SELECT 1 FROM {review_items} r WHERE r.run_id = {this}.run_id AND r.case_id = {this}.case_id "
-        "AND {withheld_fn}(r.item_id))"
-    ),
+    # Functions, not sublinks: this very policy hides those review items from the login's own reads.
+    "cases": "NOT {case_withheld_fn}(case_hash)",
+    "run_outputs": "NOT {output_withheld_fn}(run_id, case_id)",
     "review_items": f"NOT {_WITHHELD}",
     "judge_verdicts": f"NOT {_WITHHELD}",
     "labels": f"reviewer = session_user OR NOT {_WITHHELD}",
     "adjudications": f"NOT {_WITHHELD}",
 }
 """A curator reads every row but those of items in their own review queue (a login holding both roles)
-whose reveal is not on record: for those they are a reviewer like any other. Any other table: all rows."""
+whose reveal is not on record: for those they are a reviewer like any other. A restrictive policy, so
+that the reviewer group's own (permissive) policies cannot open them again for such a login."""
 
 REVIEWER_INSERTS: dict[str, str] = {
     "labels": (
-        "reviewer = session_user AND EXISTS (SELECT 1 FROM {review_items} r WHERE r.item_id = {this}.item_id) "
+        "reviewer = session_user AND {own_fn}(item_id) "
         # A revision after the reveal or an exposure is not blind, and must say so (statistics trust `revealed`).
         "AND (revealed = 1 OR NOT EXISTS (SELECT 1 FROM {reveals} v WHERE v.item_id = {this}.item_id "
         "AND v.reviewer = session_user) AND NOT EXISTS (SELECT 1 FROM {exposures} e "
         "WHERE e.item_id = {this}.item_id AND e.person = session_user))"
     ),
     "reveals": f"reviewer = session_user AND {_SUBMITTED}",
-    "gold_shown": (
-        "reviewer = session_user AND EXISTS (SELECT 1 FROM {review_items} r WHERE r.item_id = {this}.item_id)"
-    ),
+    "gold_shown": "reviewer = session_user AND {own_fn}(item_id)",
 }
 """The rows a reviewer's login may add: their own, on an item of theirs (a reveal after a submit; a label
 marked revealed once they revealed the verdict or were exposed to it)."""
@@ -178,7 +172,15 @@ SERVER_TIME = {"labels": "created_at", "reveals": "revealed_at", "gold_shown": "
 """The column of each table a person's login writes whose time the server sets, whatever the client sent:
 blindness is decided by order (ids, the transaction a reveal committed in), never by a client's clock."""
 
-_FUNCTIONS = ("qaeval_submitted", "qaeval_revealed", "qaeval_gold_locked", "qaeval_own_item", "qaeval_withheld")
+_FUNCTIONS = (
+    "qaeval_submitted",
+    "qaeval_revealed",
+    "qaeval_gold_locked",
+    "qaeval_own_item",
+    "qaeval_withheld",
+    "qaeval_case_withheld",
+    "qaeval_output_withheld",
+)
 
 
 def _format(template: str, schema: str, table: str) -> sql.Composed:
@@ -189,6 +191,8 @@ def _format(template: str, schema: str, table: str) -> sql.Composed:
     names["revealed_fn"] = sql.Identifier(schema, "qaeval_revealed")
     names["withheld_fn"] = sql.Identifier(schema, "qaeval_withheld")
     names["own_fn"] = sql.Identifier(schema, "qaeval_own_item")
+    names["case_withheld_fn"] = sql.Identifier(schema, "qaeval_case_withheld")
+    names["output_withheld_fn"] = sql.Identifier(schema, "qaeval_output_withheld")
     return sql.SQL(template).format(**names)
 
 
@@ -260,6 +264,17 @@ def _functions(schema: str) -> list[sql.Composed]:
             fn["qaeval_withheld"], "p_item_id text", "boolean",
             "SELECT {own}(p_item_id) AND NOT {revealed}(p_item_id)",
             own=fn["qaeval_own_item"], revealed=fn["qaeval_revealed"],
+        ),
+        *_definer(
+            fn["qaeval_case_withheld"], "p_case_hash text", "boolean",
+            "SELECT EXISTS (SELECT 1 FROM {review_items} r WHERE r.case_hash = p_case_hash AND {withheld}(r.item_id))",
+            review_items=tables["review_items"], withheld=fn["qaeval_withheld"],
+        ),
+        *_definer(
+            fn["qaeval_output_withheld"], "p_run_id text, p_case_id text", "boolean",
+            "SELECT EXISTS (SELECT 1 FROM {review_items} r WHERE r.run_id = p_run_id AND r.case_id = p_case_id "
+            "AND {withheld}(r.item_id))",
+            review_items=tables["review_items"], withheld=fn["qaeval_withheld"],
         ),
         # The review app's read of one item for a person in a group: the case redacted to what the review
         # screen shows before a submit (the question and sources, the opaque item id as its id), with the gold
@@ -381,7 +396,11 @@ def _table_statements(table: str, schema: str) -> list[sql.Composed]:
     if table == "writer_locks":  # nobody's but through `qaeval_hold`
         return statements
     statements.append(sql.SQL("GRANT SELECT ON {} TO {}").format(this, curator))
-    statements += _policy(table, "qaeval_curator_reads", "SELECT", curator, CURATOR_SEES.get(table, "true"), None, schema)
+    statements += _policy(table, "qaeval_curator_reads", "SELECT", curator, "true", None, schema)
+    if table in CURATOR_SEES:
+        statements += _policy(
+            table, "qaeval_curator_withheld", "SELECT", curator, CURATOR_SEES[table], None, schema, restrictive=True
+        )
     if table in CURATOR_WRITES:
         statements.append(sql.SQL("GRANT INSERT ON {} TO {}").format(this, curator))
         check = CURATOR_INSERTS.get(table, "true")
@@ -429,10 +448,23 @@ def _table_statements(table: str, schema: str) -> list[sql.Composed]:
 
 
 def _policy(
-    table: str, name: str, command: str, role: sql.Identifier, using: str | None, check: str | None, schema: str
+    table: str,
+    name: str,
+    command: str,
+    role: sql.Identifier,
+    using: str | None,
+    check: str | None,
+    schema: str,
+    *,
+    restrictive: bool = False,
 ) -> list[sql.Composed]:
     this = sql.Identifier(schema, table)
-    parts = [sql.SQL("CREATE POLICY {} ON {} FOR {} TO {}").format(sql.Identifier(name), this, sql.SQL(command), role)]
+    kind = sql.SQL("RESTRICTIVE" if restrictive else "PERMISSIVE")
+    parts = [
+        sql.SQL("CREATE POLICY {} ON {} AS {} FOR {} TO {}").format(
+            sql.Identifier(name), this, kind, sql.SQL(command), role
+        )
+    ]
     if using is not None:
         parts.append(sql.SQL("USING ({})").format(_format(using, schema, table)))
     if check is not None:
@@ -441,3 +473,59 @@ def _policy(
         sql.SQL("DROP POLICY IF EXISTS {} ON {}").format(sql.Identifier(name), this),
         sql.SQL(" ").join(parts),
     ]
+
+
+SIZE_FUNCTIONS = (
+    "pg_relation_size(regclass)",
+    "pg_relation_size(regclass, text)",
+    "pg_total_relation_size(regclass)",
+    "pg_table_size(regclass)",
+    "pg_indexes_size(regclass)",
+)
+LARGE_OBJECT_FUNCTIONS = (
+    "lo_create(oid)",
+    "lo_creat(integer)",
+    "lo_from_bytea(oid, bytea)",
+    "lo_import(text)",
+    "lo_import(text, oid)",
+)
+
+
+def side_channel_statements() -> list[sql.Composed]:
+    """What else tells a login how many rows the store holds, or lets it store what no table checks,
+    closed in this database only (its catalogs are its own): only a superuser may run these.
+
+    - `pg_class`: every column but the planner's row and page counts (`reltuples`, `relpages`,
+      `relallvisible`), which count rows row security hides.
+    - The statistics views and functions per table and index (`pg_stat_*`, `pg_statio_*`: live and
+      inserted rows), and the size functions (a table's size grows with its rows).
+    - Large objects: a login may not create one (storage outside every table, check and quota).
+    """
+    catalog_columns = sql.SQL(
+        """DO $$ DECLARE columns text; BEGIN
+             SELECT pg_catalog.string_agg(pg_catalog.quote_ident(attname), ', ' ORDER BY attnum) INTO columns
+             FROM pg_catalog.pg_attribute WHERE attrelid = 'pg_catalog.pg_class'::regclass AND attnum > 0
+               AND NOT attisdropped AND attname NOT IN ('reltuples', 'relpages', 'relallvisible');
+             EXECUTE 'REVOKE SELECT ON pg_catalog.pg_class FROM PUBLIC';
+             EXECUTE pg_catalog.format('GRANT SELECT (%s) ON pg_catalog.pg_class TO PUBLIC', columns);
+           END $$"""
+    )
+    statistics = sql.SQL(
+        r"""DO $$ DECLARE target record; BEGIN
+             FOR target IN SELECT c.oid::regclass AS name FROM pg_catalog.pg_class c
+                 WHERE c.relnamespace = 'pg_catalog'::regnamespace AND c.relkind = 'v'
+                   AND c.relname ~ '^pg_stat(io)?_(xact_)?(all|user|sys)_(tables|indexes|sequences)$' LOOP
+               EXECUTE pg_catalog.format('REVOKE SELECT ON %s FROM PUBLIC', target.name);
+             END LOOP;
+             FOR target IN SELECT p.oid::regprocedure AS name FROM pg_catalog.pg_proc p
+                 WHERE p.pronamespace = 'pg_catalog'::regnamespace AND p.proname ~ '^pg_stat_get_'
+                   AND p.pronargs = 1 AND p.proargtypes[0] = 'oid'::regtype LOOP
+               EXECUTE pg_catalog.format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', target.name);
+             END LOOP;
+           END $$"""
+    )
+    functions = [
+        sql.SQL("REVOKE EXECUTE ON FUNCTION pg_catalog.{} FROM PUBLIC").format(sql.SQL(signature))
+        for signature in (*SIZE_FUNCTIONS, *LARGE_OBJECT_FUNCTIONS)
+    ]
+    return [catalog_columns, statistics, *functions]

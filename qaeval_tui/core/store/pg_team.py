@@ -24,7 +24,7 @@ from psycopg import sql
 
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.review.label_export import reviewer_name_problem
-from qaeval_tui.core.store.pg_security import GROUPS, security_statements
+from qaeval_tui.core.store.pg_security import GROUPS, security_statements, side_channel_statements
 from qaeval_tui.core.store.urls import is_postgres_url, redacted
 
 _MAX_NAME_BYTES = 63  # PostgreSQL's identifier length (NAMEDATALEN - 1)
@@ -91,12 +91,23 @@ def init_team(url: str) -> str:
             with conn.transaction():
                 for statement in security_statements(str(database), str(schema)):
                     conn.execute(statement)
+                if _privileges(conn)[1]:  # the catalogs' side channels: a superuser's alone to close
+                    for statement in side_channel_statements():
+                        conn.execute(statement)
         except psycopg.errors.InsufficientPrivilege as exc:
             raise UsageError(
                 f"{redacted(url)}: `qaeval team init` must run as the owner of the store's tables (or a superuser): "
                 f"{' '.join(str(exc).split())}; nothing was changed"
             ) from None
     return str(schema)
+
+
+def side_channels_open(url: str) -> bool:
+    """Whether the store's database still lets any login read row counts from its catalogs or create large
+    objects (`team init` closes them when run by a superuser: pg_security.side_channel_statements)."""
+    with connect(url) as conn:
+        row = conn.execute("SELECT has_function_privilege('public', 'pg_catalog.lo_create(oid)', 'EXECUTE')").fetchone()
+    return bool(row and row[0])
 
 
 def name_problem(name: str) -> str | None:
