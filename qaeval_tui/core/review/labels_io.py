@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -171,33 +170,24 @@ def _fingerprint(label: Label | Mapping[str, Any], *, with_revision: bool = True
     return canonical_json({key: data[key] for key in [*keys, "revision"] if with_revision or key != "revision"})
 
 
-def _instant(text: str) -> datetime | None:
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
-def _blind_after_exposure(located: Iterable[_Located], unblinded: Mapping[tuple[str, str], str]) -> list[Problem]:
-    """A revision claiming to be blind though made after its reviewer saw the item's hidden
-    information (a reveal or an exposure recorded in the store): DESIGN §4 says it is not blind."""
+def _blind_after_exposure(added: Iterable[_Located], unblinded: Mapping[tuple[str, str], str]) -> list[Problem]:
+    """A revision the store does not hold yet, claiming to be blind though its reviewer's seeing the item's
+    hidden information (a reveal or an exposure) is on record: it comes after that in the store's order,
+    so it is not blind (DESIGN §4), whatever its `created_at` says (a client writes that)."""
     problems: list[Problem] = []
-    for entry in located:
+    for entry in added:
         label = entry.label
         since = None if label.revealed else unblinded.get((label.item_id, label.reviewer))
         if since is None:
             continue
-        made, seen = _instant(label.created_at), _instant(since)
-        if made is None or seen is None or made >= seen:
-            problems.append(
-                Problem(
-                    entry.path, entry.line, "revealed",
-                    f"false, but {label.reviewer} saw hidden information on {label.item_id} at {since} "
-                    f"(a reveal or a curator view) before this revision ({label.created_at}); "
-                    "a revision made after that is not blind: set revealed to true",
-                )
-            )  # fmt: skip
+        problems.append(
+            Problem(
+                entry.path, entry.line, "revealed",
+                f"false, but the store records that {label.reviewer} saw hidden information on {label.item_id} "
+                f"(a reveal or a curator view, at {since}), and a revision it does not hold yet comes after that, "
+                f"whatever its created_at ({label.created_at}) says: set revealed to true",
+            )
+        )  # fmt: skip
     return problems
 
 
@@ -274,7 +264,6 @@ def import_labels(
             problems.append(
                 Problem(entry.path, entry.line, "case_id", f"item {entry.label.item_id} is case {known!r} in the store")
             )
-    problems.extend(_blind_after_exposure(located, store.unblinded_at()))
     if problems:
         raise InputError(problems, "label import")
 
@@ -286,6 +275,7 @@ def import_labels(
         pair = (r.item_id, r.reviewer)
         next_revision[pair] = max(next_revision.get(pair, 1), r.revision + 1)
     to_add: list[Label] = []
+    added: list[_Located] = []
     unchanged = 0
     for entry in located:
         label = entry.label
@@ -313,6 +303,8 @@ def import_labels(
                 )  # fmt: skip
                 continue
         to_add.append(label)
+        added.append(entry)
+    problems.extend(_blind_after_exposure(added, store.unblinded_at()))
     if problems:
         raise InputError(problems, "label import")
     added_by: dict[str, int] = {}
