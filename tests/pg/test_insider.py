@@ -149,9 +149,7 @@ def test_a_reviewer_and_curator_never_rules_on_its_own_items(dual: tuple[TeamSto
 
 
 def case_of(conn: Conn, item: str) -> tuple[dict[str, object], tuple[object, ...]]:
-    row = conn.execute(
-        "SELECT case_json, case_id, case_hash, run_id FROM qaeval_review_item(%s)", (item,)
-    ).fetchone()
+    row = conn.execute("SELECT case_json, case_id, case_hash, run_id FROM qaeval_review_item(%s)", (item,)).fetchone()
     assert row is not None
     return json.loads(str(row[0])), tuple(row[1:])
 
@@ -215,8 +213,18 @@ def test_a_reviewer_reads_no_case_id_of_a_label_and_the_database_fills_it_in(
         ("note", "x" * 10_001),
         ("rubric_version", "v" * 201),
     ],
-    ids=["fraction", "text", "off-scale", "repeated-axis", "boolean", "array", "not-json", "65-axes", "long-note",
-         "long-version"],  # fmt: skip
+    ids=[
+        "fraction",
+        "text",
+        "off-scale",
+        "repeated-axis",
+        "boolean",
+        "array",
+        "not-json",
+        "65-axes",
+        "long-note",
+        "long-version",
+    ],
 )
 def test_a_reviewer_cannot_store_a_label_the_tools_could_not_read(
     seeded: tuple[TeamStore, str, str], field: str, value: str

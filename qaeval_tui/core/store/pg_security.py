@@ -2,35 +2,48 @@
 
 `qaeval team init` applies it (idempotent: every statement creates or replaces). Each person has a
 login of their own, a member of `qaeval_reviewer`, `qaeval_curator` or both (`pg_team`); the
-database, not only the app, then enforces blindness and identity:
+database, not only the app, then enforces blindness and identity, against any SQL a login sends:
 
 - Identity: a BEFORE INSERT trigger sets the person column (`labels.reviewer`, `reveals.reviewer`,
   `exposures.person`, `adjudications.adjudicator`, `inbox_decisions.curator`,
   `flag_resolutions.curator`) to `session_user`, whatever the client sent; a policy WITH CHECK
   says the same, should the trigger ever be dropped. Rewriting, not refusing, is the design: a
-  label is always stored under the login that wrote it. The store's owner (who ran `team init`)
-  and superusers are left alone: they import other people's label files and copy stores.
-- Blindness: a reviewer reads the review items assigned to them (or that they labeled), the cases
-  and system outputs of those items, and their own labels, reveals, exposures and gold locks. The judge's
-  verdicts, other reviewers' labels and adjudications of an item become readable once they have
-  submitted (not skipped) a label of their own for it and recorded their reveal of it (the app's
-  `r`; a reveal needs that submit), so a later revision of theirs is always marked not blind.
-  Runs are invisible to them (a run names the
-  system that answered), and so is `run_outputs.result_json` (column privileges). The inbox, its
-  decisions, flag resolutions and the judge's verdict cache are not granted at all, nor the
-  identity sequences (their counters would show how many labels and adjudications others made),
-  nor a label's `id` (the database numbers it). Nothing is granted UPDATE or DELETE but the
-  curators' cache entries and queues.
+  label is always stored under the login that wrote it. Another sets the time of what a person
+  writes (SERVER_TIME) to the server's, and a label's case id to its review item's. The store's
+  owner (who ran `team init`) and superusers are left alone: they import other people's label files
+  and copy stores.
+- Blindness: a reviewer reads the review items assigned to them (or that they labeled), and their
+  own labels, reveals, exposures and gold locks. An item's case and output come only through
+  `qaeval_review_item`: the case redacted to what the review screen shows before a submit (question,
+  sources, the opaque item id) until their gold lock of it is on record (then the gold fields), whole
+  once their reveal is; never the run, the case hash, or (until the reveal) the readable case id,
+  which no column they read holds either. The judge's verdicts, other reviewers' labels and
+  adjudications of an item become readable once they have submitted (not skipped) a label of their
+  own for it and their reveal of it is *durably* on record: committed by an earlier transaction (the
+  reveal row's `recorded_in` is not the session's transaction in progress), so a rollback or a
+  savepoint opens nothing, and every later revision of theirs is marked not blind (a policy).
+  Runs are invisible to them. The inbox, its decisions, flag resolutions and the judge's verdict
+  cache are not granted at all, nor the identity sequences (their counters would show how many
+  labels and adjudications others made), nor a label's `id` (the database numbers it).
+- A login holding both roles is a reviewer for its own items (queued to it or labelled by it): the
+  curator's reads of those items' hidden rows (case, output, run, verdicts, others' labels,
+  adjudications) are withheld by restrictive policies until its reveal is on record, it adds labels
+  and reveals under the reviewer's rules only, and it never rules on one of them.
+- Writers queue on rows of `writer_locks`, taken only by `qaeval_hold`, which lets a login lock its
+  own row alone (a curator also the inbox's): no login can stall another's writes. Nothing is
+  granted UPDATE or DELETE but the curators' cache entries and queues.
 - Only the logins added for this store may connect to its database: the two groups are the
   server's, and a second qaeval store on the same server has logins of its own.
-- A curator reads everything and writes what curation writes (runs, review items and queues,
+- A curator reads everything else and writes what curation writes (runs, review items and queues,
   inbox decisions, adjudications, exposures, flag resolutions); never another person's label.
+- Run by a superuser, `team init` also closes the catalogs' side channels in the store's database
+  (`side_channel_statements`).
 
-The two SECURITY DEFINER functions, `qaeval_submitted(item_id)` and `qaeval_revealed(item_id)`,
-answer only "has the session's own login submitted a label for this item" and "... recorded a
-reveal of it" (a policy on `labels` cannot read `labels` itself under its own row security, nor
-reach it again through a sublink); it names its tables with their schema and runs with `search_path`
-set to `pg_catalog, pg_temp`, so no object a user creates can stand in for one it uses.
+The SECURITY DEFINER functions answer only for the session's own login ("has it submitted a label
+for this item", "... is its reveal on record", "is this item its own") or return only what a policy
+would let it read (a policy on `labels` cannot read `labels` itself under its own row security, nor
+reach it again through a sublink); each names its tables with their schema and runs with
+`search_path` set to `pg_catalog, pg_temp`, so no object a user creates can stand in for one it uses.
 """
 
 from __future__ import annotations
@@ -212,7 +225,9 @@ _SERVER_NOW = """pg_catalog.to_char(pg_catalog.statement_timestamp() AT TIME ZON
                                     'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')"""
 
 
-def _definer(name: sql.Identifier, args: str, returns: str, body: str, **tables: sql.Identifier) -> list[sql.Composed]:
+def _definer(
+    name: sql.Identifier, args: str, returns: str, body: str, **tables: sql.Identifier | sql.Literal
+) -> list[sql.Composed]:
     """A SECURITY DEFINER SQL function the two groups (only) may call, immune to a caller's search_path."""
     groups = sql.SQL(", ").join(map(sql.Identifier, GROUPS.values()))
     signature = sql.SQL("{}({})").format(name, sql.SQL(args))
@@ -237,44 +252,62 @@ def _functions(schema: str) -> list[sql.Composed]:
     durable = "recorded_in IS DISTINCT FROM pg_catalog.pg_current_xact_id_if_assigned()"
     statements = [
         *_definer(
-            fn["qaeval_submitted"], "p_item_id text", "boolean",
+            fn["qaeval_submitted"],
+            "p_item_id text",
+            "boolean",
             "SELECT EXISTS (SELECT 1 FROM {labels} l WHERE l.item_id = p_item_id "
             "AND l.reviewer = session_user AND l.skipped = 0)",
             labels=tables["labels"],
         ),
         *_definer(
-            fn["qaeval_revealed"], "p_item_id text", "boolean",
+            fn["qaeval_revealed"],
+            "p_item_id text",
+            "boolean",
             f"SELECT EXISTS (SELECT 1 FROM {{reveals}} v WHERE v.item_id = p_item_id "
             f"AND v.reviewer = session_user AND v.{durable})",
             reveals=tables["reveals"],
         ),
         *_definer(
-            fn["qaeval_gold_locked"], "p_item_id text", "boolean",
+            fn["qaeval_gold_locked"],
+            "p_item_id text",
+            "boolean",
             f"SELECT EXISTS (SELECT 1 FROM {{gold_shown}} g WHERE g.item_id = p_item_id "
             f"AND g.reviewer = session_user AND g.{durable})",
             gold_shown=tables["gold_shown"],
         ),
         *_definer(
-            fn["qaeval_own_item"], "p_item_id text", "boolean",
+            fn["qaeval_own_item"],
+            "p_item_id text",
+            "boolean",
             "SELECT EXISTS (SELECT 1 FROM {assignments} a WHERE a.item_id = p_item_id AND a.reviewer = session_user) "
             "OR EXISTS (SELECT 1 FROM {labels} l WHERE l.item_id = p_item_id AND l.reviewer = session_user)",
-            assignments=tables["assignments"], labels=tables["labels"],
+            assignments=tables["assignments"],
+            labels=tables["labels"],
         ),
         *_definer(
-            fn["qaeval_withheld"], "p_item_id text", "boolean",
+            fn["qaeval_withheld"],
+            "p_item_id text",
+            "boolean",
             "SELECT {own}(p_item_id) AND NOT {revealed}(p_item_id)",
-            own=fn["qaeval_own_item"], revealed=fn["qaeval_revealed"],
+            own=fn["qaeval_own_item"],
+            revealed=fn["qaeval_revealed"],
         ),
         *_definer(
-            fn["qaeval_case_withheld"], "p_case_hash text", "boolean",
+            fn["qaeval_case_withheld"],
+            "p_case_hash text",
+            "boolean",
             "SELECT EXISTS (SELECT 1 FROM {review_items} r WHERE r.case_hash = p_case_hash AND {withheld}(r.item_id))",
-            review_items=tables["review_items"], withheld=fn["qaeval_withheld"],
+            review_items=tables["review_items"],
+            withheld=fn["qaeval_withheld"],
         ),
         *_definer(
-            fn["qaeval_output_withheld"], "p_run_id text, p_case_id text", "boolean",
+            fn["qaeval_output_withheld"],
+            "p_run_id text, p_case_id text",
+            "boolean",
             "SELECT EXISTS (SELECT 1 FROM {review_items} r WHERE r.run_id = p_run_id AND r.case_id = p_case_id "
             "AND {withheld}(r.item_id))",
-            review_items=tables["review_items"], withheld=fn["qaeval_withheld"],
+            review_items=tables["review_items"],
+            withheld=fn["qaeval_withheld"],
         ),
         # The review app's read of one item for a person in a group: the case redacted to what the review
         # screen shows before a submit (the question and sources, the opaque item id as its id), with the gold
@@ -307,8 +340,12 @@ def _functions(schema: str) -> list[sql.Composed]:
                LEFT JOIN {cases} c ON c.case_hash = r.case_hash
                LEFT JOIN {run_outputs} o ON o.run_id = r.run_id AND o.case_id = r.case_id
                WHERE r.item_id = p_item_id AND (m.own OR m.curator)""",
-            review_items=tables["review_items"], cases=tables["cases"], run_outputs=tables["run_outputs"],
-            own=fn["qaeval_own_item"], revealed=fn["qaeval_revealed"], gold=fn["qaeval_gold_locked"],
+            review_items=tables["review_items"],
+            cases=tables["cases"],
+            run_outputs=tables["run_outputs"],
+            own=fn["qaeval_own_item"],
+            revealed=fn["qaeval_revealed"],
+            gold=fn["qaeval_gold_locked"],
             curator=sql.Literal(CURATOR_GROUP),
         ),
         # Not SECURITY DEFINER: it reads only catalogs every login may read.
@@ -343,9 +380,9 @@ def _functions(schema: str) -> list[sql.Composed]:
         ).format(fn=server_fn, review_items=tables["review_items"]),
         sql.SQL("REVOKE ALL ON FUNCTION {}() FROM PUBLIC").format(server_fn),
         # Writer locks: a login may hold only its own (the function says which), never LOCK the table.
-        sql.SQL(
-            "ALTER FUNCTION {}(text[]) SECURITY DEFINER SET search_path = pg_catalog, {}, pg_temp"
-        ).format(sql.Identifier(schema, "qaeval_hold"), sql.Identifier(schema)),
+        sql.SQL("ALTER FUNCTION {}(text[]) SECURITY DEFINER SET search_path = pg_catalog, {}, pg_temp").format(
+            sql.Identifier(schema, "qaeval_hold"), sql.Identifier(schema)
+        ),
         sql.SQL("REVOKE ALL ON FUNCTION {}(text[]) FROM PUBLIC").format(sql.Identifier(schema, "qaeval_hold")),
         sql.SQL("GRANT EXECUTE ON FUNCTION {}(text[]) TO {}").format(sql.Identifier(schema, "qaeval_hold"), groups),
     ]
@@ -425,9 +462,7 @@ def _table_statements(table: str, schema: str) -> list[sql.Composed]:
     if table in REVIEWER_WRITES:
         # Not `id`: the database numbers a reviewer's labels (a chosen id could take another's next one);
         # nor what the server records itself.
-        writable = sql.SQL(", ").join(
-            sql.Identifier(column) for column in TABLE_SPECS[table].columns if column != "id"
-        )
+        writable = sql.SQL(", ").join(sql.Identifier(column) for column in TABLE_SPECS[table].columns if column != "id")
         statements.append(sql.SQL("GRANT INSERT ({}) ON {} TO {}").format(writable, this, reviewer))
         statements += _policy(table, "qaeval_reviewer_adds", "INSERT", reviewer, None, REVIEWER_INSERTS[table], schema)
     if table in PERSON_COLUMN:
@@ -491,7 +526,7 @@ LARGE_OBJECT_FUNCTIONS = (
 )
 
 
-def side_channel_statements() -> list[sql.Composed]:
+def side_channel_statements() -> list[sql.Composable]:
     """What else tells a login how many rows the store holds, or lets it store what no table checks,
     closed in this database only (its catalogs are its own): only a superuser may run these.
 

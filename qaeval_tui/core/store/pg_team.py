@@ -25,6 +25,7 @@ from psycopg import sql
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.review.label_export import reviewer_name_problem
 from qaeval_tui.core.store.pg_security import GROUPS, security_statements, side_channel_statements
+from qaeval_tui.core.store.postgres.connection import LOCK_TIMEOUT_S
 from qaeval_tui.core.store.urls import is_postgres_url, redacted
 
 _MAX_NAME_BYTES = 63  # PostgreSQL's identifier length (NAMEDATALEN - 1)
@@ -57,7 +58,10 @@ def connect(url: str) -> psycopg.Connection[tuple[object, ...]]:
     if not is_postgres_url(url):
         raise UsageError(f"{redacted(url)}: not a PostgreSQL URL (postgresql://USER:PASSWORD@HOST:PORT/DATABASE)")
     try:
-        return psycopg.connect(url, connect_timeout=10)
+        conn = psycopg.connect(url, connect_timeout=10)
+        conn.execute(f"SET lock_timeout = '{LOCK_TIMEOUT_S}s'")  # a login's open transaction stalls no command
+        conn.commit()
+        return conn
     except psycopg.Error as exc:
         reason = " ".join(str(exc).split())
         password = urlsplit(url).password
@@ -92,12 +96,17 @@ def init_team(url: str) -> str:
                 for statement in security_statements(str(database), str(schema)):
                     conn.execute(statement)
                 if _privileges(conn)[1]:  # the catalogs' side channels: a superuser's alone to close
-                    for statement in side_channel_statements():
-                        conn.execute(statement)
+                    for closing in side_channel_statements():
+                        conn.execute(closing)
         except psycopg.errors.InsufficientPrivilege as exc:
             raise UsageError(
                 f"{redacted(url)}: `qaeval team init` must run as the owner of the store's tables (or a superuser): "
                 f"{' '.join(str(exc).split())}; nothing was changed"
+            ) from None
+        except psycopg.errors.LockNotAvailable:
+            raise UsageError(
+                f"{redacted(url)}: `qaeval team init` waited {LOCK_TIMEOUT_S} s for a table another session holds "
+                "(a login with a transaction open); nothing was changed; run it again"
             ) from None
     return str(schema)
 

@@ -1,8 +1,8 @@
 """The production-miss inbox, its one decision per entry, and adjudications, on PostgreSQL.
 
-Inbox writers queue on the inbox's writer lock (curators' and the owner's), held to their commit, as SQLite's writers queue on its
-write lock: an import sees every miss stored before it, and the first decision on an entry is
-the one that counts.
+Inbox writers queue on the inbox's writer lock (curators' and the owner's), held to their commit,
+as SQLite's writers queue on its write lock: an import sees every miss stored before it, and the
+first decision on an entry is the one that counts.
 """
 
 from __future__ import annotations

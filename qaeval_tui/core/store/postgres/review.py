@@ -36,7 +36,11 @@ class PgReviewTables(PgRunTables):
         return self._insert_all("review_items", rows, "ON CONFLICT DO NOTHING")
 
     def review_items(self) -> list[ReviewItemRecord]:
-        columns = "item_id, '', '', output_hash, ''" if self.team_reviewer else "item_id, case_id, case_hash, output_hash, run_id"
+        columns = (
+            "item_id, '', '', output_hash, ''"
+            if self.team_reviewer
+            else "item_id, case_id, case_hash, output_hash, run_id"
+        )
         rows = self._q(f"SELECT {columns} FROM review_items ORDER BY item_id")
         return [ReviewItemRecord(*row) for row in rows]
 
