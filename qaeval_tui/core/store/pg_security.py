@@ -526,7 +526,7 @@ LARGE_OBJECT_FUNCTIONS = (
 )
 
 
-def side_channel_statements() -> list[sql.Composable]:
+def side_channel_statements() -> list[sql.SQL | sql.Composed]:
     """What else tells a login how many rows the store holds, or lets it store what no table checks,
     closed in this database only (its catalogs are its own): only a superuser may run these.
 
