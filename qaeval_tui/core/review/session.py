@@ -171,12 +171,15 @@ class ReviewSession:
             return None
         if not locked and score_problems(self.rubric, {name: scores[name] for name in blind_axes}, require_all=False):
             return None
+        if not locked:
+            if self.store.review_item(item_id) is None:
+                raise UsageError(f"no review item {item_id!r} in {self.store.path}")
+            self.store.record_gold_shown(item_id, self.reviewer, {name: scores[name] for name in blind_axes})
+        # Read after the lock is recorded: a team store gives a reviewer the gold fields only then.
         item = self.store.review_item(item_id)
         case = None if item is None else item.case
         if case is None:
             raise UsageError(f"no review item {item_id!r} in {self.store.path}")
-        if not locked:
-            self.store.record_gold_shown(item_id, self.reviewer, {name: scores[name] for name in blind_axes})
         if case.get("expected_behavior") == "abstain":
             return ABSTAIN_GOLD
         return str(case.get("gold_answer") or "")

@@ -175,7 +175,7 @@ PG_8 = (
            IF EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members m JOIN pg_catalog.pg_roles g ON g.oid = m.roleid
                       JOIN pg_catalog.pg_roles u ON u.oid = m.member
                       WHERE g.rolname = '{CURATOR_GROUP}' AND u.rolname = session_user) THEN
-             allowed := allowed || 'inbox';
+             allowed := pg_catalog.array_append(allowed, 'inbox');
            END IF;
            IF EXISTS (SELECT 1 FROM pg_catalog.unnest(names) n WHERE n <> ALL (allowed)) THEN
              RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',

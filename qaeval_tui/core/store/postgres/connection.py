@@ -82,7 +82,7 @@ class PgConnection:
         self.url = url
         self.path = redacted(url)
         self._own_commits = 0
-        self._team_reviewer: bool | None = None
+        self._groups: tuple[bool, bool] | None = None
 
     # -- opening and closing ------------------------------------------------------------------
 
@@ -189,27 +189,40 @@ class PgConnection:
 
     @property
     def team_reviewer(self) -> bool:
-        """The session's login is in the team's reviewer group: the database redacts what it reads of a
-        case and hides the run and the readable case id, so the reads take the paths it allows."""
-        if self._team_reviewer is None:
+        """The session's login is in the team's reviewer group: the database withholds its own items' case
+        and output but through `qaeval_review_item`, which the item reads then take."""
+        return self._team_groups()[0]
+
+    @property
+    def reviewer_columns_only(self) -> bool:
+        """The session's login is a reviewer and not a curator: it may not read the columns naming an item's
+        case or run (a label's `case_id`, a review item's case, hash and run), so its reads leave them ''."""
+        reviewer, curator = self._team_groups()
+        return reviewer and not curator
+
+    def _team_groups(self) -> tuple[bool, bool]:
+        """Whether the session's login is in the reviewer group, and in the curator group (asked once)."""
+        if self._groups is None:
             row = self._q(
-                """SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members m
-                                  JOIN pg_catalog.pg_roles g ON g.oid = m.roleid
-                                  JOIN pg_catalog.pg_roles u ON u.oid = m.member
-                                  WHERE u.rolname = session_user AND g.rolname = 'qaeval_reviewer')"""
+                """SELECT coalesce(bool_or(g.rolname = 'qaeval_reviewer'), false),
+                          coalesce(bool_or(g.rolname = 'qaeval_curator'), false)
+                   FROM pg_catalog.pg_auth_members m
+                   JOIN pg_catalog.pg_roles g ON g.oid = m.roleid
+                   JOIN pg_catalog.pg_roles u ON u.oid = m.member
+                   WHERE u.rolname = session_user"""
             ).fetchone()
-            self._team_reviewer = bool(row and row[0])
-        return self._team_reviewer
+            self._groups = (bool(row[0]), bool(row[1])) if row else (False, False)
+        return self._groups
 
     @contextmanager
     def exclusive(self, name: str) -> Iterator[None]:
         """One process at a time, across transactions (two reviewers preparing one fresh store): a
         session-level advisory lock named `name`, released at the end (or when the connection drops).
 
-        A team reviewer's login takes none: it may not run the system nor build queues, so nothing it
+        A team reviewer's login (not a curator's too) takes none: it may not run the system nor build queues, so nothing it
         prepares needs one process at a time, and waiting on a key any login can hold would let another
         reviewer stall its start."""
-        if self.team_reviewer:
+        if self.reviewer_columns_only:
             yield
             return
         self._q("SELECT pg_advisory_lock(hashtext(%s))", (f"qaeval:{name}",))

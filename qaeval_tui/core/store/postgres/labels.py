@@ -37,7 +37,7 @@ class PgLabelTables(PgReviewTables):
 
     @property
     def _label_columns(self) -> str:
-        return _REDACTED_COLUMNS if self.team_reviewer else codec.LABEL_COLUMNS
+        return _REDACTED_COLUMNS if self.reviewer_columns_only else codec.LABEL_COLUMNS
 
     def _scores(self, texts: Iterable[str]) -> dict[str, dict[str, int | None]]:
         parsed, bad = codec.bad_scores_text(texts)

@@ -38,7 +38,7 @@ class PgReviewTables(PgRunTables):
     def review_items(self) -> list[ReviewItemRecord]:
         columns = (
             "item_id, '', '', output_hash, ''"
-            if self.team_reviewer
+            if self.reviewer_columns_only
             else "item_id, case_id, case_hash, output_hash, run_id"
         )
         rows = self._q(f"SELECT {columns} FROM review_items ORDER BY item_id")
