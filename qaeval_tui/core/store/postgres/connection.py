@@ -219,9 +219,9 @@ class PgConnection:
         """One process at a time, across transactions (two reviewers preparing one fresh store): a
         session-level advisory lock named `name`, released at the end (or when the connection drops).
 
-        A team reviewer's login (not a curator's too) takes none: it may not run the system nor build queues, so nothing it
-        prepares needs one process at a time, and waiting on a key any login can hold would let another
-        reviewer stall its start."""
+        A team reviewer's login (not a curator's too) takes none: it may not run the system nor build
+        queues, so nothing it prepares needs one process at a time, and waiting on a key any login can
+        hold would let another reviewer stall its start."""
         if self.reviewer_columns_only:
             yield
             return
