@@ -131,7 +131,6 @@ _SUBMITTED = "{fn}(item_id)"  # the session's login has submitted a label for th
 # is read only once the reveal is committed, so every later revision of theirs must say it is not blind.
 # A function, as `qaeval_submitted`: a sublink in the policy on `labels` would recurse through `review_items`.
 _REVEALED = "{revealed_fn}(item_id)"
-_WITHHELD = "{withheld_fn}(item_id)"  # an item of the session's own queue, its reveal not on record
 REVIEWER_SEES: dict[str, str] = {
     "runs": "false",
     "review_items": (
@@ -148,14 +147,17 @@ REVIEWER_SEES: dict[str, str] = {
 }
 """The rows of each table a reviewer's login reads (a SQL condition on the row, `{this}`)."""
 
+_WITHHELD_ITEM = "item_id = ANY ((SELECT {withheld_items_fn}())::text[])"  # once per query (an InitPlan), not per row
 CURATOR_SEES: dict[str, str] = {
-    # Functions, not sublinks: this very policy hides those review items from the login's own reads.
-    "cases": "NOT {case_withheld_fn}(case_hash)",
-    "run_outputs": "NOT {output_withheld_fn}(run_id, case_id)",
-    "review_items": f"NOT {_WITHHELD}",
-    "judge_verdicts": f"NOT {_WITHHELD}",
-    "labels": f"reviewer = session_user OR NOT {_WITHHELD}",
-    "adjudications": f"NOT {_WITHHELD}",
+    # Functions, not sublinks on the tables: this very policy hides those review items from the login's reads.
+    "cases": "NOT case_hash = ANY ((SELECT {withheld_cases_fn}())::text[])",
+    "run_outputs": (
+        "NOT pg_catalog.json_build_array(run_id, case_id)::text = ANY ((SELECT {withheld_outputs_fn}())::text[])"
+    ),
+    "review_items": f"NOT {_WITHHELD_ITEM}",
+    "judge_verdicts": f"NOT {_WITHHELD_ITEM}",
+    "labels": f"reviewer = session_user OR NOT {_WITHHELD_ITEM}",
+    "adjudications": f"NOT {_WITHHELD_ITEM}",
 }
 """A curator reads every row but those of items in their own review queue (a login holding both roles)
 whose reveal is not on record: for those they are a reviewer like any other. A restrictive policy, so
@@ -190,9 +192,9 @@ _FUNCTIONS = (
     "qaeval_revealed",
     "qaeval_gold_locked",
     "qaeval_own_item",
-    "qaeval_withheld",
-    "qaeval_case_withheld",
-    "qaeval_output_withheld",
+    "qaeval_withheld_items",
+    "qaeval_withheld_cases",
+    "qaeval_withheld_outputs",
 )
 
 
@@ -202,10 +204,9 @@ def _format(template: str, schema: str, table: str) -> sql.Composed:
     names["this"] = sql.Identifier(schema, table)
     names["fn"] = sql.Identifier(schema, "qaeval_submitted")
     names["revealed_fn"] = sql.Identifier(schema, "qaeval_revealed")
-    names["withheld_fn"] = sql.Identifier(schema, "qaeval_withheld")
     names["own_fn"] = sql.Identifier(schema, "qaeval_own_item")
-    names["case_withheld_fn"] = sql.Identifier(schema, "qaeval_case_withheld")
-    names["output_withheld_fn"] = sql.Identifier(schema, "qaeval_output_withheld")
+    for name in ("items", "cases", "outputs"):
+        names[f"withheld_{name}_fn"] = sql.Identifier(schema, f"qaeval_withheld_{name}")
     return sql.SQL(template).format(**names)
 
 
@@ -284,30 +285,37 @@ def _functions(schema: str) -> list[sql.Composed]:
             assignments=tables["assignments"],
             labels=tables["labels"],
         ),
+        # The session's own items (queued to it or labelled by it) whose reveal is not on record, and their
+        # cases and outputs: what a curator who is also a reviewer may not read yet.
         *_definer(
-            fn["qaeval_withheld"],
-            "p_item_id text",
-            "boolean",
-            "SELECT {own}(p_item_id) AND NOT {revealed}(p_item_id)",
-            own=fn["qaeval_own_item"],
+            fn["qaeval_withheld_items"],
+            "",
+            "text[]",
+            "SELECT coalesce(pg_catalog.array_agg(own.item_id), '{{}}') FROM "
+            "(SELECT a.item_id FROM {assignments} a WHERE a.reviewer = session_user "
+            "UNION SELECT l.item_id FROM {labels} l WHERE l.reviewer = session_user) own "
+            "WHERE NOT {revealed}(own.item_id)",
+            assignments=tables["assignments"],
+            labels=tables["labels"],
             revealed=fn["qaeval_revealed"],
         ),
         *_definer(
-            fn["qaeval_case_withheld"],
-            "p_case_hash text",
-            "boolean",
-            "SELECT EXISTS (SELECT 1 FROM {review_items} r WHERE r.case_hash = p_case_hash AND {withheld}(r.item_id))",
+            fn["qaeval_withheld_cases"],
+            "",
+            "text[]",
+            "SELECT coalesce(pg_catalog.array_agg(DISTINCT r.case_hash), '{{}}') FROM {review_items} r "
+            "WHERE r.item_id = ANY ({items}())",
             review_items=tables["review_items"],
-            withheld=fn["qaeval_withheld"],
+            items=fn["qaeval_withheld_items"],
         ),
         *_definer(
-            fn["qaeval_output_withheld"],
-            "p_run_id text, p_case_id text",
-            "boolean",
-            "SELECT EXISTS (SELECT 1 FROM {review_items} r WHERE r.run_id = p_run_id AND r.case_id = p_case_id "
-            "AND {withheld}(r.item_id))",
+            fn["qaeval_withheld_outputs"],
+            "",
+            "text[]",
+            "SELECT coalesce(pg_catalog.array_agg(DISTINCT pg_catalog.json_build_array(r.run_id, r.case_id)::text), "
+            "'{{}}') FROM {review_items} r WHERE r.item_id = ANY ({items}())",
             review_items=tables["review_items"],
-            withheld=fn["qaeval_withheld"],
+            items=fn["qaeval_withheld_items"],
         ),
         # The review app's read of one item for a person in a group: the case redacted to what the review
         # screen shows before a submit (the question and sources, the opaque item id as its id), with the gold
@@ -435,8 +443,10 @@ def _table_statements(table: str, schema: str) -> list[sql.Composed]:
     statements.append(sql.SQL("GRANT SELECT ON {} TO {}").format(this, curator))
     statements += _policy(table, "qaeval_curator_reads", "SELECT", curator, "true", None, schema)
     if table in CURATOR_SEES:
+        # A curator who is no reviewer has no items of their own: asked first, it spares the lookups per row.
+        withheld = f"NOT pg_catalog.pg_has_role(session_user, '{REVIEWER_GROUP}', 'MEMBER') OR ({CURATOR_SEES[table]})"
         statements += _policy(
-            table, "qaeval_curator_withheld", "SELECT", curator, CURATOR_SEES[table], None, schema, restrictive=True
+            table, "qaeval_curator_withheld", "SELECT", curator, withheld, None, schema, restrictive=True
         )
     if table in CURATOR_WRITES:
         statements.append(sql.SQL("GRANT INSERT ON {} TO {}").format(this, curator))
