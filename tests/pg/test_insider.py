@@ -145,6 +145,20 @@ def test_a_reviewer_and_curator_never_rules_on_its_own_items(dual: tuple[TeamSto
         ]
 
 
+def test_a_reviewer_and_curator_cannot_change_its_own_queue(dual: tuple[TeamStore, str, str]) -> None:
+    """Dropping i1 from its queue would open i1's judge; re-adding it afterwards would label it as if blind."""
+    store, dana_url, dana = dual
+    with as_login(dana_url) as conn:
+        conn.execute("DELETE FROM assignments WHERE item_id = 'i1'")  # ben's row goes; its own stays
+        assert hidden_rows(conn, "i1") == [0, 0, 0]
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+            conn.execute("INSERT INTO assignments VALUES (%s, 'i3', 9, 7, 't')", (dana,))
+        conn.execute("INSERT INTO assignments VALUES ('zed', 'i3', 9, 7, 't')")  # another person's queue: yes
+    with store.owner() as owner:
+        rows = owner.execute("SELECT reviewer, item_id FROM assignments WHERE item_id IN ('i1', 'i3')").fetchall()
+    assert sorted(rows) == sorted([(dana, "i1"), (store.name("ben"), "i3"), ("zed", "i3")])
+
+
 # -- 3. the case record before the gold lock --------------------------------------------------------------
 
 

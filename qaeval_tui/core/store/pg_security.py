@@ -180,6 +180,9 @@ marked revealed once they revealed the verdict or were exposed to it)."""
 CURATOR_INSERTS: dict[str, str] = {
     # A curator never rules on an item they labelled or have queued (DESIGN §4).
     "adjudications": "NOT {own_fn}(item_id)",
+    # Nor changes their own queue: dropping an item from it would open the item's hidden rows, and adding one
+    # they curated would have them label it as if blind. Another curator or the owner does.
+    "assignments": "reviewer <> session_user",
 }
 """What a curator's login may add beyond any row of a table it writes (CURATOR_WRITES)."""
 
@@ -458,7 +461,8 @@ def _table_statements(table: str, schema: str) -> list[sql.Composed]:
     ):
         if table in tables:
             statements.append(sql.SQL("GRANT {} ON {} TO {}").format(sql.SQL(verb), this, curator))
-            statements += _policy(table, name, verb, curator, "true", "true" if verb == "UPDATE" else None, schema)
+            using = "reviewer <> session_user" if table == "assignments" else "true"  # as CURATOR_INSERTS says
+            statements += _policy(table, name, verb, curator, using, "true" if verb == "UPDATE" else None, schema)
     if table in REVIEWER_READS:
         statements.append(sql.SQL("GRANT SELECT ON {} TO {}").format(this, reviewer))
     if table in REVIEWER_COLUMNS:
