@@ -93,6 +93,25 @@ def test_a_reveal_in_a_savepoint_opens_nothing_until_its_transaction_commits(
         insert_label(conn, HONEST)
 
 
+def test_a_reveal_recorded_before_the_store_kept_its_transaction_is_on_record(
+    seeded: tuple[TeamStore, str, str],
+) -> None:
+    """A store upgraded to this schema holds reveals with no transaction noted: committed long ago."""
+    store, ana_url, ana = seeded
+    with as_login(ana_url) as conn:
+        insert_label(conn, label_row("i1", ana))
+    with store.owner() as owner:
+        owner.execute("ALTER TABLE reveals DISABLE TRIGGER reveals_recorded_in")
+        owner.execute("INSERT INTO reveals VALUES ('i1', %s, '2026-12-01T10:00:00Z')", (ana,))
+        owner.execute("ALTER TABLE reveals ENABLE TRIGGER reveals_recorded_in")
+        assert owner.execute("SELECT recorded_in FROM reveals").fetchall() == [(None,)]
+    with as_login(ana_url) as conn:
+        assert hidden_rows(conn) == [1, 1, 1]  # a read-only session
+        with conn.transaction():
+            insert_label(conn, HONEST)  # a session that has written in this transaction
+            assert hidden_rows(conn) == [1, 1, 1]
+
+
 # -- 2. a login holding both roles is a reviewer for its own items ---------------------------------------
 
 

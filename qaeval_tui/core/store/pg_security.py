@@ -253,7 +253,8 @@ def _functions(schema: str) -> list[sql.Composed]:
     groups = sql.SQL(", ").join(map(sql.Identifier, GROUPS.values()))
     # A reveal or gold lock counts once the transaction that wrote it has committed: not one still in progress
     # in this very session (rolled back, or a savepoint released, it would leave nothing on record).
-    durable = "recorded_in IS DISTINCT FROM pg_catalog.pg_current_xact_id_if_assigned()"
+    # A row from before the column (NULL) was committed long ago; a session with no transaction id wrote nothing.
+    durable = "coalesce(recorded_in <> pg_catalog.pg_current_xact_id_if_assigned(), true)"
     statements = [
         *_definer(
             fn["qaeval_submitted"],
@@ -268,7 +269,7 @@ def _functions(schema: str) -> list[sql.Composed]:
             "p_item_id text",
             "boolean",
             f"SELECT EXISTS (SELECT 1 FROM {{reveals}} v WHERE v.item_id = p_item_id "
-            f"AND v.reviewer = session_user AND v.{durable})",
+            f"AND v.reviewer = session_user AND {durable})",
             reveals=tables["reveals"],
         ),
         *_definer(
@@ -276,7 +277,7 @@ def _functions(schema: str) -> list[sql.Composed]:
             "p_item_id text",
             "boolean",
             f"SELECT EXISTS (SELECT 1 FROM {{gold_shown}} g WHERE g.item_id = p_item_id "
-            f"AND g.reviewer = session_user AND g.{durable})",
+            f"AND g.reviewer = session_user AND {durable})",
             gold_shown=tables["gold_shown"],
         ),
         *_definer(
