@@ -21,5 +21,3 @@ MAX_SCORES_BYTES = 8_192
 """Largest scores document, in bytes."""
 MAX_SCORE_MAGNITUDE = 9_999
 """A stored score is a whole number within +-this (every rubric scale fits), or null."""
-TIMESTAMP_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}"
-"""How a stored timestamp begins: ISO 8601 date and time (what `utc_now` writes, and label files carry)."""

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import QaevalError, UsageError
+from qaeval_tui.core.limits import MAX_NOTE_CHARS
 from qaeval_tui.core.review.ledger import QueueLedger
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.queue import AssignmentReport, assign, build_review_items
@@ -210,6 +211,8 @@ class ReviewSession:
     ) -> Label:
         if not math.isfinite(seconds) or seconds < 0:
             raise InvalidScoresError(f"seconds_spent must be a non-negative number, got {seconds!r}")
+        if len(note) > MAX_NOTE_CHARS:
+            raise InvalidScoresError(f"note: {len(note)} characters; a note holds at most {MAX_NOTE_CHARS}")
         item = self.store.review_item(item_id)
         if item is None:
             raise UsageError(f"no review item {item_id!r} in {self.store.path}")

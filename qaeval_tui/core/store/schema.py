@@ -28,8 +28,8 @@ from qaeval_tui.core.limits import (
     MAX_NAME_CHARS,
     MAX_NOTE_CHARS,
     MAX_REVISION,
+    MAX_SCORE_MAGNITUDE,
     MAX_SCORES_BYTES,
-    TIMESTAMP_PATTERN,
 )
 
 CURATOR_GROUP = "qaeval_curator"  # pg_security's group of curators (a server role `team init` makes)
@@ -146,8 +146,11 @@ PG_6 = (
 # - Label writers queue on a row of `writer_locks` per login (row locks only `qaeval_hold` takes):
 #   a login can lock only its own row, never stall another's writes, as any login can with an advisory lock.
 # - What the tools read back is what the database accepts: scores an object of whole numbers or
-#   null, bounded notes and names. NOT VALID: a store holding an older bad row still upgrades (its
+#   null, bounded notes and names (as `Label` bounds them; a person's login writes no time of its own:
+#   pg_security's trigger dates its rows). NOT VALID: a store holding an older bad row still upgrades (its
 #   readers name that row); every new row is checked.
+# The bound is all nines: a whole number of at most its digits, as JSON writes it (no fraction, exponent or sign +).
+_WHOLE_SCORE = f"^-?(0|[1-9][0-9]{{0,{len(str(MAX_SCORE_MAGNITUDE)) - 1}}})$"
 PG_8 = (
     "ALTER TABLE reveals ADD COLUMN recorded_in xid8",
     "ALTER TABLE gold_shown ADD COLUMN recorded_in xid8",
@@ -189,7 +192,7 @@ PG_8 = (
        END $$""",
     "REVOKE ALL ON FUNCTION qaeval_hold(text[]) FROM PUBLIC",
     # A scores document: a JSON object of at most 64 axes, each named in 1-100 characters, each value
-    # a whole number within +-9999 (every rubric scale fits) or null; no repeated axis.
+    # a whole number within +-MAX_SCORE_MAGNITUDE (every rubric scale fits) or null; no repeated axis.
     f"""CREATE FUNCTION qaeval_scores_ok(doc text) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$
        DECLARE
          parsed json;
@@ -199,7 +202,7 @@ PG_8 = (
          IF pg_catalog.json_typeof(parsed) <> 'object' THEN RETURN false; END IF;
          RETURN (SELECT count(*) <= {MAX_AXES} AND count(*) = count(DISTINCT e.key)
                         AND coalesce(bool_and(pg_catalog.char_length(e.key) BETWEEN 1 AND {MAX_AXIS_NAME_CHARS}
-                            AND (e.value::text = 'null' OR e.value::text ~ '^-?(0|[1-9][0-9]{{0,3}})$')), true)
+                            AND (e.value::text = 'null' OR e.value::text ~ '{_WHOLE_SCORE}')), true)
                  FROM pg_catalog.json_each(parsed) e);
        EXCEPTION WHEN others THEN RETURN false;
        END $$""",
@@ -209,13 +212,9 @@ PG_8 = (
         ADD CONSTRAINT labels_names_size CHECK (char_length(item_id) <= {MAX_NAME_CHARS}
             AND char_length(case_id) <= {MAX_NAME_CHARS} AND char_length(rubric_version) <= {MAX_NAME_CHARS}
             AND char_length(origin) <= {MAX_NAME_CHARS}
-            AND char_length(coalesce(not_blind_reason, '')) <= {MAX_NOTE_CHARS}) NOT VALID,
-        ADD CONSTRAINT labels_created_at_shape CHECK (created_at ~ '{TIMESTAMP_PATTERN}') NOT VALID""",
-    f"""ALTER TABLE gold_shown
-        ADD CONSTRAINT gold_shown_scores_shape CHECK (qaeval_scores_ok(blind_scores_json)) NOT VALID,
-        ADD CONSTRAINT gold_shown_shown_at_shape CHECK (shown_at ~ '{TIMESTAMP_PATTERN}') NOT VALID""",
-    f"""ALTER TABLE reveals ADD CONSTRAINT reveals_revealed_at_shape
-        CHECK (revealed_at ~ '{TIMESTAMP_PATTERN}') NOT VALID""",
+            AND char_length(coalesce(not_blind_reason, '')) <= {MAX_NOTE_CHARS}) NOT VALID""",
+    """ALTER TABLE gold_shown
+        ADD CONSTRAINT gold_shown_scores_shape CHECK (qaeval_scores_ok(blind_scores_json)) NOT VALID""",
 )
 
 STEPS: tuple[Migration, ...] = (
