@@ -216,6 +216,21 @@ def test_a_reviewer_reads_the_case_redacted_until_the_gold_lock_then_whole_after
         assert conn.execute("SELECT count(*) FROM qaeval_review_item('i3')").fetchone() == (0,)
 
 
+def test_a_case_the_redacting_read_cannot_parse_is_a_located_error_for_the_reviewer(
+    seeded: tuple[TeamStore, str, str],
+) -> None:
+    from qaeval_tui.core.store.postgres.store import PgStore
+    from qaeval_tui.core.store.rows import CorruptRowError
+
+    store, ana_url, _ = seeded
+    with store.owner() as owner:
+        owner.execute("UPDATE cases SET case_json = 'not json' WHERE case_hash = 'h1'")  # a hand edit
+    with PgStore.open(ana_url) as ana_store:
+        with pytest.raises(CorruptRowError, match="cases row of item i1: case_json: not JSON"):
+            ana_store.review_item("i1")
+        assert ana_store.review_item("i2") is not None  # the others still read
+
+
 def test_a_reviewer_reads_no_case_id_of_a_label_and_the_database_fills_it_in(
     seeded: tuple[TeamStore, str, str],
 ) -> None:

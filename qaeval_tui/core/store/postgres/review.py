@@ -10,11 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import psycopg
+
 from qaeval_tui.core.store import codec
 from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.postgres.runs import PgRunTables
 from qaeval_tui.core.store.rows import (
     Assignment,
+    CorruptRowError,
     Exposure,
     QueueEntry,
     ReviewItemContent,
@@ -55,7 +58,10 @@ class PgReviewTables(PgRunTables):
                     LEFT JOIN run_outputs o ON o.run_id = r.run_id AND o.case_id = r.case_id
                     WHERE r.item_id = %s"""
         )
-        row = self._q(query, (item_id,)).fetchone()
+        try:
+            row = self._q(query, (item_id,)).fetchone()
+        except psycopg.errors.DataError:  # the redacting read parses the case on the server: one that is not JSON
+            raise CorruptRowError(self.path, "cases", f"of item {item_id}", "case_json", "not JSON") from None
         if row is None:
             return None
         return ReviewItemContent(
