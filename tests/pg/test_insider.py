@@ -93,6 +93,25 @@ def test_a_reveal_in_a_savepoint_opens_nothing_until_its_transaction_commits(
         insert_label(conn, HONEST)
 
 
+@pytest.mark.parametrize("isolation", ["REPEATABLE READ", "SERIALIZABLE"])
+def test_a_transaction_older_than_a_committed_reveal_cannot_label_blind_after_it(
+    seeded: tuple[TeamStore, str, str], isolation: str
+) -> None:
+    """A second session's snapshot, taken before the reveal committed, would not see it: its write fails."""
+    _, ana_url, ana = seeded
+    with as_login(ana_url) as conn, as_login(ana_url) as older:
+        insert_label(conn, label_row("i1", ana))
+        older.execute(f"BEGIN ISOLATION LEVEL {isolation}")
+        older.execute("SELECT count(*) FROM labels")  # its snapshot: no reveal yet
+        conn.execute(REVEAL)
+        assert hidden_rows(conn) == [1, 1, 1]  # on record: the judge is read
+        with pytest.raises(psycopg.errors.SerializationFailure):
+            insert_label(older, label_row("i1", ana, revision=2))  # revealed = 0, after the peek
+        older.execute("ROLLBACK")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+            insert_label(older, label_row("i1", ana, revision=2))  # a fresh snapshot sees the reveal
+
+
 def test_a_reveal_recorded_before_the_store_kept_its_transaction_is_on_record(
     seeded: tuple[TeamStore, str, str],
 ) -> None:

@@ -250,6 +250,7 @@ def _functions(schema: str) -> list[sql.Composed]:
     tables = {name: sql.Identifier(schema, name) for name in TABLES}
     trigger_fn = sql.Identifier(schema, "qaeval_as_session_user")
     server_fn = sql.Identifier(schema, "qaeval_server_assigned")
+    serial_fn = sql.Identifier(schema, "qaeval_serialized")
     groups = sql.SQL(", ").join(map(sql.Identifier, GROUPS.values()))
     # A reveal or gold lock counts once the transaction that wrote it has committed: not one still in progress
     # in this very session (rolled back, or a savepoint released, it would leave nothing on record).
@@ -391,6 +392,21 @@ def _functions(schema: str) -> list[sql.Composed]:
                END $$"""
         ).format(fn=server_fn, review_items=tables["review_items"]),
         sql.SQL("REVOKE ALL ON FUNCTION {}() FROM PUBLIC").format(server_fn),
+        # A person's label or reveal updates their writer row: a transaction whose snapshot predates a reveal
+        # they committed since (REPEATABLE READ, SERIALIZABLE) fails to write instead of labelling "blind"
+        # after it; one that waited for it saw it only if it wrote nothing before (then its label came first).
+        sql.SQL(
+            f"""CREATE OR REPLACE FUNCTION {{fn}}() RETURNS trigger
+               LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+               AS $$ BEGIN
+                 IF NOT {_EXEMPT} THEN
+                   INSERT INTO {{writer_locks}} (name) VALUES ('labels:' || session_user) ON CONFLICT DO NOTHING;
+                   UPDATE {{writer_locks}} SET changes = changes + 1 WHERE name = 'labels:' || session_user;
+                 END IF;
+                 RETURN NEW;
+               END $$"""
+        ).format(fn=serial_fn, writer_locks=tables["writer_locks"]),
+        sql.SQL("REVOKE ALL ON FUNCTION {}() FROM PUBLIC").format(serial_fn),
         # Writer locks: a login may hold only its own (the function says which), never LOCK the table.
         sql.SQL("ALTER FUNCTION {}(text[]) SECURITY DEFINER SET search_path = pg_catalog, {}, pg_temp").format(
             sql.Identifier(schema, "qaeval_hold"), sql.Identifier(schema)
@@ -486,6 +502,12 @@ def _table_statements(table: str, schema: str) -> list[sql.Composed]:
                 "CREATE OR REPLACE TRIGGER qaeval_written_as_session_user BEFORE INSERT ON {} "
                 "FOR EACH ROW EXECUTE FUNCTION {}({})"
             ).format(this, sql.Identifier(schema, "qaeval_as_session_user"), sql.Literal(PERSON_COLUMN[table]))
+        )
+    if table in ("labels", "reveals"):
+        statements.append(
+            sql.SQL(
+                "CREATE OR REPLACE TRIGGER qaeval_serialized BEFORE INSERT ON {} FOR EACH ROW EXECUTE FUNCTION {}()"
+            ).format(this, sql.Identifier(schema, "qaeval_serialized"))
         )
     if table in SERVER_TIME:
         statements.append(

@@ -161,7 +161,9 @@ PG_8 = (
             FOR EACH ROW EXECUTE FUNCTION qaeval_recorded_in()"""
         for table in ("reveals", "gold_shown")
     ),
-    "CREATE TABLE writer_locks (name TEXT PRIMARY KEY)",
+    # `changes` counts a person's label and reveal writes (pg_security's trigger): two transactions of one login
+    # that both write conflict on the row, so one started before a reveal committed cannot label blind after it.
+    "CREATE TABLE writer_locks (name TEXT PRIMARY KEY, changes BIGINT NOT NULL DEFAULT 0)",
     # Which rows a session may lock: any for the tables' owner or a superuser (an import writes many
     # people's labels), else its own `labels:LOGIN` row, and a curator's the inbox's. `team init` makes
     # it SECURITY DEFINER, so no login needs a right on `writer_locks` itself (nor may LOCK TABLE it).
