@@ -250,6 +250,23 @@ def test_a_case_the_redacting_read_cannot_parse_is_a_located_error_for_the_revie
         assert ana_store.review_item("i2") is not None  # the others still read
 
 
+def test_the_blind_scores_a_gold_lock_holds_cannot_change_afterwards(seeded: tuple[TeamStore, str, str]) -> None:
+    store, ana_url, ana = seeded
+    with as_login(ana_url) as conn:
+        conn.execute(
+            "INSERT INTO gold_shown (item_id, reviewer, blind_scores_json, shown_at) "
+            """VALUES ('i2', 'x', '{"faithfulness": 1, "citation_correctness": null}', 'x')"""
+        )
+        for changed in ('{"faithfulness": 2, "citation_correctness": null}', '{"faithfulness": 1}'):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+                insert_label(conn, (*label_row("i2", ana)[:4], changed, *label_row("i2", ana)[5:]))
+        kept = '{"faithfulness": 1, "citation_correctness": null, "answer_correctness": 0}'
+        insert_label(conn, (*label_row("i2", ana)[:4], kept, *label_row("i2", ana)[5:]))
+        insert_label(conn, label_row("i2", ana, skipped=1, revision=2))  # a skip carries no scores
+    with store.owner() as owner:
+        assert owner.execute("SELECT count(*) FROM labels WHERE reviewer = %s", (ana,)).fetchone() == (2,)
+
+
 def test_a_reviewer_reads_no_case_id_of_a_label_and_the_database_fills_it_in(
     seeded: tuple[TeamStore, str, str],
 ) -> None:

@@ -169,7 +169,14 @@ REVIEWER_INSERTS: dict[str, str] = {
         # A revision after the reveal or an exposure is not blind, and must say so (statistics trust `revealed`).
         "AND (revealed = 1 OR NOT EXISTS (SELECT 1 FROM {reveals} v WHERE v.item_id = {this}.item_id "
         "AND v.reviewer = session_user) AND NOT EXISTS (SELECT 1 FROM {exposures} e "
-        "WHERE e.item_id = {this}.item_id AND e.person = session_user))"
+        "WHERE e.item_id = {this}.item_id AND e.person = session_user)) "
+        # Once the gold answer was shown, the blind axes it locked keep their scores (DESIGN §4). A document the
+        # table's CHECK refuses is left to it (CASE: nothing parses it first).
+        "AND CASE WHEN skipped = 1 OR NOT {scores_ok_fn}(scores_json) THEN true ELSE NOT EXISTS ("
+        "SELECT 1 FROM {gold_shown} g CROSS JOIN LATERAL pg_catalog.json_each(CASE WHEN {scores_ok_fn}("
+        "g.blind_scores_json) THEN g.blind_scores_json::json ELSE '{{}}'::json END) b "
+        "WHERE g.item_id = {this}.item_id AND g.reviewer = session_user "
+        "AND (({this}.scores_json::json) -> b.key)::text IS DISTINCT FROM b.value::text) END"
     ),
     "reveals": f"reviewer = session_user AND {_SUBMITTED}",
     "gold_shown": "reviewer = session_user AND {own_fn}(item_id)",
@@ -208,6 +215,7 @@ def _format(template: str, schema: str, table: str) -> sql.Composed:
     names["fn"] = sql.Identifier(schema, "qaeval_submitted")
     names["revealed_fn"] = sql.Identifier(schema, "qaeval_revealed")
     names["own_fn"] = sql.Identifier(schema, "qaeval_own_item")
+    names["scores_ok_fn"] = sql.Identifier(schema, "qaeval_scores_ok")
     for name in ("items", "cases", "outputs"):
         names[f"withheld_{name}_fn"] = sql.Identifier(schema, f"qaeval_withheld_{name}")
     return sql.SQL(template).format(**names)
