@@ -441,6 +441,8 @@ def test_a_wait_for_a_lock_ends_with_an_error_saying_what_it_waited_for(
         "SELECT pg_stat_get_tuples_inserted('adjudications'::regclass)",
         "SELECT pg_relation_size('labels')",
         "SELECT pg_total_relation_size('adjudications')",
+        "SELECT count(*) FROM pg_locks WHERE relation = 'labels'::regclass",
+        "SELECT usename, xact_start FROM pg_stat_activity",
         "SELECT lo_create(0)",
         "SELECT lo_from_bytea(0, 'x')",
     ],

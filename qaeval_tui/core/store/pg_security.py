@@ -562,6 +562,9 @@ SIZE_FUNCTIONS = (
     "pg_table_size(regclass)",
     "pg_indexes_size(regclass)",
 )
+ACTIVITY = ("pg_locks", "pg_stat_activity")
+"""Views showing other sessions at work (which tables they write, since when): closed with their functions."""
+ACTIVITY_FUNCTIONS = ("pg_lock_status()", "pg_stat_get_activity(integer)")
 LARGE_OBJECT_FUNCTIONS = (
     "lo_create(oid)",
     "lo_creat(integer)",
@@ -579,6 +582,7 @@ def side_channel_statements() -> list[sql.SQL | sql.Composed]:
       `relallvisible`), which count rows row security hides.
     - The statistics views and functions per table and index (`pg_stat_*`, `pg_statio_*`: live and
       inserted rows), and the size functions (a table's size grows with its rows).
+    - Other sessions at work: `pg_locks` and `pg_stat_activity` (which tables others write, and when).
     - Large objects: a login may not create one (storage outside every table, check and quota).
     """
     catalog_columns = sql.SQL(
@@ -606,6 +610,7 @@ def side_channel_statements() -> list[sql.SQL | sql.Composed]:
     )
     functions = [
         sql.SQL("REVOKE EXECUTE ON FUNCTION pg_catalog.{} FROM PUBLIC").format(sql.SQL(signature))
-        for signature in (*SIZE_FUNCTIONS, *LARGE_OBJECT_FUNCTIONS)
+        for signature in (*SIZE_FUNCTIONS, *ACTIVITY_FUNCTIONS, *LARGE_OBJECT_FUNCTIONS)
     ]
-    return [catalog_columns, statistics, *functions]
+    views = [sql.SQL("REVOKE SELECT ON pg_catalog.{} FROM PUBLIC").format(sql.Identifier(view)) for view in ACTIVITY]
+    return [catalog_columns, statistics, *functions, *views]
