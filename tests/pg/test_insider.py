@@ -387,6 +387,25 @@ def test_no_lock_a_reviewer_can_take_stalls_another_reviewers_submit(seeded: tup
         assert done == [1] and time.monotonic() - started < 10
 
 
+def test_the_owners_one_at_a_time_locks_have_keys_no_reviewer_can_compute(
+    seeded: tuple[TeamStore, str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Preparing a store (running the system once) is one process at a time; a reviewer holding the key
+    the code would otherwise use stalls nobody, and the secret key is not theirs to learn."""
+    from qaeval_tui.core.store.postgres import connection
+    from qaeval_tui.core.store.postgres.store import PgStore
+
+    store, ana_url, _ = seeded
+    monkeypatch.setattr(connection, "LOCK_TIMEOUT_S", 1)
+    with as_login(ana_url) as conn:
+        conn.execute("SELECT pg_advisory_lock(hashtext('qaeval:prepare'))")
+        assert conn.execute("SELECT qaeval_lock_key('prepare')").fetchone() == (None,)
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("SELECT secret FROM writer_locks")
+        with PgStore.open(store.owner_url) as owner, owner.exclusive("prepare"):
+            pass  # taken at once: before, the owner's `qaeval review` would wait here as long as ana liked
+
+
 def _login_url(store: TeamStore, base: str) -> str:
     """A fresh URL for `base`'s login (a new password: the one `login` printed is not kept)."""
     from urllib.parse import urlsplit

@@ -254,7 +254,7 @@ def _definer(
 
 
 def _functions(schema: str) -> list[sql.Composed]:
-    fn = {name: sql.Identifier(schema, name) for name in (*_FUNCTIONS, "qaeval_review_item")}
+    fn = {name: sql.Identifier(schema, name) for name in (*_FUNCTIONS, "qaeval_review_item", "qaeval_lock_key")}
     tables = {name: sql.Identifier(schema, name) for name in TABLES}
     trigger_fn = sql.Identifier(schema, "qaeval_as_session_user")
     server_fn = sql.Identifier(schema, "qaeval_server_assigned")
@@ -329,6 +329,24 @@ def _functions(schema: str) -> list[sql.Composed]:
             "'{{}}') FROM {review_items} r WHERE r.item_id = ANY ({items}())",
             review_items=tables["review_items"],
             items=fn["qaeval_withheld_items"],
+        ),
+        # Advisory lock keys no reviewer can compute (pg_advisory_lock takes any key from any login): salted
+        # with a random number only this function reads; none for a login that is only a reviewer.
+        sql.SQL(
+            "INSERT INTO {} (name, secret) VALUES ('advisory keys', "
+            "('x' || pg_catalog.md5(pg_catalog.gen_random_uuid()::text))::bit(64)::bigint) ON CONFLICT DO NOTHING"
+        ).format(tables["writer_locks"]),
+        *_definer(
+            fn["qaeval_lock_key"],
+            "p_name text",
+            "bigint",
+            "SELECT CASE WHEN pg_catalog.pg_has_role(session_user, {curator}, 'MEMBER') "
+            "OR NOT pg_catalog.pg_has_role(session_user, {reviewer}, 'MEMBER') "
+            "THEN pg_catalog.hashtextextended('qaeval:' || p_name, "
+            "(SELECT w.secret FROM {writer_locks} w WHERE w.name = 'advisory keys')) END",
+            writer_locks=tables["writer_locks"],
+            curator=sql.Literal(CURATOR_GROUP),
+            reviewer=sql.Literal(REVIEWER_GROUP),
         ),
         # The review app's read of one item for a person in a group: the case redacted to what the review
         # screen shows before a submit (the question and sources, the opaque item id as its id), with the gold

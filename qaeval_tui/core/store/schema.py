@@ -163,7 +163,9 @@ PG_8 = (
     ),
     # `changes` counts a person's label and reveal writes (pg_security's trigger): two transactions of one login
     # that both write conflict on the row, so one started before a reveal committed cannot label blind after it.
-    "CREATE TABLE writer_locks (name TEXT PRIMARY KEY, changes BIGINT NOT NULL DEFAULT 0)",
+    # `secret` (one row's, `team init`'s random number) salts the advisory lock keys of the owner's and
+    # curators' one-at-a-time work, so no other login can compute a key to hold it.
+    "CREATE TABLE writer_locks (name TEXT PRIMARY KEY, changes BIGINT NOT NULL DEFAULT 0, secret BIGINT)",
     # Which rows a session may lock: any for the tables' owner or a superuser (an import writes many
     # people's labels), else its own `labels:LOGIN` row, and a curator's the inbox's. `team init` makes
     # it SECURITY DEFINER, so no login needs a right on `writer_locks` itself (nor may LOCK TABLE it).

@@ -83,6 +83,7 @@ class PgConnection:
         self.path = redacted(url)
         self._own_commits = 0
         self._groups: tuple[bool, bool] | None = None
+        self._salted = False
 
     # -- opening and closing ------------------------------------------------------------------
 
@@ -180,8 +181,20 @@ class PgConnection:
         return self.conn.info.transaction_status in (pq.TransactionStatus.INTRANS, pq.TransactionStatus.INERROR)
 
     def _lock(self, key: int) -> None:
-        """Hold an advisory lock until this transaction ends: writers of `key` queue, readers do not."""
-        self._q("SELECT pg_advisory_xact_lock(%s)", (key,))
+        """Hold an advisory lock until this transaction ends: writers of `key` queue, readers do not.
+
+        On a team store the key is salted with its secret (`qaeval_lock_key`), which no reviewer reads."""
+        if self._salted_keys():
+            self._q("SELECT pg_advisory_xact_lock(qaeval_lock_key(%s))", (f"lock:{key}",))
+        else:
+            self._q("SELECT pg_advisory_xact_lock(%s)", (key,))
+
+    def _salted_keys(self) -> bool:
+        """`team init` made this store's advisory lock keys secret (asked again until it has)."""
+        if not self._salted:
+            row = self._q("SELECT to_regprocedure('qaeval_lock_key(text)') IS NOT NULL").fetchone()
+            self._salted = bool(row and row[0])
+        return self._salted
 
     def _hold(self, *writers: str) -> None:
         """Hold the writer locks `writers` until this transaction ends: their other writers queue, readers do not."""
@@ -225,12 +238,13 @@ class PgConnection:
         if self.reviewer_columns_only:
             yield
             return
-        self._q("SELECT pg_advisory_lock(hashtext(%s))", (f"qaeval:{name}",))
+        key, arg = ("qaeval_lock_key(%s)", name) if self._salted_keys() else ("hashtext(%s)", f"qaeval:{name}")
+        self._q(f"SELECT pg_advisory_lock({key})", (arg,))
         try:
             yield
         finally:
             if not self.conn.broken:
-                self._q("SELECT pg_advisory_unlock(hashtext(%s))", (f"qaeval:{name}",))
+                self._q(f"SELECT pg_advisory_unlock({key})", (arg,))
 
     # -- transactions -------------------------------------------------------------------------
 
