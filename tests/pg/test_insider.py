@@ -499,3 +499,18 @@ def test_a_curator_holds_the_inbox_writer_lock_and_a_reviewer_cannot(seeded: tup
         )
     with as_login(ana_url) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
         conn.execute("SELECT qaeval_hold(ARRAY['inbox'])")
+
+
+def test_one_login_cannot_take_every_connection_of_the_server(seeded: tuple[TeamStore, str, str]) -> None:
+    from qaeval_tui.core.store.pg_team import CONNECTION_LIMIT
+
+    store, ana_url, _ = seeded
+    held = [as_login(ana_url) for _ in range(CONNECTION_LIMIT)]
+    try:
+        with pytest.raises(psycopg.OperationalError, match="too many connections for role"):
+            as_login(ana_url)
+        with store.owner() as owner:  # everyone else still gets in
+            assert owner.execute("SELECT 1").fetchone() == (1,)
+    finally:
+        for conn in held:
+            conn.close()

@@ -33,6 +33,8 @@ _RESERVED = {"public", "none", "current_user", "session_user", "current_role", *
 _OWNERS_OWN = {"user", "password", "sslpassword", "sslkey", "sslcert", "passfile", "service", "servicefile"}
 """URL parameters that are the owner's identity or secrets, never handed on in a member's URL."""
 _SCRAM_ITERATIONS = 4096  # PostgreSQL's own default (scram_iterations)
+CONNECTION_LIMIT = 10
+"""Connections one person's login may hold at once (an app takes one or two): none can use up the server's."""
 
 
 @dataclass(frozen=True)
@@ -201,8 +203,11 @@ def add_member(url: str, name: str, roles: Iterable[str]) -> NewMember:
         try:
             with conn.transaction():
                 conn.execute(
-                    sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE {}").format(
-                        sql.Identifier(name), sql.Literal(scram_verifier(password)), groups
+                    sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} CONNECTION LIMIT {} IN ROLE {}").format(
+                        sql.Identifier(name),
+                        sql.Literal(scram_verifier(password)),
+                        sql.Literal(CONNECTION_LIMIT),
+                        groups,
                     )
                 )
                 database = str(conn.execute("SELECT current_database()").fetchone()[0])  # type: ignore[index]
