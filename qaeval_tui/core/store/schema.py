@@ -31,8 +31,8 @@ from qaeval_tui.core.limits import (
     MAX_SCORE_MAGNITUDE,
     MAX_SCORES_BYTES,
 )
+from qaeval_tui.core.store.pg_names import CURATOR_GROUP
 
-CURATOR_GROUP = "qaeval_curator"  # pg_security's group of curators (a server role `team init` makes)
 APPEND_ONLY = ("runs", "run_outputs", "judge_verdicts", "labels", "adjudications", "inbox_decisions")
 _RESOLUTIONS_APPEND_ONLY = tuple(
     f"""CREATE TRIGGER IF NOT EXISTS flag_resolutions_no_{verb.lower()} BEFORE {verb} ON flag_resolutions
