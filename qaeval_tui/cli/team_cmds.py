@@ -36,7 +36,7 @@ def _store_url(ctx: typer.Context, db: str | None) -> str:
 def team_init(ctx: typer.Context, db: Db = None) -> None:
     """Create or upgrade the store's schema, the reviewer and curator roles and the row security. Exit 0, or 2."""
     from qaeval_tui.core.store.opening import redacted
-    from qaeval_tui.core.store.pg_team import init_team
+    from qaeval_tui.core.store.pg_team import init_team, side_channels_open
 
     url = _store_url(ctx, db)
     migrate_store(url)
@@ -44,6 +44,12 @@ def team_init(ctx: typer.Context, db: Db = None) -> None:
     stdout.print(
         f"team store ready: {redacted(url)} (schema {schema}); add people with `qaeval team add NAME --role ROLE`"
     )
+    if side_channels_open(url):
+        stderr.print(
+            "note: any login can still read per-table row counts from the catalogs and create large objects; "
+            "run `qaeval team init` once as a superuser to close them",
+            markup=False,
+        )
 
 
 def migrate_store(url: str) -> None:

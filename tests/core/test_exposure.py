@@ -99,19 +99,21 @@ def test_importing_a_revision_claiming_blind_after_a_recorded_exposure_is_refuse
     before = [row.label for row in store.labels()]
     lines = [
         a_label(items[0], "dora", ALL_TWO, created_at="2030-01-01T00:00:00Z"),  # item 0: dora saw nothing
-        a_label(items[1], "dora", ALL_TWO, index=1, created_at="2000-01-01T00:00:00Z"),  # made before: blind
+        # Dated before the exposure, but the store holds no such revision yet: it arrives after it. The date is
+        # the client's to write, so it decides nothing.
+        a_label(items[1], "dora", ALL_TWO, index=1, created_at="2000-01-01T00:00:00Z"),
         a_label(items[1], "dora", ALL_TWO, index=1, revision=2, created_at="2030-01-01T00:00:00Z"),  # after
     ]
     path = tmp_path / "dora.jsonl"
     path.write_text("".join(json.dumps(label.model_dump(mode="json")) + "\n" for label in lines), encoding="utf-8")
     with pytest.raises(InputError) as refused:
         import_labels(store, [path], CONFIG.rubric)
-    (problem,) = refused.value.problems
-    assert (problem.path, problem.line, problem.field) == (str(path), 3, "revealed")
-    assert event.seen_at in problem.message
+    problems = refused.value.problems
+    assert [(p.path, p.line, p.field) for p in problems] == [(str(path), 2, "revealed"), (str(path), 3, "revealed")]
+    assert event.seen_at in problems[0].message and "2000-01-01T00:00:00Z" in problems[0].message
     assert [row.label for row in store.labels()] == before  # nothing imported
 
-    honest = [*lines[:2], lines[2].model_copy(update={"revealed": True})]
+    honest = [lines[0], *(line.model_copy(update={"revealed": True}) for line in lines[1:])]
     path.write_text("".join(json.dumps(label.model_dump(mode="json")) + "\n" for label in honest), encoding="utf-8")
     assert import_labels(store, [path], CONFIG.rubric).added == 3
 
@@ -124,6 +126,19 @@ def test_a_reveal_also_refuses_a_later_revision_claiming_blind(team: tuple[Store
     path.write_text(json.dumps(late.model_dump(mode="json")) + "\n", encoding="utf-8")
     with pytest.raises(InputError, match="revealed"):
         import_labels(store, [path], CONFIG.rubric)
+
+
+def test_a_stored_blind_revision_imported_again_after_the_reveal_is_unchanged(
+    team: tuple[Store, list[str]], tmp_path: Path
+) -> None:
+    """Re-importing an export is idempotent: a revision the store already holds was blind when stored."""
+    store, items = team
+    store.record_reveal(items[0], "ana")
+    path = tmp_path / "ana.jsonl"
+    stored = [row.label for row in store.labels(reviewer="ana")]
+    path.write_text("".join(json.dumps(label.model_dump(mode="json")) + "\n" for label in stored), encoding="utf-8")
+    report = import_labels(store, [path], CONFIG.rubric)
+    assert (report.added, report.unchanged) == (0, len(stored))
 
 
 def test_a_curator_cannot_rule_on_a_disagreement_they_labelled(team: tuple[Store, list[str]]) -> None:

@@ -59,15 +59,21 @@ def column(conn: psycopg.Connection[tuple[object, ...]], query: str) -> list[obj
 
 
 def test_a_reviewer_reads_their_own_queue_items_cases_and_outputs_only(seeded: tuple[TeamStore, str, str, str]) -> None:
+    """Cases and outputs only through `qaeval_review_item`, for the items of their queue; runs not at all."""
     _, ana_url, _, ana = seeded
     with as_login(ana_url) as conn:
         assert column(conn, "SELECT item_id FROM review_items ORDER BY item_id") == ["i1", "i2"]
         assert column(conn, "SELECT DISTINCT reviewer FROM assignments") == [ana]
-        assert column(conn, "SELECT case_id FROM cases ORDER BY case_id") == ["c1", "c2"]
-        assert column(conn, "SELECT output_json FROM run_outputs ORDER BY case_id") == ['{"answer": "ten years"}'] * 2
+        outputs = [conn.execute("SELECT output_json FROM qaeval_review_item(%s)", (i,)).fetchall() for i in CASES]
+        assert outputs == [[('{"answer": "ten years"}',)]] * 2 + [[]]  # i3 is in ben's queue only
         assert column(conn, "SELECT count(*) FROM runs") == [0]  # a run names the system that answered
-        with pytest.raises(psycopg.errors.InsufficientPrivilege):
-            conn.execute("SELECT result_json FROM run_outputs")
+        for hidden in ("SELECT result_json FROM run_outputs", "SELECT output_json FROM run_outputs",
+                       "SELECT case_json FROM cases", "SELECT run_id FROM review_items"):  # fmt: skip
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(hidden)
+
+
+CASES = ("i1", "i2", "i3")
 
 
 def test_a_reviewer_cannot_read_another_reviewers_labels_before_their_own_submit(
@@ -256,5 +262,5 @@ def test_every_table_the_migrations_make_is_under_row_security(team_store: TeamS
                JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
                WHERE c.relkind = 'r' AND n.nspname = current_schema() AND c.relname <> 'schema_version'"""
         ).fetchall()
-    assert {name for name, _ in rows} == set(TABLES) == set(STORE_TABLES)
+    assert {name for name, _ in rows} == set(TABLES) == {*STORE_TABLES, "writer_locks"}
     assert [name for name, secured in rows if not secured] == []

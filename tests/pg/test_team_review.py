@@ -72,15 +72,55 @@ def test_the_review_session_labels_through_row_security_with_a_reviewers_login(
         with pytest.raises(BlindnessError):
             session.reveal(view.item_id)
         scores: dict[str, int | None] = {axis.name: axis.scale[0] for axis in config.rubric.axes}
+        case = store.review_item(view.item_id)
+        assert case is not None and case.case is not None and "gold_answer" not in case.case
+        assert (case.item.case_id, case.item.run_id) == ("", "")  # the readable id and the run stay hidden
+        assert session.gold_answer(view.item_id, scores) in {"Ten years.", "Five days."}  # the gold lock, on record
         session.submit(view.item_id, scores, "", False, 4.0)
         assert session.progress().done == 1
         assert session.next_item() is not None
         revealed = session.reveal(view.item_id)
         assert revealed.status == "ok" and revealed.judge_scores
+        assert revealed.case_id in {"c1", "c2", "c3"}  # once the reveal is on record
     with team_store.owner() as conn:
         rows = conn.execute("SELECT item_id, reviewer, revealed FROM labels").fetchall()
         reveals = conn.execute("SELECT reviewer FROM reveals").fetchall()
     assert rows == [(view.item_id, ana, 0)] and reveals == [(ana,)]
+
+
+def test_a_login_with_both_roles_reviews_its_queue_blind_and_curates_the_rest(
+    team_store: TeamStore, golden_dir: Path
+) -> None:
+    """The review session works for a reviewer + curator login through the same redacted reads; its
+    curator reads leave out its own unrevealed items and show the others whole."""
+    from qaeval_tui.core.config import Config
+    from qaeval_tui.core.review.prepare import ensure_prepared
+    from qaeval_tui.core.review.session import ReviewSession
+    from qaeval_tui.core.store.postgres.store import PgStore
+
+    dana_url = team_store.login("dana", "reviewer", "curator")
+    team_store.login("ben")
+    dana, ben = team_store.name("dana"), team_store.name("ben")
+    config = Config.model_validate({"review": {"reviewers": [dana, ben], "overlap": 1}})
+    with PgStore.open(team_store.owner_url) as owner:
+        ensure_prepared(owner, config, [golden_dir], dana)
+        everything = {row.item_id for row in owner.review_items()}
+        theirs = set(owner.queue_item_ids(dana))
+    with PgStore.open(dana_url) as store:
+        assert {row.item_id for row in store.review_items()} == everything - theirs
+        assert {v.item_id for v in store.verdicts()} == everything - theirs
+        session = ReviewSession(store, config, dana)
+        view = session.next_item()
+        assert view is not None
+        case = store.review_item(view.item_id)
+        assert case is not None and case.case is not None and "gold_answer" not in case.case
+        other = store.review_item(next(iter(everything - theirs)))
+        assert other is not None and other.case is not None and "gold_answer" in other.case  # a curator's view
+        session.submit(view.item_id, {axis.name: axis.scale[0] for axis in config.rubric.axes}, "", False, 3.0)
+        session.reveal(view.item_id)
+        assert view.item_id in {v.item_id for v in store.verdicts()}
+    with team_store.owner() as conn:
+        assert conn.execute("SELECT reviewer, revealed FROM labels").fetchall() == [(dana, 0)]
 
 
 async def test_the_review_app_opened_with_a_reviewers_url_stores_their_label(
@@ -145,7 +185,7 @@ def test_a_command_a_reviewers_login_may_not_run_is_one_line_and_exit_2(
     ana_url = team_store.login("ana")
     for args, says in (
         (["inbox", "list"], "permission denied for table inbox"),
-        (["flags", "list"], "permission denied for table flag_resolutions"),
+        (["flags", "list"], "permission denied for table labels"),  # the case id of a label, then the resolutions
     ):
         result = CliRunner().invoke(app, [*args, "--db", ana_url])
         assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)

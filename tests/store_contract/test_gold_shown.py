@@ -39,10 +39,14 @@ def test_the_database_itself_refuses_to_rewrite_a_gold_lock(backend: Backend) ->
 @pytest.mark.parametrize("scores_json", ["not json", "[1]", '{"faithfulness": "two"}', '{"faithfulness": true}'])
 def test_a_lock_no_qaeval_wrote_is_a_located_error(backend: Backend, store: StoreBackend, scores_json: str) -> None:
     (item,) = seeded(store, n_items=1)
-    backend.execute_raw(
-        store,
+    insert = (
         "INSERT INTO gold_shown (item_id, reviewer, blind_scores_json, shown_at) "
-        f"VALUES ('{item}', 'ana', '{scores_json}', '2026-11-02T00:00:00Z')",
+        f"VALUES ('{item}', 'ana', '{scores_json}', '2026-11-02T00:00:00Z')"
     )
+    try:
+        backend.execute_raw(store, insert)
+    except backend.bad_value_refused:  # PostgreSQL's check refuses it; a store older than that check may hold one
+        backend.execute_raw(store, "ALTER TABLE gold_shown DROP CONSTRAINT gold_shown_scores_shape")
+        backend.execute_raw(store, insert)
     with pytest.raises(CorruptRowError, match=rf"gold_shown row {item}/ana: blind_scores_json"):
         store.gold_shown(item, "ana")

@@ -26,7 +26,7 @@ from qaeval_tui.core.review.label_export import (
     export_verdicts,
     label_record,
 )
-from qaeval_tui.core.review.label_rows import blind_claim_problem, label_problems
+from qaeval_tui.core.review.label_rows import label_problems
 from qaeval_tui.core.review.labels_foreign import FieldMapping, read_foreign_file
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.rubric_fit import score_misfits
@@ -166,14 +166,25 @@ def _fingerprint(label: Label | Mapping[str, Any], *, with_revision: bool = True
     return canonical_json({key: data[key] for key in [*keys, "revision"] if with_revision or key != "revision"})
 
 
-def _blind_after_exposure(located: Iterable[_Located], unblinded: Mapping[tuple[str, str], str]) -> list[Problem]:
-    """A revision claiming to be blind though made after its reviewer saw the item's hidden
-    information (a reveal or an exposure recorded in the store): DESIGN §4 says it is not blind."""
-    return [
-        Problem(entry.path, entry.line, "revealed", problem)
-        for entry in located
-        if (problem := blind_claim_problem(entry.label, unblinded)) is not None
-    ]
+def _blind_after_exposure(added: Iterable[_Located], unblinded: Mapping[tuple[str, str], str]) -> list[Problem]:
+    """A revision the store does not hold yet, claiming to be blind though its reviewer's seeing the item's
+    hidden information (a reveal or an exposure) is on record: it comes after that in the store's order,
+    so it is not blind (DESIGN §4), whatever its `created_at` says (a client writes that)."""
+    problems: list[Problem] = []
+    for entry in added:
+        label = entry.label
+        since = None if label.revealed else unblinded.get((label.item_id, label.reviewer))
+        if since is None:
+            continue
+        problems.append(
+            Problem(
+                entry.path, entry.line, "revealed",
+                f"false, but the store records that {label.reviewer} saw hidden information on {label.item_id} "
+                f"(a reveal or a curator view, at {since}), and a revision it does not hold yet comes after that, "
+                f"whatever its created_at ({label.created_at}) says: set revealed to true",
+            )
+        )  # fmt: skip
+    return problems
 
 
 @dataclass(frozen=True)
@@ -249,7 +260,6 @@ def import_labels(
             problems.append(
                 Problem(entry.path, entry.line, "case_id", f"item {entry.label.item_id} is case {known!r} in the store")
             )
-    problems.extend(_blind_after_exposure(located, store.unblinded_at()))
     if problems:
         raise InputError(problems, "label import")
 
@@ -261,6 +271,7 @@ def import_labels(
         pair = (r.item_id, r.reviewer)
         next_revision[pair] = max(next_revision.get(pair, 1), r.revision + 1)
     to_add: list[Label] = []
+    added: list[_Located] = []
     unchanged = 0
     for entry in located:
         label = entry.label
@@ -288,6 +299,8 @@ def import_labels(
                 )  # fmt: skip
                 continue
         to_add.append(label)
+        added.append(entry)
+    problems.extend(_blind_after_exposure(added, store.unblinded_at()))
     if problems:
         raise InputError(problems, "label import")
     added_by: dict[str, int] = {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from qaeval_tui.core.limits import MAX_REVISION
+from qaeval_tui.core.limits import MAX_AXES, MAX_NAME_CHARS, MAX_NOTE_CHARS, MAX_REVISION
 
 
 class Label(BaseModel):
@@ -12,14 +12,14 @@ class Label(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    item_id: str = Field(min_length=1)
-    case_id: str
+    item_id: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
+    case_id: str = Field(max_length=MAX_NAME_CHARS)
     reviewer: str = Field(min_length=1)
-    scores: dict[str, int | None]
-    note: str = ""
+    scores: dict[str, int | None] = Field(max_length=MAX_AXES)
+    note: str = Field(default="", max_length=MAX_NOTE_CHARS)
     flagged: bool = False
     skipped: bool = False
-    rubric_version: str
+    rubric_version: str = Field(max_length=MAX_NAME_CHARS)
     revealed: bool = False
     revision: int = Field(ge=1, le=MAX_REVISION)
     created_at: str

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import QaevalError, UsageError
+from qaeval_tui.core.limits import MAX_NOTE_CHARS
 from qaeval_tui.core.review.ledger import QueueLedger
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.queue import AssignmentReport, assign, build_review_items
@@ -171,12 +172,15 @@ class ReviewSession:
             return None
         if not locked and score_problems(self.rubric, {name: scores[name] for name in blind_axes}, require_all=False):
             return None
+        if not locked:
+            if self.store.review_item(item_id) is None:
+                raise UsageError(f"no review item {item_id!r} in {self.store.path}")
+            self.store.record_gold_shown(item_id, self.reviewer, {name: scores[name] for name in blind_axes})
+        # Read after the lock is recorded: a team store gives a reviewer the gold fields only then.
         item = self.store.review_item(item_id)
         case = None if item is None else item.case
         if case is None:
             raise UsageError(f"no review item {item_id!r} in {self.store.path}")
-        if not locked:
-            self.store.record_gold_shown(item_id, self.reviewer, {name: scores[name] for name in blind_axes})
         if case.get("expected_behavior") == "abstain":
             return ABSTAIN_GOLD
         return str(case.get("gold_answer") or "")
@@ -207,6 +211,8 @@ class ReviewSession:
     ) -> Label:
         if not math.isfinite(seconds) or seconds < 0:
             raise InvalidScoresError(f"seconds_spent must be a non-negative number, got {seconds!r}")
+        if len(note) > MAX_NOTE_CHARS:
+            raise InvalidScoresError(f"note: {len(note)} characters; a note holds at most {MAX_NOTE_CHARS}")
         item = self.store.review_item(item_id)
         if item is None:
             raise UsageError(f"no review item {item_id!r} in {self.store.path}")

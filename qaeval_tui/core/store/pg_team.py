@@ -24,7 +24,8 @@ from psycopg import sql
 
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.review.label_export import reviewer_name_problem
-from qaeval_tui.core.store.pg_security import GROUPS, security_statements
+from qaeval_tui.core.store.pg_security import GROUPS, security_statements, side_channel_statements
+from qaeval_tui.core.store.postgres.connection import LOCK_TIMEOUT_S
 from qaeval_tui.core.store.urls import (
     HIDDEN,
     is_postgres_url,
@@ -39,6 +40,8 @@ _RESERVED = {"public", "none", "current_user", "session_user", "current_role", *
 _OWNERS_OWN = {"user", "password", "sslpassword", "sslkey", "sslcert", "passfile", "service", "servicefile"}
 """URL parameters that are the owner's identity or secrets, never handed on in a member's URL."""
 _SCRAM_ITERATIONS = 4096  # PostgreSQL's own default (scram_iterations)
+CONNECTION_LIMIT = 10
+"""Connections one person's login may hold at once (an app takes one or two): none can use up the server's."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,10 @@ def connect(url: str) -> psycopg.Connection[tuple[object, ...]]:
         raise UsageError(f"{redacted(url)}: not a PostgreSQL URL (postgresql://USER:PASSWORD@HOST:PORT/DATABASE)")
     refuse_server_options(url)
     try:
-        return psycopg.connect(url, connect_timeout=10)
+        conn = psycopg.connect(url, connect_timeout=10)
+        conn.execute(f"SET lock_timeout = '{LOCK_TIMEOUT_S}s'")  # a login's open transaction stalls no command
+        conn.commit()
+        return conn
     except psycopg.Error as exc:
         reason = scrubbed(" ".join(str(exc).split()), url)
         raise UsageError(f"{redacted(url)}: cannot connect to PostgreSQL: {reason}") from None
@@ -97,12 +103,28 @@ def init_team(url: str) -> str:
             with conn.transaction():
                 for statement in security_statements(str(database), str(schema)):
                     conn.execute(statement)
+                if _privileges(conn)[1]:  # the catalogs' side channels: a superuser's alone to close
+                    for closing in side_channel_statements():
+                        conn.execute(closing)
         except psycopg.errors.InsufficientPrivilege as exc:
             raise UsageError(
                 f"{redacted(url)}: `qaeval team init` must run as the owner of the store's tables (or a superuser): "
                 f"{' '.join(str(exc).split())}; nothing was changed"
             ) from None
+        except psycopg.errors.LockNotAvailable:
+            raise UsageError(
+                f"{redacted(url)}: `qaeval team init` waited {LOCK_TIMEOUT_S} s for a table another session holds "
+                "(a login with a transaction open); nothing was changed; run it again"
+            ) from None
     return str(schema)
+
+
+def side_channels_open(url: str) -> bool:
+    """Whether the store's database still lets any login read row counts from its catalogs or create large
+    objects (`team init` closes them when run by a superuser: pg_security.side_channel_statements)."""
+    with connect(url) as conn:
+        row = conn.execute("SELECT has_function_privilege('public', 'pg_catalog.lo_create(oid)', 'EXECUTE')").fetchone()
+    return bool(row and row[0])
 
 
 def name_problem(name: str) -> str | None:
@@ -190,8 +212,11 @@ def add_member(url: str, name: str, roles: Iterable[str]) -> NewMember:
         try:
             with conn.transaction():
                 conn.execute(
-                    sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE {}").format(
-                        sql.Identifier(name), sql.Literal(scram_verifier(password)), groups
+                    sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} CONNECTION LIMIT {} IN ROLE {}").format(
+                        sql.Identifier(name),
+                        sql.Literal(scram_verifier(password)),
+                        sql.Literal(CONNECTION_LIMIT),
+                        groups,
                     )
                 )
                 database = str(conn.execute("SELECT current_database()").fetchone()[0])  # type: ignore[index]

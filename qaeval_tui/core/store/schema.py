@@ -22,7 +22,16 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from qaeval_tui.core.limits import MAX_REVISION
+from qaeval_tui.core.limits import (
+    MAX_AXES,
+    MAX_AXIS_NAME_CHARS,
+    MAX_NAME_CHARS,
+    MAX_NOTE_CHARS,
+    MAX_REVISION,
+    MAX_SCORE_MAGNITUDE,
+    MAX_SCORES_BYTES,
+)
+from qaeval_tui.core.store.pg_names import CURATOR_GROUP
 
 APPEND_ONLY = ("runs", "run_outputs", "judge_verdicts", "labels", "adjudications", "inbox_decisions")
 _RESOLUTIONS_APPEND_ONLY = tuple(
@@ -128,6 +137,88 @@ PG_6 = (
         config_hash TEXT NOT NULL, case_hash TEXT NOT NULL, output_hash TEXT NOT NULL,
         result_json TEXT NOT NULL, created_at TEXT NOT NULL,
         PRIMARY KEY (config_hash, case_hash, output_hash))""",
+)
+
+# 8 (insider-proof blindness, DESIGN §4): what the team store's row security needs beside the tables.
+# - A reveal or gold lock opens rows only once durably on record: the transaction that wrote it is
+#   stored (`recorded_in`, set by the server whatever the client sent), and the policies skip rows of the
+#   session's own transaction still in progress (a rollback or a savepoint would undo them).
+# - Label writers queue on a row of `writer_locks` per login (row locks only `qaeval_hold` takes):
+#   a login can lock only its own row, never stall another's writes, as any login can with an advisory lock.
+# - What the tools read back is what the database accepts: scores an object of whole numbers or
+#   null, bounded notes and names (as `Label` bounds them; a person's login writes no time of its own:
+#   pg_security's trigger dates its rows). NOT VALID: a store holding an older bad row still upgrades (its
+#   readers name that row); every new row is checked.
+# The bound is all nines: a whole number of at most its digits, as JSON writes it (no fraction, exponent or sign +).
+_WHOLE_SCORE = f"^-?(0|[1-9][0-9]{{0,{len(str(MAX_SCORE_MAGNITUDE)) - 1}}})$"
+PG_9 = (
+    "ALTER TABLE reveals ADD COLUMN recorded_in xid8",
+    "ALTER TABLE gold_shown ADD COLUMN recorded_in xid8",
+    """CREATE FUNCTION qaeval_recorded_in() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN NEW.recorded_in := pg_catalog.pg_current_xact_id(); RETURN NEW; END $$""",
+    *(
+        f"""CREATE TRIGGER {table}_recorded_in BEFORE INSERT ON {table}
+            FOR EACH ROW EXECUTE FUNCTION qaeval_recorded_in()"""
+        for table in ("reveals", "gold_shown")
+    ),
+    # `changes` counts a person's label and reveal writes (pg_security's trigger): two transactions of one login
+    # that both write conflict on the row, so one started before a reveal committed cannot label blind after it.
+    # `secret` (one row's, `team init`'s random number) salts the advisory lock keys of the owner's and
+    # curators' one-at-a-time work, so no other login can compute a key to hold it.
+    "CREATE TABLE writer_locks (name TEXT PRIMARY KEY, changes BIGINT NOT NULL DEFAULT 0, secret BIGINT)",
+    # Which rows a session may lock: any for the tables' owner or a superuser (an import writes many
+    # people's labels), else its own `labels:LOGIN` row, and a curator's the inbox's. `team init` makes
+    # it SECURITY DEFINER, so no login needs a right on `writer_locks` itself (nor may LOCK TABLE it).
+    f"""CREATE FUNCTION qaeval_hold(names text[]) RETURNS void LANGUAGE plpgsql AS $$
+       DECLARE
+         allowed text[];
+       BEGIN
+         IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = session_user AND rolsuper)
+            OR session_user = (SELECT pg_catalog.pg_get_userbyid(c.relowner) FROM pg_catalog.pg_class c
+                               WHERE c.oid = 'writer_locks'::regclass) THEN
+           allowed := names;
+         ELSE
+           allowed := ARRAY['labels:' || session_user];
+           IF EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members m JOIN pg_catalog.pg_roles g ON g.oid = m.roleid
+                      JOIN pg_catalog.pg_roles u ON u.oid = m.member
+                      WHERE g.rolname = '{CURATOR_GROUP}' AND u.rolname = session_user) THEN
+             allowed := pg_catalog.array_append(allowed, 'inbox');
+           END IF;
+           IF EXISTS (SELECT 1 FROM pg_catalog.unnest(names) n WHERE n <> ALL (allowed)) THEN
+             RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+               MESSAGE = 'this login may hold only its own writer lock';
+           END IF;
+           allowed := names;
+         END IF;
+         INSERT INTO writer_locks (name) SELECT DISTINCT n FROM pg_catalog.unnest(allowed) n ORDER BY 1
+           ON CONFLICT DO NOTHING;
+         PERFORM 1 FROM writer_locks WHERE name = ANY (allowed) ORDER BY name FOR UPDATE;
+       END $$""",
+    "REVOKE ALL ON FUNCTION qaeval_hold(text[]) FROM PUBLIC",
+    # A scores document: a JSON object of at most 64 axes, each named in 1-100 characters, each value
+    # a whole number within +-MAX_SCORE_MAGNITUDE (every rubric scale fits) or null; no repeated axis.
+    f"""CREATE FUNCTION qaeval_scores_ok(doc text) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$
+       DECLARE
+         parsed json;
+       BEGIN
+         IF pg_catalog.octet_length(doc) > {MAX_SCORES_BYTES} THEN RETURN false; END IF;
+         parsed := doc::json;
+         IF pg_catalog.json_typeof(parsed) <> 'object' THEN RETURN false; END IF;
+         RETURN (SELECT count(*) <= {MAX_AXES} AND count(*) = count(DISTINCT e.key)
+                        AND coalesce(bool_and(pg_catalog.char_length(e.key) BETWEEN 1 AND {MAX_AXIS_NAME_CHARS}
+                            AND (e.value::text = 'null' OR e.value::text ~ '{_WHOLE_SCORE}')), true)
+                 FROM pg_catalog.json_each(parsed) e);
+       EXCEPTION WHEN others THEN RETURN false;
+       END $$""",
+    f"""ALTER TABLE labels
+        ADD CONSTRAINT labels_scores_shape CHECK (qaeval_scores_ok(scores_json)) NOT VALID,
+        ADD CONSTRAINT labels_note_size CHECK (char_length(note) <= {MAX_NOTE_CHARS}) NOT VALID,
+        ADD CONSTRAINT labels_names_size CHECK (char_length(item_id) <= {MAX_NAME_CHARS}
+            AND char_length(case_id) <= {MAX_NAME_CHARS} AND char_length(rubric_version) <= {MAX_NAME_CHARS}
+            AND char_length(origin) <= {MAX_NAME_CHARS}
+            AND char_length(coalesce(not_blind_reason, '')) <= {MAX_NOTE_CHARS}) NOT VALID""",
+    """ALTER TABLE gold_shown
+        ADD CONSTRAINT gold_shown_scores_shape CHECK (qaeval_scores_ok(blind_scores_json)) NOT VALID""",
 )
 
 STEPS: tuple[Migration, ...] = (
@@ -275,6 +366,9 @@ STEPS: tuple[Migration, ...] = (
             *_pg_append_only("label_quarantine"),
         ),
     ),
+    # 9 (insider-proof blindness): the team store's durable reveals, writer locks and value checks (PG_9);
+    # SQLite has one writer at a time and no logins, and its readers check every value.
+    Migration(sqlite=(), postgresql=PG_9),
 )
 MIGRATIONS: tuple[tuple[str, ...], ...] = tuple(step.sqlite for step in STEPS)
 """SQLite's statements, by version (`user_version`)."""

@@ -3,10 +3,15 @@
 One psycopg connection in autocommit mode: each write method is one transaction of its own
 (`psycopg`'s `transaction()`, a savepoint when nested); each read is one statement, so it sees one
 committed state (SQLite's backend reads twice, checking rows first; here the column types and
-CHECKs did the checking on the way in). Writers that must not interleave (label revisions numbered
-inside the transaction, in commit order; the inbox's first decision) take a transaction-level
-advisory lock, which any login may take: no table lock, so no UPDATE right is needed (row-level
-security grants reviewers INSERT on their own labels only).
+CHECKs did the checking on the way in). Writers that must not interleave (one person's label
+revisions, numbered inside the transaction, in commit order; the inbox's first decision) hold a row
+of `writer_locks` until their commit, taken by `qaeval_hold`, which lets a login lock only its own
+row (and a curator the inbox's): no login can stall another's writes, as any could with an advisory
+lock, and none needs a right on the table (row-level security grants reviewers INSERT on their own
+labels only).
+
+Every wait is bounded: the session's `lock_timeout` and `statement_timeout` turn a wait for another
+session (or a statement that runs away) into a StoreBusyError naming what was waited for.
 
 `path` is the URL with its password masked: it names the store in every message.
 """
@@ -29,10 +34,20 @@ from qaeval_tui.core.store.urls import redacted, refuse_server_options, scrubbed
 
 CONNECT_TIMEOUT_S = 10
 
-# Advisory lock keys (one namespace per store database): what must happen one writer at a time.
+LOCK_TIMEOUT_S = 20
+"""Longest wait for a lock another session holds (a writer ahead, a migration) before the call fails."""
+STATEMENT_TIMEOUT_S = 600
+"""Longest any one statement may run (a bulk copy's included)."""
+
+# Advisory lock key of a migration (the owner's alone: the tables do not exist yet for a row lock).
 LOCK_MIGRATE = 0x71A0_0001
-LOCK_LABELS = 0x71A0_0002
-LOCK_INBOX = 0x71A0_0003
+INBOX_WRITER = "inbox"
+
+
+def label_writer(reviewer: str) -> str:
+    """The writer lock a label revision of `reviewer` holds (a login may take only its own)."""
+    return f"labels:{reviewer}"
+
 
 Params = Sequence[Any] | dict[str, Any]
 
@@ -43,6 +58,10 @@ class StoreRefusedError(UsageError):
 
 class StoreSettingsError(UsageError):
     """The server could not place a statement (no schema to create in, a table off the search path): exit 2."""
+
+
+class StoreBusyError(StoreUnavailableError):
+    """A wait for another session (its lock) or a statement ran past its bound; nothing was changed."""
 
 
 class StoreValueError(UsageError):
@@ -57,6 +76,8 @@ class PgConnection:
         self.url = url
         self.path = redacted(url)
         self._own_commits = 0
+        self._groups: tuple[bool, bool] | None = None
+        self._salted = False
 
     # -- opening and closing ------------------------------------------------------------------
 
@@ -78,7 +99,10 @@ class PgConnection:
     def _connect(cls, url: str) -> psycopg.Connection[tuple[Any, ...]]:
         refuse_server_options(url)
         try:
-            return psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+            conn = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+            conn.execute(f"SET lock_timeout = '{LOCK_TIMEOUT_S}s'")
+            conn.execute(f"SET statement_timeout = '{STATEMENT_TIMEOUT_S}s'")
+            return conn
         except psycopg.Error as exc:
             raise StoreUnavailableError(f"{redacted(url)}: cannot connect to the store: {cls._why(url, exc)}") from None
 
@@ -102,6 +126,16 @@ class PgConnection:
     # -- statements ---------------------------------------------------------------------------
 
     def _unavailable(self, exc: BaseException) -> StoreUnavailableError:
+        if isinstance(exc, errors.LockNotAvailable):
+            return StoreBusyError(
+                f"{self.path}: waited {LOCK_TIMEOUT_S} s for another session's lock (a write ahead of this one, "
+                f"or a migration) and gave up; nothing was changed ({self._why(self.url, exc)})"
+            )
+        if isinstance(exc, errors.QueryCanceled):
+            return StoreBusyError(
+                f"{self.path}: a statement ran longer than {STATEMENT_TIMEOUT_S} s and was stopped; "
+                f"nothing was changed ({self._why(self.url, exc)})"
+            )
         return StoreUnavailableError(f"{self.path}: the store is unavailable: {self._why(self.url, exc)}")
 
     def _ready(self) -> None:
@@ -151,19 +185,70 @@ class PgConnection:
         return self.conn.info.transaction_status in (pq.TransactionStatus.INTRANS, pq.TransactionStatus.INERROR)
 
     def _lock(self, key: int) -> None:
-        """Hold an advisory lock until this transaction ends: writers of `key` queue, readers do not."""
-        self._q("SELECT pg_advisory_xact_lock(%s)", (key,))
+        """Hold an advisory lock until this transaction ends: writers of `key` queue, readers do not.
+
+        On a team store the key is salted with its secret (`qaeval_lock_key`), which no reviewer reads."""
+        if self._salted_keys():
+            self._q("SELECT pg_advisory_xact_lock(qaeval_lock_key(%s))", (f"lock:{key}",))
+        else:
+            self._q("SELECT pg_advisory_xact_lock(%s)", (key,))
+
+    def _salted_keys(self) -> bool:
+        """`team init` made this store's advisory lock keys secret (asked again until it has)."""
+        if not self._salted:
+            row = self._q("SELECT to_regprocedure('qaeval_lock_key(text)') IS NOT NULL").fetchone()
+            self._salted = bool(row and row[0])
+        return self._salted
+
+    def _hold(self, *writers: str) -> None:
+        """Hold the writer locks `writers` until this transaction ends: their other writers queue, readers do not."""
+        self._q("SELECT qaeval_hold(%s::text[])", (sorted(set(writers)),))
+
+    @property
+    def team_reviewer(self) -> bool:
+        """The session's login is in the team's reviewer group: the database withholds its own items' case
+        and output but through `qaeval_review_item`, which the item reads then take."""
+        return self._team_groups()[0]
+
+    @property
+    def reviewer_columns_only(self) -> bool:
+        """The session's login is a reviewer and not a curator: it may not read the columns naming an item's
+        case or run (a label's `case_id`, a review item's case, hash and run), so its reads leave them ''."""
+        reviewer, curator = self._team_groups()
+        return reviewer and not curator
+
+    def _team_groups(self) -> tuple[bool, bool]:
+        """Whether the session's login is in the reviewer group, and in the curator group (asked once)."""
+        if self._groups is None:
+            row = self._q(
+                """SELECT coalesce(bool_or(g.rolname = 'qaeval_reviewer'), false),
+                          coalesce(bool_or(g.rolname = 'qaeval_curator'), false)
+                   FROM pg_catalog.pg_auth_members m
+                   JOIN pg_catalog.pg_roles g ON g.oid = m.roleid
+                   JOIN pg_catalog.pg_roles u ON u.oid = m.member
+                   WHERE u.rolname = session_user"""
+            ).fetchone()
+            self._groups = (bool(row[0]), bool(row[1])) if row else (False, False)
+        return self._groups
 
     @contextmanager
     def exclusive(self, name: str) -> Iterator[None]:
         """One process at a time, across transactions (two reviewers preparing one fresh store): a
-        session-level advisory lock named `name`, released at the end (or when the connection drops)."""
-        self._q("SELECT pg_advisory_lock(hashtext(%s))", (f"qaeval:{name}",))
+        session-level advisory lock named `name`, released at the end (or when the connection drops).
+
+        A team reviewer's login (not a curator's too) takes none: it may not run the system nor build
+        queues, so nothing it prepares needs one process at a time, and waiting on a key any login can
+        hold would let another reviewer stall its start."""
+        if self.reviewer_columns_only:
+            yield
+            return
+        key, arg = ("qaeval_lock_key(%s)", name) if self._salted_keys() else ("hashtext(%s)", f"qaeval:{name}")
+        self._q(f"SELECT pg_advisory_lock({key})", (arg,))
         try:
             yield
         finally:
             if not self.conn.broken:
-                self._q("SELECT pg_advisory_unlock(hashtext(%s))", (f"qaeval:{name}",))
+                self._q(f"SELECT pg_advisory_unlock({key})", (arg,))
 
     # -- transactions -------------------------------------------------------------------------
 

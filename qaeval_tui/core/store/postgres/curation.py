@@ -1,8 +1,8 @@
 """The production-miss inbox, its one decision per entry, and adjudications, on PostgreSQL.
 
-Inbox writers queue on one advisory lock, held to their commit, as SQLite's writers queue on its
-write lock: an import sees every miss stored before it, and the first decision on an entry is
-the one that counts.
+Inbox writers queue on the inbox's writer lock (curators' and the owner's), held to their commit,
+as SQLite's writers queue on its write lock: an import sees every miss stored before it, and the
+first decision on an entry is the one that counts.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Literal
 
 from qaeval_tui.core.store.adjudications import RulingRow
 from qaeval_tui.core.store.codec import production_miss, utc_now
-from qaeval_tui.core.store.postgres.connection import LOCK_INBOX
+from qaeval_tui.core.store.postgres.connection import INBOX_WRITER
 from qaeval_tui.core.store.postgres.labels import PgLabelTables
 from qaeval_tui.core.store.rows import InboxDecision, InboxImport, InboxMiss, InboxRecord, ItemAxis, StoredMiss
 
@@ -36,7 +36,7 @@ class PgCurationTables(PgLabelTables):
         different miss_json, nothing at all is added and those trace ids come back as conflicts.
         """
         with self._write():
-            self._lock(LOCK_INBOX)
+            self._hold(INBOX_WRITER)
             stored = self.inbox_payloads(miss.trace_id for miss in misses)
             conflicts = tuple(
                 m.trace_id for m in misses if m.trace_id in stored and stored[m.trace_id].miss_json != m.miss_json
@@ -90,7 +90,7 @@ class PgCurationTables(PgLabelTables):
     ) -> InboxDecision | None:
         """Record the one decision on an inbox entry, in one transaction (see the SQLite backend's)."""
         with self._write():
-            self._lock(LOCK_INBOX)
+            self._hold(INBOX_WRITER)
             earlier = self._q(
                 """SELECT decision, case_id, reason, curator, decided_at FROM inbox_decisions
                    WHERE trace_id = %s ORDER BY id LIMIT 1""",

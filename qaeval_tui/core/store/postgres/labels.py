@@ -1,8 +1,12 @@
 """Label revisions and the flags they carry, on PostgreSQL.
 
-Label writers queue on one advisory lock, held to their commit: a revision is numbered inside the
-transaction (no two sessions take the same one) and ids are handed out in commit order, so a
-reader catching up past the last id it saw (`label_marks(after_id=...)`) misses nothing.
+Label writers queue on their reviewer's writer lock, held to their commit: a revision is numbered
+inside the transaction (no two sessions take the same one) and one reviewer's ids are handed out
+in commit order, so a reader catching up past the last id it saw of theirs
+(`label_marks(reviewer, after_id=...)`) misses nothing.
+
+A team reviewer's login may not read a label's readable case id (a skip would show it before the
+submit): its reads get '' there, and the database fills the stored one in from the review item.
 
 The columns' types and CHECK constraints refuse what `Label` would refuse (a flag that is not 0 or
 1, a negative or infinite `seconds_spent`, an empty item id), so the reads check only what the
@@ -19,7 +23,7 @@ from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.store import codec
 from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.flags import FLAG_ROWS, FlagRow, flag_rows
-from qaeval_tui.core.store.postgres.connection import LOCK_LABELS
+from qaeval_tui.core.store.postgres.connection import label_writer
 from qaeval_tui.core.store.postgres.review import PgReviewTables
 from qaeval_tui.core.store.rows import (
     BadRow,
@@ -34,7 +38,8 @@ from qaeval_tui.core.store.rows import (
 )
 
 _INSERT = f"""INSERT INTO labels ({codec.LABEL_COLUMNS.removesuffix(", id")}, not_blind_reason)
-              VALUES ({", ".join(["%s"] * 14)}) RETURNING {codec.LABEL_COLUMNS}"""
+              VALUES ({", ".join(["%s"] * 14)}) RETURNING """
+_REDACTED_COLUMNS = codec.LABEL_COLUMNS.replace("case_id", "''::text AS case_id")
 
 
 class PgLabelTables(PgReviewTables):
@@ -49,6 +54,10 @@ class PgLabelTables(PgReviewTables):
             row = self._q("SELECT has_table_privilege('label_quarantine', 'SELECT')").fetchone()
             self._quarantine_readable = bool(row and row[0])
         return "id NOT IN (SELECT label_id FROM label_quarantine)" if self._quarantine_readable else "TRUE"
+
+    @property
+    def _label_columns(self) -> str:
+        return _REDACTED_COLUMNS if self.reviewer_columns_only else codec.LABEL_COLUMNS
 
     def _bad_scores(self, texts: Iterable[str]) -> tuple[dict[str, dict[str, int | None]], list[BadRow]]:
         parsed, bad = codec.bad_scores_text(texts)
@@ -101,7 +110,7 @@ class PgLabelTables(PgReviewTables):
     def append_label(self, draft: LabelDraft, origin: str = "review") -> LabelRevision:
         """Append one label revision in one committed transaction and return it as stored."""
         with self._write():
-            self._lock(LOCK_LABELS)
+            self._hold(label_writer(draft.reviewer))
             item_id, reviewer = draft.item_id, draft.reviewer
             latest = self._q(
                 "SELECT coalesce(max(revision), 0) FROM labels WHERE item_id = %s AND reviewer = %s",
@@ -112,7 +121,7 @@ class PgLabelTables(PgReviewTables):
                 reason = self._not_blind_reason(item_id, reviewer)
                 revealed = reason is not None
             row = self._q(
-                _INSERT,
+                _INSERT + self._label_columns,
                 (
                     item_id,
                     draft.case_id,
@@ -135,9 +144,10 @@ class PgLabelTables(PgReviewTables):
 
     def insert_labels(self, labels: Iterable[Label], origin: str) -> int:
         """Insert fully specified label revisions (revision numbers given) in one transaction."""
+        labels = list(labels)
         rows = [codec.label_row(label, origin) for label in labels]
         with self._write():
-            self._lock(LOCK_LABELS)
+            self._hold(*(label_writer(label.reviewer) for label in labels))
             return self._insert_all("labels", rows)
 
     def labels(self, *, reviewer: str | None = None, item_id: str | None = None) -> list[LabelRevision]:
@@ -147,7 +157,7 @@ class PgLabelTables(PgReviewTables):
             [*(f"{column} = %s" for column, value in wanted.items() if value is not None), self._kept()]
         )
         params = [value for value in wanted.values() if value is not None]
-        rows = self._q(f"SELECT {codec.LABEL_COLUMNS} FROM labels WHERE {where} ORDER BY id", params).fetchall()
+        rows = self._q(f"SELECT {self._label_columns} FROM labels WHERE {where} ORDER BY id", params).fetchall()
         scores = self._scores({row[3] for row in rows})
         # Each label gets its own dict: a caller changing one label's scores must not change another's.
         return [codec.label_revision(row, dict(scores[row[3]])) for row in rows]

@@ -1,15 +1,23 @@
-"""Review items, reviewers' queues (assignments), reveals and exposures, on PostgreSQL."""
+"""Review items, reviewers' queues (assignments), reveals and exposures, on PostgreSQL.
+
+A team reviewer's login reads an item through the database's `qaeval_review_item`, which redacts the
+case to what the review screen shows before a submit until the gold lock (then the reveal) is on
+record, and never names the run; its list of review items has no case, hash or run either.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import psycopg
+
 from qaeval_tui.core.store import codec
 from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.postgres.runs import PgRunTables
 from qaeval_tui.core.store.rows import (
     Assignment,
+    CorruptRowError,
     Exposure,
     QueueEntry,
     ReviewItemContent,
@@ -31,19 +39,29 @@ class PgReviewTables(PgRunTables):
         return self._insert_all("review_items", rows, "ON CONFLICT DO NOTHING")
 
     def review_items(self) -> list[ReviewItemRecord]:
-        rows = self._q("SELECT item_id, case_id, case_hash, output_hash, run_id FROM review_items ORDER BY item_id")
+        columns = (
+            "item_id, '', '', output_hash, ''"
+            if self.reviewer_columns_only
+            else "item_id, case_id, case_hash, output_hash, run_id"
+        )
+        rows = self._q(f"SELECT {columns} FROM review_items ORDER BY item_id")
         return [ReviewItemRecord(*row) for row in rows]
 
     def review_item(self, item_id: str) -> ReviewItemContent | None:
         """One review item with its case content and the system output it pairs, or None."""
-        row = self._q(
-            """SELECT r.item_id, r.case_id, r.case_hash, r.output_hash, r.run_id, c.case_json, o.output_json
-               FROM review_items r
-               LEFT JOIN cases c ON c.case_hash = r.case_hash
-               LEFT JOIN run_outputs o ON o.run_id = r.run_id AND o.case_id = r.case_id
-               WHERE r.item_id = %s""",
-            (item_id,),
-        ).fetchone()
+        query = (
+            "SELECT * FROM qaeval_review_item(%s)"
+            if self.team_reviewer
+            else """SELECT r.item_id, r.case_id, r.case_hash, r.output_hash, r.run_id, c.case_json, o.output_json
+                    FROM review_items r
+                    LEFT JOIN cases c ON c.case_hash = r.case_hash
+                    LEFT JOIN run_outputs o ON o.run_id = r.run_id AND o.case_id = r.case_id
+                    WHERE r.item_id = %s"""
+        )
+        try:
+            row = self._q(query, (item_id,)).fetchone()
+        except psycopg.errors.DataError:  # the redacting read parses the case on the server: one that is not JSON
+            raise CorruptRowError(self.path, "cases", f"of item {item_id}", "case_json", "not JSON") from None
         if row is None:
             return None
         return ReviewItemContent(
