@@ -50,7 +50,7 @@ def test_a_renewed_token_replaces_the_old_one(tmp_path: Path) -> None:
     path = token_file(tmp_path / "qaeval.db")
     old = issue_tokens(path, ["Ana"])["Ana"]
     new = issue_tokens(path, ["Ana"], renew=["ana"])["Ana"]
-    assert token_holder(path, "Ana", old) is None and token_holder(path, "ana", new) == "ana"
+    assert token_holder(path, "Ana", old) is None and token_holder(path, "ana", new) == "Ana"
     assert len(read_tokens(path)) == 1
 
 
