@@ -15,6 +15,7 @@ import contextlib
 import os
 import shlex
 import signal
+import sys
 from asyncio.subprocess import Process
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
@@ -97,6 +98,7 @@ class AppProcess(AppService):
         process = self.process
         if process is None or process.returncode is not None:
             return
+        sys.stderr.write(f"qaeval serve: app process {process.pid} did not quit in {QUIT_WAIT_S:.0f} s; ending it\n")
         for sent in (signal.SIGTERM, signal.SIGKILL):
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, sent)

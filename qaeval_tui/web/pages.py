@@ -40,10 +40,10 @@ def sign_in_page(csrf: str, *, team: bool, message: str = "", name: str = "", ro
         "qaeval: sign in",
         f"""<main class="sign-in">
 <h1>qaeval</h1>
-{notice}<form method="post" action="/sign-in" autocomplete="off">
+{notice}<form method="post" action="/sign-in">
 <input type="hidden" name="csrf" value="{escape(csrf)}">
-<label>{who} <input name="name" value="{escape(name)}" required autofocus></label>
-<label>{secret} <input name="secret" type="password" required></label>
+<label>{who} <input name="name" value="{escape(name)}" autocomplete="username" required autofocus></label>
+<label>{secret} <input name="secret" type="password" autocomplete="current-password" required></label>
 <fieldset><legend>Open</legend>
 <label><input type="radio" name="app" value="reviewer"{checked["reviewer"]}> the review app (label items)</label>
 <label><input type="radio" name="app" value="curator"{checked["curator"]}> the curator app</label>

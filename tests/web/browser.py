@@ -92,7 +92,9 @@ class Server:
     def stop(self) -> int:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGINT)
-        return self.process.wait(timeout=60)
+        code = self.process.wait(timeout=60)
+        self._reader.join(timeout=10)  # everything it wrote is in `log`
+        return code
 
 
 def children(pid: int) -> list[int]:

@@ -89,6 +89,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     finally:
         assert server.stop() == 0
         assert server.app_pids() == []
+    assert not [line for line in server.log if "did not quit" in line]  # every app ended by quitting
 
 
 def test_a_reviewer_signs_in_and_labels_an_item_blind_from_the_keyboard(site: Site, browser: object) -> None:
