@@ -18,10 +18,11 @@ import pytest
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.store.copy import copy_store
 from qaeval_tui.core.store.opening import open_store
+from qaeval_tui.core.store.pg_team import add_member, init_team
 from qaeval_tui.core.store.sqlite import Store
 from tests.conftest import DEMO_GOLDEN
 from tests.pg.server import PgServer
-from tests.pg.team_helpers import TeamStore, secured_store
+from tests.pg.team_helpers import TeamStore, migrate, secured_store
 from tests.tui.scenes.review import build_demo_store
 from tests.web.browser import BrowserApp, Server, browser, wait_until
 
@@ -112,6 +113,14 @@ def test_a_wrong_password_the_owner_and_a_reviewer_asking_for_the_curator_app_ar
         assert "wrong name or secret" in tab.sign_in("nobody_here", "whatever")
         owner = tab.sign_in("postgres", pg_server.password, app="curator")  # a superuser: not through here
         assert "not a member of this team store" in owner
+        elsewhere = pg_server.new_database()  # another team's store on the same server
+        migrate(elsewhere)
+        init_team(elsewhere)
+        stranger = add_member(elsewhere, site.team.name("eve"), ["reviewer"])
+        site.team.made.append(stranger.name)
+        password = unquote(urlsplit(stranger.url).password or "")
+        assert "not a member of this team store" in tab.sign_in(stranger.name, password)
+        pg_server.drop_database(elsewhere)
         asked = tab.sign_in(site.names["ana"], site.passwords["ana"], app="curator")
         assert f"{site.names['ana']} is not a curator" in asked
         assert site.server.app_pids() == []

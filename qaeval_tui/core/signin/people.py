@@ -28,6 +28,7 @@ STORE_ENV = "QAEVAL_DB"
 NAME_ENV = "QAEVAL_REVIEWER"
 WRONG = "wrong name or secret"
 """The one answer for an unknown name, a wrong token and a wrong password alike."""
+NOT_MEMBER = "{name} is not a member of this team store (`qaeval team add`)"
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,8 @@ def team_sign_in(store_url: str, login: str, password: str, role: Role) -> Perso
         text = " ".join(str(exc).split())
         if "authentication failed" in text or "does not exist" in text or "not permitted to log in" in text:
             raise SignInRefused(WRONG, failed=True) from None
+        if "permission denied for database" in text:  # a login of another store on this server
+            raise SignInRefused(NOT_MEMBER.format(name=login), failed=False) from None
         raise SignInRefused("the team store cannot be reached now; try again in a moment", failed=False) from None
     with conn:
         row = conn.execute(
@@ -90,7 +93,7 @@ def team_sign_in(store_url: str, login: str, password: str, role: Role) -> Perso
     name, groups = str(row[0]), set(row[1])
     roles = {role_name for role_name, group in GROUPS.items() if group in groups}
     if not roles:  # the owner, a superuser, anyone outside the team: not through the browser
-        raise SignInRefused(f"{name} is not a member of this team store (`qaeval team add`)", failed=False)
+        raise SignInRefused(NOT_MEMBER.format(name=name), failed=False)
     _may_open(name, roles, role)
     try:
         person_for_login(url, name, role)  # the checks `qaeval review` / `curate` make (a queue to label)
