@@ -206,7 +206,7 @@ def cold_start(db: Path, golden: Path) -> float:
     return float(result.stdout.split()[0]) - started
 
 
-async def _latencies(db: Path, golden: Path, reviewer: str) -> list[float]:
+async def _latencies(db: Path, golden: Path, reviewer: str, measured: int = MEASURED) -> list[float]:
     """Keys go in as the terminal driver sends them (Key events), not through Pilot.press, whose
     wait-for-idle would be measured instead of the app."""
     from textual import events
@@ -218,7 +218,7 @@ async def _latencies(db: Path, golden: Path, reviewer: str) -> list[float]:
     latencies: list[float] = []
     async with app.run_test(size=(100, 32)) as pilot:
         await wait_until(pilot, lambda: idle(app), timeout=60)
-        for _ in range(MEASURED):
+        for _ in range(measured):
             before = getattr(app.screen, "item", None)
             for key in ("2", "1", "2"):
                 app.post_message(events.Key(key, key))

@@ -878,3 +878,27 @@ def reject_an_unknown_trace_id(root: Path) -> list[str]:
 def reject_without_a_reason(root: Path) -> list[str]:
     curation_root(root)
     return ["reject", RESTOCKING, "--curator", "Mara Okafor"]
+
+
+# -- qaeval serve (the browser scenarios themselves are tests/web) ----------------------------------------------
+
+
+def _roster(root: Path) -> None:
+    (root / "qaeval.toml").write_text('[review]\nroster = [{name = "ana", roles = ["reviewer"]}]\n', encoding="utf-8")
+
+
+@scenario("serve", 0, "tokens printed")
+def serve_issues_the_tokens_and_exits(root: Path) -> list[str]:
+    _roster(root)
+    return ["serve", "--db", "serve.db", "--tokens-only"]
+
+
+@scenario("serve", 2, "no `[review] roster`", bad_input=True)
+def serve_a_sqlite_store_without_a_roster(root: Path) -> list[str]:
+    return ["serve", "--db", "serve.db", "--port", "0"]
+
+
+@scenario("serve", 2, "not on it", bad_input=True)
+def serve_a_new_token_for_a_stranger(root: Path) -> list[str]:
+    _roster(root)
+    return ["serve", "--db", "serve.db", "--new-token", "mallory", "--tokens-only"]

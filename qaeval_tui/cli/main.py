@@ -95,6 +95,10 @@ def _register(target: typer.Typer) -> None:
 
     runs_cmds.register(target)
 
+    from qaeval_tui.cli import serve_cmd
+
+    serve_cmd.register(target)
+
 
 def _app() -> typer.Typer:
     built: typer.Typer | None = globals().get("app")
