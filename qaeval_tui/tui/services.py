@@ -39,7 +39,14 @@ from qaeval_tui.core.curation.rejection import reject
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
 from qaeval_tui.core.review.models import Label
-from qaeval_tui.core.review.prepare import PrepareReport, StoreOverview, ensure_prepared, store_overview
+from qaeval_tui.core.review.prepare import (
+    PrepareReport,
+    QueueStanding,
+    StoreOverview,
+    ensure_prepared,
+    store_overview,
+    team_standing,
+)
 from qaeval_tui.core.review.session import BlindItemView, Progress, RevealView, ReviewSession, SessionSummary
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.opening import StoreTarget
@@ -101,15 +108,19 @@ class Services:
 
     # -- preparing and blind review ---------------------------------------------------------------
 
-    def prepare(self, reviewer: str, step: Callable[[str], object]) -> PrepareReport:
-        """Open the store, prepare it for `reviewer` if needed, and open their session."""
+    def prepare(self, reviewer: str, step: Callable[[str], object], *, enrol: bool = True) -> PrepareReport:
+        """Open the store, prepare it for `reviewer` if needed (a queue only with `enrol`), and open
+        their session."""
 
         def run(store: StoreBackend) -> PrepareReport:
-            report = ensure_prepared(store, self.config, self.data_paths, reviewer, step=step)
+            report = ensure_prepared(store, self.config, self.data_paths, reviewer, step=step, enrol=enrol)
             self._session = ReviewSession(store, self.config, reviewer)
             return report
 
         return self._thread.call(run)
+
+    def team_standing(self, names: Sequence[str]) -> tuple[QueueStanding, ...]:
+        return self._thread.call(lambda store: team_standing(store, names))
 
     def overview(self) -> StoreOverview:
         return self._thread.call(lambda store: store_overview(store, self.data_paths))
