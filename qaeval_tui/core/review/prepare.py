@@ -208,7 +208,8 @@ def picker_note(standing: Sequence[QueueStanding]) -> str:
     left = [f"{s.name} ({s.queued - s.labelled} of {s.queued} left)" for s in standing if s.queued and not s.done]
     parts = []
     if done:
-        parts.append(f"{_names(done)} {'has' if len(done) == 1 else 'have'} finished {'their queue' if len(done) == 1 else 'their queues'}")
+        one = len(done) == 1
+        parts.append(f"{_names(done)} {'has' if one else 'have'} finished {'their queue' if one else 'their queues'}")
     if left:
         parts.append(f"not finished: {', '.join(left)}")
     parts.append("new here? type a name of your own for a queue of your own")

@@ -114,7 +114,9 @@ class Scene:
 async def play_reviewer_prompt(pilot: AnyPilot) -> None:
     from qaeval_tui.tui.screens.reviewer import ReviewerScreen
 
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ReviewerScreen) and pilot.app.screen.standing is not None)
+    await wait_until(
+        pilot, lambda: isinstance(screen := pilot.app.screen, ReviewerScreen) and screen.standing is not None
+    )
     await pilot.press(*"dana")
 
 
