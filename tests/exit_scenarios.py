@@ -254,6 +254,9 @@ fixed("run", 2, "missing data", ["run", "--data", "no-such-folder"], "usage", ba
 fixed(
     "run", 2, "unloadable adapter", ["run", "--data", DEMO, "--adapter", "no_such_module:make"], "usage", bad_input=True
 )
+fixed(
+    "run", 1, "strict, every judge call failed", ["run", "--data", DEMO, "--judge", OUTAGE_JUDGE, "--strict"], "strict"
+)
 fixed("run", 2, "zero workers", ["run", "--data", DEMO, "--workers", "0"], "usage", bad_input=True)
 
 

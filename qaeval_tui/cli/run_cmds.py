@@ -114,12 +114,15 @@ def run(
     no_cache: bool = typer.Option(
         False, "--no-cache", help="Ask the judge afresh for every case instead of reusing cached verdicts."
     ),
+    strict: bool = typer.Option(
+        False, "--strict", help="Exit 1 when every adapter call or every judge call failed (a smoke test)."
+    ),
 ) -> None:
     """Run the suite through the adapter and the judge, print the scoreboard and store the run.
 
-    Exit 0 ran, 2 usage or input error.
+    Exit 0 ran, 1 with --strict when every adapter call or every judge call failed, 2 usage or input error.
     """
-    from qaeval_tui.cli.run_views import print_scoreboard
+    from qaeval_tui.cli.run_views import print_scoreboard, strict_failure
     from qaeval_tui.core.usecases.run import run_ppi_for, with_ppi
 
     console = _check_targets(as_json, ("--out", out))
@@ -130,10 +133,14 @@ def run(
         _write_document(out, artifact)
         if as_json:
             _print_document(artifact)
-            return
-    if console:
+    if console and not as_json:
         print_scoreboard(result, ppi)
-    stderr.print(f"stored run {result.run_id}" + (f"; artifact written to {_shown(out)}" if out else ""))
+    if not as_json:
+        stderr.print(f"stored run {result.run_id}" + (f"; artifact written to {_shown(out)}" if out else ""))
+    failed = strict_failure(result) if strict else None
+    if failed is not None:
+        stderr.print(f"error: {failed}", soft_wrap=True)
+        raise typer.Exit(1)
 
 
 @guarded

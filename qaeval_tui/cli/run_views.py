@@ -101,6 +101,39 @@ def print_scoreboard(result: RunResult, ppi: RunPPI | None = None) -> None:
             say(f"  {one_line(r.case_id, 50)}: {', '.join(r.failures)}")
         if len(failing) > SHOWN:
             say(f"  ... and {len(failing) - SHOWN} more (see --json or --out)")
+    reasons = failure_reasons(result)
+    if reasons:
+        say("Why:")
+        for reason, count in reasons:
+            say(f"  {count} case{'' if count == 1 else 's'}: {one_line(reason, 200)}")
+
+
+def failure_reasons(result: RunResult) -> list[tuple[str, int]]:
+    """The system's failures (check `adapter_ok`) and the judge's errors, each reason once with how
+    many cases it cost, most frequent first: a whole run failing for one cause reads as one line."""
+    counts: dict[str, int] = {}
+    for case in result.cases:
+        for check in case.checks:
+            if check.name == "adapter_ok" and check.failed:
+                reason = check.detail.removeprefix("the adapter failed: ")
+                counts[reason] = counts.get(reason, 0) + 1
+        if case.verdict.status == "error":
+            reason = f"the judge failed: {case.judge_error or 'no reason given'}"
+            counts[reason] = counts.get(reason, 0) + 1
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+
+def strict_failure(result: RunResult) -> str | None:
+    """`run --strict`: why this run is no smoke test pass (every adapter call or every judge call
+    failed), or None."""
+    cases = result.cases
+    if not cases:
+        return None
+    if all(any(c.name == "adapter_ok" and c.failed for c in case.checks) for case in cases):
+        return f"--strict: the system failed on every case ({len(cases)})"
+    if all(case.verdict.status == "error" for case in cases):
+        return f"--strict: the judge failed on every case ({len(cases)})"
+    return None
 
 
 def print_ppi(ppi: RunPPI, rubric_version: str) -> None:
