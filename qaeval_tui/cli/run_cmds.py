@@ -203,13 +203,16 @@ def gate(
         "--require-trusted",
         help="Fail Tier 2 on a gated judge metric whose axis is not TRUSTED, uncalibrated included.",
     ),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="Print only the verdict line and the findings (no scoreboard or tables)."
+    ),
 ) -> None:
     """Run the suite and gate it against the baseline: Tier 1 checks, Tier 2 deltas.
 
     Exit 0 pass, 1 block, 2 usage or input error (a missing, unreadable or mismatched baseline too),
     3 refused ([gate] mode = "statistical": a tolerance below what the suite resolves; never a pass).
     """
-    from qaeval_tui.cli.run_views import print_gate, print_scoreboard
+    from qaeval_tui.cli.run_views import print_gate, print_scoreboard, say, verdict_line
     from qaeval_tui.core.gate.report import gate_json
     from qaeval_tui.core.usecases.gate import GateOutputs, gate_against_baseline
 
@@ -231,10 +234,12 @@ def gate(
     if as_json:
         print_json(gate_json(report))
     elif outcome.console:
-        print_scoreboard(outcome.result)
-        print_gate(report)
+        say(verdict_line(report))
+        if not quiet:
+            print_scoreboard(outcome.result)
+        print_gate(report, quiet=quiet, baseline=baseline_path)
     else:  # a report took stdout; the verdict still reaches the log
-        stderr.print(f"GATE: {report.verdict}")
+        stderr.print(verdict_line(report), soft_wrap=True)
     raise typer.Exit(report.exit_code)
 
 
