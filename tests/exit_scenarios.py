@@ -162,6 +162,37 @@ def team_list_of_a_secured_store(root: Path) -> list[str]:
     return ["team", "list", "--db", scenario_database(secured=True)]
 
 
+@scenario("team remove", 0, "removed")
+def team_remove_a_reviewer(root: Path) -> list[str]:
+    import secrets
+
+    from qaeval_tui.core.store.pg_team import add_member
+    from tests.pg.team_helpers import scenario_database
+
+    url = scenario_database(secured=True)
+    return ["team", "remove", add_member(url, f"ana_{secrets.token_hex(3)}", ["reviewer"]).name, "--db", url]
+
+
+@scenario("team reset-password", 0, "new password")
+def team_reset_a_password(root: Path) -> list[str]:
+    import secrets
+
+    from qaeval_tui.core.store.pg_team import add_member
+    from tests.pg.team_helpers import scenario_database
+
+    url = scenario_database(secured=True)
+    return ["team", "reset-password", add_member(url, f"ana_{secrets.token_hex(3)}", ["reviewer"]).name, "--db", url]
+
+
+fixed("team remove", 2, "a sqlite store", ["team", "remove", "ana", "--db", "s.db"], "usage", bad_input=True)
+fixed(
+    "team reset-password",
+    2,
+    "no server",
+    ["team", "reset-password", "ana", "--db", "postgresql://x@127.0.0.1:1/x"],
+    "usage",
+    bad_input=True,
+)
 fixed("team init", 2, "a sqlite store", ["team", "init", "--db", "s.db"], "usage", bad_input=True)
 fixed(
     "team add",

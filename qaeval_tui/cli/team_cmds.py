@@ -1,7 +1,8 @@
-"""`qaeval team init|add|list`: the people of a team store on PostgreSQL, one database login each.
+"""`qaeval team init|add|list|remove|reset-password`: the people of a team store on PostgreSQL, one database login each.
 
 Exit codes: 0 done · 2 usage (no PostgreSQL URL, cannot connect, a login that may not create roles
-or does not own the store, a bad or taken name, an unknown role, a store with no team yet).
+or does not own the store, a bad or taken name, an unknown role, a store with no team yet, no such
+login to remove or reset).
 """
 
 from __future__ import annotations
@@ -78,8 +79,48 @@ def team_add(
     added = add_member(url, name, role)
     stdout.print(added.url)
     stderr.print(
-        f"created {added.name} ({', '.join(added.roles)}): hand them the URL above (`qaeval review --db URL` or "
+        f"created {added.name} ({', '.join(added.roles)}): hand them the URL above ({_apps(added.roles)} or "
         f"${STORE_ENV}); it holds their password, which is shown only this once and kept nowhere"
+    )
+
+
+def _apps(roles: tuple[str, ...]) -> str:
+    """The app(s) a login of `roles` opens with its URL: a curator's is `qaeval curate`."""
+    if "reviewer" in roles and "curator" in roles:
+        return "`qaeval review --db URL` to label, `qaeval curate --db URL` to curate"
+    return "`qaeval curate --db URL`" if "curator" in roles else "`qaeval review --db URL`"
+
+
+@guarded
+def team_remove(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="The person's login (any case)."),
+    db: Db = None,
+) -> None:
+    """Drop NAME's login; the labels they wrote stay, under their name. Exit 0, or 2."""
+    from qaeval_tui.core.store.pg_team import remove_member
+
+    login = remove_member(_store_url(ctx, db), name)
+    stdout.print(
+        f"removed the login {login}: their labels stay under {login}; a queue they left is a curator's to hand on "
+        "(`qaeval queue`)"
+    )
+
+
+@guarded
+def team_reset_password(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="The person's login (any case)."),
+    db: Db = None,
+) -> None:
+    """Give NAME's login a new password and print, once, the new URL to hand them. Exit 0, or 2."""
+    from qaeval_tui.core.store.pg_team import reset_password
+
+    renewed = reset_password(_store_url(ctx, db), name)
+    stdout.print(renewed.url)
+    stderr.print(
+        f"new password for {renewed.name}: hand them the URL above ({_apps(renewed.roles)}); their old one no "
+        "longer works, and this one is shown only this once and kept nowhere"
     )
 
 
@@ -106,4 +147,6 @@ def register(app: typer.Typer) -> None:
     team_app.command("init")(team_init)
     team_app.command("add")(team_add)
     team_app.command("list")(team_list)
+    team_app.command("remove")(team_remove)
+    team_app.command("reset-password")(team_reset_password)
     app.add_typer(team_app, name="team")

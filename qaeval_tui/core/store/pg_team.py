@@ -138,15 +138,19 @@ def member_url(store_url: str, name: str, password: str) -> str:
 def members(url: str) -> list[Member]:
     """Every login in a qaeval group that may connect to this store, by name, with its roles."""
     with connect(url) as conn:
-        rows = conn.execute(
-            """SELECT r.rolname, array_agg(g.rolname ORDER BY g.rolname), r.rolcanlogin
-               FROM pg_catalog.pg_roles r
-               JOIN pg_catalog.pg_auth_members m ON m.member = r.oid
-               JOIN pg_catalog.pg_roles g ON g.oid = m.roleid
-               WHERE g.rolname = ANY(%s) AND has_database_privilege(r.oid, current_database(), 'CONNECT')
-               GROUP BY r.rolname, r.rolcanlogin ORDER BY r.rolname""",
-            (list(GROUPS.values()),),
-        ).fetchall()
+        return _members(conn)
+
+
+def _members(conn: psycopg.Connection[tuple[object, ...]]) -> list[Member]:
+    rows = conn.execute(
+        """SELECT r.rolname, array_agg(g.rolname ORDER BY g.rolname), r.rolcanlogin
+           FROM pg_catalog.pg_roles r
+           JOIN pg_catalog.pg_auth_members m ON m.member = r.oid
+           JOIN pg_catalog.pg_roles g ON g.oid = m.roleid
+           WHERE g.rolname = ANY(%s) AND has_database_privilege(r.oid, current_database(), 'CONNECT')
+           GROUP BY r.rolname, r.rolcanlogin ORDER BY r.rolname""",
+        (list(GROUPS.values()),),
+    ).fetchall()
     role_of = {group: role for role, group in GROUPS.items()}
     return [Member(str(name), tuple(role_of[g] for g in groups), bool(login)) for name, groups, login in rows]  # type: ignore[attr-defined]
 
@@ -176,6 +180,12 @@ def add_member(url: str, name: str, roles: Iterable[str]) -> NewMember:
         ]
         if taken:
             raise UsageError(f"name {name!r}: a login {taken[0]!r} exists already on this server; nothing was changed")
+        known = _store_spelling(conn, name)
+        if known is not None and known != name:  # `Ana` beside the store's `ana`: two people to agreement
+            raise UsageError(
+                f"name {name!r}: this store holds labels or a queue of {known!r}; add {known!r} so the login and "
+                "its labels are one person; nothing was changed"
+            )
         password = secrets.token_urlsafe(24)
         groups = sql.SQL(", ").join(sql.Identifier(GROUPS[role]) for role in wanted)
         try:
@@ -192,6 +202,74 @@ def add_member(url: str, name: str, roles: Iterable[str]) -> NewMember:
         except psycopg.errors.DuplicateObject:  # created by someone else since the check above
             raise UsageError(f"name {name!r}: a login {name!r} exists already on this server") from None
     return NewMember(name, wanted, member_url(url, name, password))
+
+
+def _store_spelling(conn: psycopg.Connection[tuple[object, ...]], name: str) -> str | None:
+    """How the store already spells `name` (case-insensitively) in its labels or queues, or None."""
+    row = conn.execute(
+        """SELECT reviewer FROM labels WHERE lower(reviewer) = lower(%s)
+           UNION SELECT reviewer FROM assignments WHERE lower(reviewer) = lower(%s) LIMIT 1""",
+        (name, name),
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def _team_login(conn: psycopg.Connection[tuple[object, ...]], url: str, name: str) -> str:
+    """The team login `name` names (case-insensitively); UsageError when there is none (the owner, a
+    superuser or a login outside the qaeval groups is no team member and is never touched)."""
+    row = conn.execute(
+        """SELECT r.rolname FROM pg_catalog.pg_roles r
+           JOIN pg_catalog.pg_auth_members m ON m.member = r.oid
+           JOIN pg_catalog.pg_roles g ON g.oid = m.roleid
+           WHERE lower(r.rolname) = lower(%s) AND g.rolname = ANY(%s) AND NOT r.rolsuper
+             AND has_database_privilege(r.oid, current_database(), 'CONNECT') LIMIT 1""",
+        (name, list(GROUPS.values())),
+    ).fetchone()
+    if row is None:
+        raise UsageError(
+            f"name {name!r}: no team login of that name on {redacted(url)} (`qaeval team list` shows them); "
+            "nothing was changed"
+        )
+    return str(row[0])
+
+
+def remove_member(url: str, name: str) -> str:
+    """Drop the team login `name` (case-insensitively); returns its name. What it wrote stays, under
+    its name (labels are history); its queue stays for a curator to hand on (`qaeval queue`)."""
+    with connect(url) as conn:
+        _require_role_admin(conn, url, "team remove")
+        login = _team_login(conn, url, name)
+        database = str(conn.execute("SELECT current_database()").fetchone()[0])  # type: ignore[index]
+        try:
+            with conn.transaction():
+                conn.execute(
+                    sql.SQL("REVOKE CONNECT ON DATABASE {} FROM {}").format(
+                        sql.Identifier(database), sql.Identifier(login)
+                    )
+                )
+                conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(login)))
+        except psycopg.errors.DependentObjectsStillExist as exc:
+            raise UsageError(
+                f"name {login!r}: the login still holds rights elsewhere on this server, so it cannot be dropped: "
+                f"{' '.join(str(exc).split())}; nothing was changed"
+            ) from None
+    return login
+
+
+def reset_password(url: str, name: str) -> NewMember:
+    """Give the team login `name` a new random password (the old one stops working); the new URL."""
+    with connect(url) as conn:
+        _require_role_admin(conn, url, "team reset-password")
+        login = _team_login(conn, url, name)
+        password = secrets.token_urlsafe(24)
+        with conn.transaction():
+            conn.execute(
+                sql.SQL("ALTER ROLE {} PASSWORD {}").format(
+                    sql.Identifier(login), sql.Literal(scram_verifier(password))
+                )
+            )
+        roles = next((m.roles for m in _members(conn) if m.name == login), ())
+    return NewMember(login, roles, member_url(url, login, password))
 
 
 def reviewer_for_login(url: str, chosen: str | None) -> str | None:
