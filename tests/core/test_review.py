@@ -263,6 +263,17 @@ def test_undo_reopens_last_submits_without_erasing_and_resubmit_is_a_new_revisio
     assert ana.next_item().item_id == queue[2]  # type: ignore[union-attr]
 
 
+def test_undo_after_a_skip_reopens_the_skipped_item_then_the_submitted_one(store: Store) -> None:
+    ana = session(store)
+    queue = [i for _, i, _ in store.assignments("ana")]
+    ana.submit(queue[0], FULL, "first", False, 1.0)
+    ana.skip(queue[1], 1.0)
+    reopened = ana.undo()
+    assert reopened is not None and reopened.item_id == queue[1] and reopened.previous_scores == {}
+    earlier = ana.undo()
+    assert earlier is not None and earlier.item_id == queue[0] and earlier.previous_note == "first"
+
+
 def test_invalid_scores_are_refused_and_nothing_is_written(store: Store) -> None:
     ana = session(store)
     item = ana.next_item().item_id  # type: ignore[union-attr]

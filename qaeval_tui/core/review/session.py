@@ -253,10 +253,10 @@ class ReviewSession:
         return self._append(item_id, {}, "", False, True, seconds_spent)
 
     def undo(self) -> BlindItemView | None:
-        """Reopen this reviewer's most recently submitted item; called again, the one before it.
+        """Reopen the item this reviewer most recently submitted or skipped; called again, the one before it.
 
-        Nothing is erased: the view carries the latest revision as `previous_*`, and the next
-        submit on it writes a new revision.
+        Nothing is erased: the view carries the latest submitted revision as `previous_*` (none for
+        an item only skipped), and the next submit on it writes a new revision.
         """
         ledger = self._ledger
         ledger.sync()
@@ -264,9 +264,10 @@ class ReviewSession:
         if submitted is None:
             return None
         item_id, label_id = submitted
-        row = next(row for row in self.store.labels(reviewer=self.reviewer, item_id=item_id) if row.id == label_id)
+        rows = self.store.labels(reviewer=self.reviewer, item_id=item_id) if label_id else []
+        previous = next((row.label for row in rows if row.id == label_id), None)
         self._undo_depth += 1
-        return self._placed_view(item_id, ledger.position(item_id), len(ledger.queue), row.label)
+        return self._placed_view(item_id, ledger.position(item_id), len(ledger.queue), previous)
 
     def reveal(self, item_id: str) -> RevealView:
         """The judge verdict for an item this reviewer has submitted; later revisions are marked post-reveal."""
