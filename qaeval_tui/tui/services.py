@@ -91,6 +91,8 @@ class Services:
         self._thread = StoreThread(db_path, on_unavailable=self._unavailable)
         self._session: ReviewSession | None = None
         """Opened by `prepare`; created, used and dropped on the store thread only."""
+        self.parting: SessionSummary | None = None
+        """What the session did, taken when the store closes: the line `qaeval review` prints on quitting."""
 
     def _unavailable(self, text: str | None) -> None:
         if self.on_unavailable is not None:
@@ -265,3 +267,5 @@ class Services:
         """Close the store once the calls in flight have finished (on its own thread); the app calls it
         on exit. Calls after it fail with a UsageError; calling it twice is harmless."""
         self._thread.close()
+        if self._session is not None and self.parting is None:  # the store thread has stopped: no race
+            self.parting = self._session.parting_summary()

@@ -299,10 +299,17 @@ class ReviewSession:
         )
 
     def summary(self) -> SessionSummary:
+        return self._summary(self.progress())
+
+    def parting_summary(self) -> SessionSummary:
+        """`summary` from what this session knows already, reading nothing from the store (the line
+        printed on quitting, when the store may be gone)."""
+        return self._summary(self._ledger.progress())
+
+    def _summary(self, progress: Progress) -> SessionSummary:
         rows = self._session_rows
         labeled = {row.item_id: row for row in rows if not row.skipped}
         skipped = {row.item_id for row in rows if row.skipped} - labeled.keys()
-        progress = self.progress()
         return SessionSummary(
             labeled=len(labeled),
             skipped=len(skipped),

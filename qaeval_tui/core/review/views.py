@@ -132,6 +132,13 @@ class SessionSummary:
     seconds_spent: float
     remaining: int
 
+    def parting_line(self, reviewer: str) -> str:
+        """The one line `qaeval review` prints on quitting."""
+        return (
+            f"{reviewer}: {self.labeled} label(s) saved this session, {self.skipped} skipped; "
+            f"{self.remaining} item(s) left in your queue"
+        )
+
 
 def find_quote(text: str, quote: str | None) -> tuple[int, int] | None:
     """Where `quote` sits in `text`: exact first, then ignoring case and runs of whitespace."""
