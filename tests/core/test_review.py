@@ -389,3 +389,13 @@ def test_resubmitting_an_unchanged_item_writes_no_revision(store: Store) -> None
     assert [row.label.revision for row in store.labels(reviewer="ana", item_id=item)] == [1]
     ana.submit(item, FULL, "a changed note", True, 2.0)
     assert [row.label.revision for row in store.labels(reviewer="ana", item_id=item)] == [1, 2]
+
+
+def test_reveal_shows_the_other_reviewers_latest_labels_and_notes(store: Store) -> None:
+    ana, ben = session(store), session(store, "ben")
+    shared = next(i for _, i, _ in store.assignments("ana") if i in {j for _, j, _ in store.assignments("ben")})
+    ben.submit(shared, {**FULL, "faithfulness": 0}, "first thought", False, 1.0)
+    ben.submit(shared, {**FULL, "faithfulness": 1}, "on reflection", False, 1.0)
+    ana.submit(shared, FULL, "mine", False, 1.0)
+    others = ana.reveal(shared).others
+    assert [(o.reviewer, o.scores["faithfulness"], o.note) for o in others] == [("ben", 1, "on reflection")]

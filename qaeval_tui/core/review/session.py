@@ -20,6 +20,7 @@ from qaeval_tui.core.review.views import (
     AxisView,
     BlindItemView,
     CitationView,
+    OtherLabel,
     Progress,
     RevealView,
     SessionSummary,
@@ -279,8 +280,9 @@ class ReviewSession:
         case_id = item.item.case_id if item else own.case_id
         verdict = self.store.latest_verdict(item_id)
         yours: dict[str, int | None] = dict(own.scores)
+        others = self._other_labels(item_id)
         if verdict is None:
-            return RevealView(item_id, case_id, "", "missing", {}, {}, yours, {name: None for name in yours})
+            return RevealView(item_id, case_id, "", "missing", {}, {}, yours, {name: None for name in yours}, others)
         document = verdict.verdict
         judge_scores: dict[str, int | None] = dict(document.scores)
         agrees: dict[str, bool | None] = {}
@@ -296,7 +298,16 @@ class ReviewSession:
             evidence=dict(document.evidence),
             your_scores=yours,
             agrees=agrees,
+            others=others,
         )
+
+    def _other_labels(self, item_id: str) -> tuple[OtherLabel, ...]:
+        """Each other reviewer's latest submitted label on `item_id` (read after the reveal is recorded)."""
+        latest: dict[str, Label] = {}
+        for row in sorted(self.store.labels(item_id=item_id), key=lambda row: row.id):
+            if row.label.reviewer != self.reviewer and not row.label.skipped:
+                latest[row.label.reviewer] = row.label
+        return tuple(OtherLabel(name, dict(label.scores), label.note) for name, label in sorted(latest.items()))
 
     def summary(self) -> SessionSummary:
         return self._summary(self.progress())
