@@ -98,14 +98,22 @@ def open_store(ctx: typer.Context, db: str | None, *, must_exist: bool = False) 
 
 
 @contextmanager
-def optional_store(ctx: typer.Context, db: str | None) -> Iterator[StoreBackend | None]:
+def optional_store(
+    ctx: typer.Context, db: str | None, *, whole_view_for: str | None = None
+) -> Iterator[StoreBackend | None]:
     """The store when there is one, else None (a command that can read files instead); a `--db` that
-    names no store is refused. Closed after the block."""
-    from qaeval_tui.core.store.opening import store_exists
+    names no store is refused. Closed after the block. `whole_view_for` (a command computing figures
+    over the store) refuses a team store's reviewer login, which sees only part of it."""
+    from qaeval_tui.core.store.opening import is_postgres_url, store_exists
 
-    if db is None and not store_exists(store_path(ctx, db)):
+    target = store_path(ctx, db)
+    if db is None and not store_exists(target):
         yield None
         return
+    if whole_view_for is not None and is_postgres_url(target):
+        from qaeval_tui.core.store.pg_team import require_whole_view
+
+        require_whole_view(str(target), whole_view_for)
     with open_store(ctx, db, must_exist=True) as store:
         yield store
 

@@ -250,3 +250,17 @@ def test_a_name_the_store_spells_otherwise_is_refused_so_one_person_stays_one(te
         insert_label(owner, label_row("i1", lower))
     code, out, err = qaeval("team", "add", lower.upper(), "--role", "reviewer", "--db", team_store.owner_url)
     assert code == 2 and out == "" and f"this store holds labels or a queue of {lower!r}" in err
+
+
+def test_statistics_refuse_a_reviewers_login_which_sees_only_part_of_the_store(team_store: TeamStore) -> None:
+    """Row security shows a reviewer their queue and what they revealed: figures over that would be
+    figures over a part, reported as the whole. A curator's login sees it all."""
+    reviewer_url = team_store.login("ana")
+    curator_url = team_store.login("cora", "curator")
+    for command in ("agreement", "calibrate"):
+        code, out, err = qaeval(command, "--db", reviewer_url)
+        assert code == 2 and out == "", err
+        assert "a reviewer's login on " in err and f"`qaeval {command}` would count a part" in err
+        assert str(urlsplit(reviewer_url).password) not in err
+    code, _, err = qaeval("agreement", "--db", curator_url)
+    assert "no labels" in err and "reviewer's login" not in err  # read as the whole store: it is empty
