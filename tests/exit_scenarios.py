@@ -184,6 +184,15 @@ def team_reset_a_password(root: Path) -> list[str]:
     return ["team", "reset-password", add_member(url, f"ana_{secrets.token_hex(3)}", ["reviewer"]).name, "--db", url]
 
 
+@scenario("rubric publish", 0, "published")
+def rubric_publish_into_a_store(root: Path) -> list[str]:
+    from qaeval_tui.core.store.sqlite import Store
+
+    Store.open(root / "s.db").close()
+    return ["rubric", "publish", "--db", "s.db"]
+
+
+fixed("rubric publish", 2, "no store", ["rubric", "publish", "--db", "missing.db"], "usage", bad_input=True)
 fixed("team remove", 2, "a sqlite store", ["team", "remove", "ana", "--db", "s.db"], "usage", bad_input=True)
 fixed(
     "team reset-password",

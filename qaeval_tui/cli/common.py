@@ -31,14 +31,44 @@ stdout = LiteralConsole(soft_wrap=False)
 stderr = LiteralConsole(stderr=True, soft_wrap=True)
 
 
-def config_from(ctx: typer.Context) -> Config:
-    """The configuration chosen by the global `--config` option (loaded once per invocation)."""
+def config_from(ctx: typer.Context, *, team_rubric: bool = True) -> Config:
+    """The configuration chosen by the global `--config` option (loaded once per invocation).
+
+    On a team store (the command's store is a PostgreSQL URL) with a rubric on record, the config's
+    rubric is the store's: everyone labels and judges under one rubric, and a local one that differs
+    is named on stderr, once. `team_rubric=False` (publishing, the team commands) keeps the local one.
+    """
     root = ctx.find_root()
     if root.obj is None:
         root.obj = {}
     if "config" not in root.obj:
         root.obj["config"] = load_config(root.params.get("config"))
+    if "team_rubric" not in root.obj:
+        root.obj["team_rubric"] = True
+        if team_rubric:
+            root.obj["config"] = _with_team_rubric(ctx, root.obj["config"])
     config: Config = root.obj["config"]
+    return config
+
+
+def _with_team_rubric(ctx: typer.Context, config: Config) -> Config:
+    from qaeval_tui.core.store.opening import is_postgres_url, redacted, resolve_target
+
+    db = ctx.params.get("db")
+    chosen = db if isinstance(db, str) and db else os.environ.get(STORE_ENV)
+    target = resolve_target(chosen, Path.cwd()) if chosen else resolve_target(config.paths.store, Path(config.base_dir))
+    if not is_postgres_url(target):
+        return config
+    from qaeval_tui.core.review.team_rubric import on_record
+    from qaeval_tui.core.store.pg_team import published_rubric
+
+    try:
+        record = published_rubric(str(target))
+    except UsageError:  # unreachable: the command itself says so when it opens the store
+        return config
+    config, warning = on_record(record, config, redacted(str(target)))
+    if warning is not None:
+        stderr.print(f"warning: {warning}", soft_wrap=True)
     return config
 
 

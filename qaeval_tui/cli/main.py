@@ -87,6 +87,9 @@ def _register(target: typer.Typer) -> None:
     from qaeval_tui.cli import verdict_cmds
 
     verdict_cmds.register(target)
+    from qaeval_tui.cli import rubric_cmds
+
+    rubric_cmds.register(target)
 
 
 def _app() -> typer.Typer:

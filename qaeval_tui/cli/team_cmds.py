@@ -12,6 +12,7 @@ from rich.table import Table
 
 from qaeval_tui.cli.common import STORE_ENV, config_from, guarded, print_json, stderr, stdout, store_path
 from qaeval_tui.cli.options import AsJson, Db
+from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
 
 team_app = typer.Typer(
@@ -25,6 +26,7 @@ def _store_url(ctx: typer.Context, db: str | None) -> str:
     """The command's store (--db, else $QAEVAL_DB, else paths.store): it must be a PostgreSQL URL."""
     from qaeval_tui.core.store.opening import is_postgres_url, store_name
 
+    config_from(ctx, team_rubric=False)  # the team commands work on logins, not under a rubric
     target = store_path(ctx, db)
     if not is_postgres_url(target):
         raise UsageError(
@@ -40,12 +42,28 @@ def team_init(ctx: typer.Context, db: Db = None) -> None:
     from qaeval_tui.core.store.opening import redacted
     from qaeval_tui.core.store.pg_team import init_team
 
+    config = config_from(ctx, team_rubric=False)  # the owner's rubric is the one recorded
     url = _store_url(ctx, db)
     migrate_store(url)
     schema = init_team(url)
+    record = _record_rubric(url, config)
     stdout.print(
-        f"team store ready: {redacted(url)} (schema {schema}); add people with `qaeval team add NAME --role ROLE`"
+        f"team store ready: {redacted(url)} (schema {schema}), rubric version {record} on record; "
+        "add people with `qaeval team add NAME --role ROLE`"
     )
+
+
+def _record_rubric(url: str, config: Config) -> str:
+    """Record the config's rubric as the store's, unless one is on record already (then it stays: a
+    change is `qaeval rubric publish`, under a new version). Returns the version on record."""
+    from qaeval_tui.core.review.team_rubric import publish
+    from qaeval_tui.core.store.postgres.store import PgStore
+
+    with PgStore.open(url) as store:
+        latest = store.latest_rubric()
+        if latest is not None:
+            return latest.rubric_version
+        return publish(store, config.rubric, "owner").record.rubric_version
 
 
 def migrate_store(url: str) -> None:
@@ -68,7 +86,7 @@ def team_add(
     from qaeval_tui.core.review.roster import member
     from qaeval_tui.core.store.pg_team import add_member
 
-    config = config_from(ctx)
+    config = config_from(ctx, team_rubric=False)
     url = _store_url(ctx, db)
     if config.review.roster:
         found = member(config, name)

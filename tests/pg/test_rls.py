@@ -31,6 +31,7 @@ STORE_TABLES = (
     "flag_resolutions",
     "gold_shown",
     "judge_cache",
+    "rubrics",
 )
 
 

@@ -61,8 +61,9 @@ TABLES = (
     "flag_resolutions",
     "gold_shown",
     "judge_cache",
+    "rubrics",
 )
-"""Every table of the store (schema.MIGRATIONS 1-6); row security is enabled on each."""
+"""Every table of the store; row security is enabled on each."""
 
 PERSON_COLUMN = {
     "labels": "reviewer",
@@ -72,6 +73,7 @@ PERSON_COLUMN = {
     "inbox_decisions": "curator",
     "flag_resolutions": "curator",
     "gold_shown": "reviewer",
+    "rubrics": "published_by",
 }
 """The column naming who wrote a row: always the session's login (the trigger sets it)."""
 
@@ -89,6 +91,7 @@ REVIEWER_READS = (
     "exposures",
     "adjudications",
     "gold_shown",
+    "rubrics",
 )
 REVIEWER_WRITES = ("labels", "reveals", "gold_shown")
 CURATOR_WRITES = (
@@ -105,6 +108,7 @@ CURATOR_WRITES = (
     "exposures",
     "flag_resolutions",
     "judge_cache",
+    "rubrics",
 )
 CURATOR_UPDATES = ("judge_cache",)  # a cache, not history: a fresh judge call replaces its key's entry
 CURATOR_DELETES = ("assignments",)  # `qaeval queue --replace` rebuilds the queues; labels stay
@@ -131,6 +135,7 @@ REVIEWER_SEES: dict[str, str] = {
     "exposures": "person = session_user",
     "adjudications": _REVEALED,
     "gold_shown": "reviewer = session_user",
+    "rubrics": "true",  # the rubric every label is made under: everyone's to read
 }
 """The rows of each table a reviewer's login reads (a SQL condition on the row, `{this}`)."""
 

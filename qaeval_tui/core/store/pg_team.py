@@ -25,6 +25,7 @@ from psycopg import sql
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.review.label_export import reviewer_name_problem
 from qaeval_tui.core.store.pg_security import GROUPS, security_statements
+from qaeval_tui.core.store.rubrics import RUBRIC_COLUMNS, StoredRubric, stored_rubric
 from qaeval_tui.core.store.urls import is_postgres_url, redacted
 
 _MAX_NAME_BYTES = 63  # PostgreSQL's identifier length (NAMEDATALEN - 1)
@@ -293,6 +294,25 @@ def require_whole_view(url: str, command: str) -> None:
             f"`qaeval {command}` would count a part of the labels as if it were all; run it with a curator's or "
             "the owner's URL"
         )
+
+
+def published_rubric(url: str) -> StoredRubric | None:
+    """The rubric the team store at `url` has on record, or None (none published, or a store from
+    before the table existed). Read with the URL's login: every login may read it."""
+    import json
+
+    with connect(url) as conn:
+        try:
+            row = conn.execute(f"SELECT {RUBRIC_COLUMNS} FROM rubrics ORDER BY id DESC LIMIT 1").fetchone()
+        except (psycopg.errors.UndefinedTable, psycopg.errors.InsufficientPrivilege):
+            return None  # a store from before the table, or not secured since: nothing on record to follow
+    if row is None:
+        return None
+
+    def parsed(text: object, table: str, row_id: object, field: str) -> object:
+        return json.loads(str(text))
+
+    return stored_rubric(tuple(row), parsed)
 
 
 def reviewer_for_login(url: str, chosen: str | None) -> str | None:
