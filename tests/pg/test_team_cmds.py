@@ -264,3 +264,38 @@ def test_statistics_refuse_a_reviewers_login_which_sees_only_part_of_the_store(t
         assert str(urlsplit(reviewer_url).password) not in err
     code, _, err = qaeval("agreement", "--db", curator_url)
     assert "no labels" in err and "reviewer's login" not in err  # read as the whole store: it is empty
+
+
+def test_the_readmes_server_step_makes_an_owner_that_sets_up_the_team(pg_server: PgServer) -> None:
+    """The README's commands for the owner role and its database, run on a throwaway server (names made
+    unique: roles are the server's), then `team init` and `team add` with the owner's URL."""
+    import re
+    import shlex
+
+    from psycopg import sql
+
+    from tests.test_docs import README
+
+    step = README.split("1. **A server.**", 1)[1].split("2. **Secure it:**", 1)[0]
+    commands = [shlex.split(line.strip()) for line in step.splitlines() if line.strip().startswith("sudo -u postgres")]
+    (statement,) = [words[-1] for words in commands if words[3] == "psql"]
+    (createdb,) = [words for words in commands if words[3] == "createdb"]
+    role = re.search(r"CREATE ROLE (\w+) LOGIN CREATEROLE PASSWORD '([^']+)'", statement)
+    assert role is not None and createdb[4:6] == ["--owner", role.group(1)]
+    suffix = secrets.token_hex(3)
+    owner, password, database = f"{role.group(1)}_{suffix}", role.group(2), f"{createdb[6]}_{suffix}"
+    reviewer = f"rita_{suffix}"
+    with pg_server.admin() as admin:
+        admin.execute(statement.replace(role.group(1), owner))
+        admin.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(sql.Identifier(database), sql.Identifier(owner)))
+    owner_url = pg_server.url(database, user=owner, password=password)
+    try:
+        code, _, err = qaeval("team", "init", "--db", owner_url)
+        assert code == 0, err
+        code, _, err = qaeval("team", "add", reviewer, "--role", "reviewer", "--db", owner_url)
+        assert code == 0, err
+    finally:
+        with pg_server.admin() as admin:
+            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database)))
+            for name in (reviewer, owner):
+                admin.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(name)))
