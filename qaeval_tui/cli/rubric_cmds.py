@@ -6,14 +6,10 @@ version on record, a login that may not publish: a reviewer's on a team store).
 
 from __future__ import annotations
 
-import os
-
 import typer
 
 from qaeval_tui.cli.common import config_from, guarded, open_store, stdout
-from qaeval_tui.cli.options import Db
-
-CURATOR_ENV = "QAEVAL_CURATOR"
+from qaeval_tui.cli.options import Curator, Db
 
 rubric_app = typer.Typer(
     help="The rubric a store records: every app and command on a team store labels and judges under it.",
@@ -25,16 +21,14 @@ rubric_app = typer.Typer(
 @guarded
 def rubric_publish(
     ctx: typer.Context,
-    curator: str | None = typer.Option(
-        None, "--curator", help=f"Who publishes it (else ${CURATOR_ENV}; on a team store, the login)."
-    ),
+    curator: Curator = "",
     db: Db = None,
 ) -> None:
     """Record the config's rubric (axes, scales, anchors, guidelines) as the store's. Exit 0, or 2."""
     from qaeval_tui.core.review.team_rubric import publish
 
     config = config_from(ctx, team_rubric=False)  # the local rubric is the one to publish
-    by = curator or os.environ.get(CURATOR_ENV) or "curator"
+    by = curator or "curator"  # on a team store the database records the login instead
     with open_store(ctx, db, must_exist=True) as store:  # a reviewer's login: the database refuses it
         done = publish(store, config.rubric, by)
     record = done.record
