@@ -81,7 +81,7 @@ def test_an_existing_version_1_store_gains_the_index_and_keeps_its_labels(tmp_pa
     path = tmp_path / "old.db"
     version_1_store(path)
     with Store.open(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 7
+        assert store.schema_version == SCHEMA_VERSION
         assert [mark[1:] for mark in store.label_marks("ana")] == [("i1", 0, 0, 3.0)]
         plan = " ".join(
             row[-1]
