@@ -56,7 +56,10 @@ def _with_team_rubric(ctx: typer.Context, config: Config) -> Config:
 
     db = ctx.params.get("db")
     chosen = db if isinstance(db, str) and db else os.environ.get(STORE_ENV)
-    target = resolve_target(chosen, Path.cwd()) if chosen else resolve_target(config.paths.store, Path(config.base_dir))
+    try:
+        target = resolve_target(chosen or config.paths.store, Path.cwd() if chosen else Path(config.base_dir))
+    except UsageError:  # not a store URL: the command says so if it opens the store
+        return config
     if not is_postgres_url(target):
         return config
     from qaeval_tui.core.review.team_rubric import on_record
