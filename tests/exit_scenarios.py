@@ -205,6 +205,46 @@ def team_list_of_a_secured_store(root: Path) -> list[str]:
     return ["team", "list", "--db", scenario_database(secured=True)]
 
 
+@scenario("team remove", 0, "removed")
+def team_remove_a_reviewer(root: Path) -> list[str]:
+    import secrets
+
+    from qaeval_tui.core.store.pg_team import add_member
+    from tests.pg.team_helpers import scenario_database
+
+    url = scenario_database(secured=True)
+    return ["team", "remove", add_member(url, f"ana_{secrets.token_hex(3)}", ["reviewer"]).name, "--db", url]
+
+
+@scenario("team reset-password", 0, "new password")
+def team_reset_a_password(root: Path) -> list[str]:
+    import secrets
+
+    from qaeval_tui.core.store.pg_team import add_member
+    from tests.pg.team_helpers import scenario_database
+
+    url = scenario_database(secured=True)
+    return ["team", "reset-password", add_member(url, f"ana_{secrets.token_hex(3)}", ["reviewer"]).name, "--db", url]
+
+
+@scenario("rubric publish", 0, "published")
+def rubric_publish_into_a_store(root: Path) -> list[str]:
+    from qaeval_tui.core.store.sqlite import Store
+
+    Store.open(root / "s.db").close()
+    return ["rubric", "publish", "--db", "s.db"]
+
+
+fixed("rubric publish", 2, "no store", ["rubric", "publish", "--db", "missing.db"], "usage", bad_input=True)
+fixed("team remove", 2, "a sqlite store", ["team", "remove", "ana", "--db", "s.db"], "usage", bad_input=True)
+fixed(
+    "team reset-password",
+    2,
+    "no server",
+    ["team", "reset-password", "ana", "--db", "postgresql://x@127.0.0.1:1/x"],
+    "usage",
+    bad_input=True,
+)
 fixed("team init", 2, "a sqlite store", ["team", "init", "--db", "s.db"], "usage", bad_input=True)
 fixed(
     "team add",
@@ -296,6 +336,9 @@ fixed("run", 0, "demo set", ["run", "--data", DEMO])
 fixed("run", 2, "missing data", ["run", "--data", "no-such-folder"], "usage", bad_input=True)
 fixed(
     "run", 2, "unloadable adapter", ["run", "--data", DEMO, "--adapter", "no_such_module:make"], "usage", bad_input=True
+)
+fixed(
+    "run", 1, "strict, every judge call failed", ["run", "--data", DEMO, "--judge", OUTAGE_JUDGE, "--strict"], "strict"
 )
 fixed("run", 2, "zero workers", ["run", "--data", DEMO, "--workers", "0"], "usage", bad_input=True)
 

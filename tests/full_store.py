@@ -76,6 +76,8 @@ def add_history(store: StoreBackend) -> None:
     store.cache_judgements(
         [CachedJudgement("judge-config", item.case_id, "output", {"scores": {"faithfulness": 2}, "note": "café ✓"})]
     )
+    store.publish_rubric("1", {"version": "1", "axes": [], "note": "café ✓"}, "ben")
+    store.publish_rubric("2", {"version": "2", "axes": []}, "ben")
     # The inbox lists misses in the order they came, not by trace id: a copy must keep that order.
     late = [make_miss(trace_id) for trace_id in ("zz-came-first", "aa-came-last")]
     for miss in late:

@@ -50,7 +50,7 @@ def command_sections() -> list[tuple[list[str], str]]:
         for usage in re.findall(r"`([^`]+)`", heading):
             words = usage.split()
             words = words[1:] if words[0] == "qaeval" else words
-            name = " ".join(takewhile(lambda word: re.fullmatch(r"[a-z]+", word) is not None, words))
+            name = " ".join(takewhile(lambda word: re.fullmatch(r"[a-z]+(-[a-z]+)*", word) is not None, words))
             if name not in names:
                 names.append(name)
         sections.append((names, body))

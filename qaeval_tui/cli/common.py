@@ -55,8 +55,13 @@ stdout: LiteralConsole = _Deferred(soft_wrap=False)  # type: ignore[assignment] 
 stderr: LiteralConsole = _Deferred(stderr=True, soft_wrap=True)  # type: ignore[assignment]
 
 
-def config_from(ctx: typer.Context) -> Config:
-    """The configuration chosen by the global `--config` option (loaded once per invocation)."""
+def config_from(ctx: typer.Context, *, team_rubric: bool = True) -> Config:
+    """The configuration chosen by the global `--config` option (loaded once per invocation).
+
+    On a team store (the command's store is a PostgreSQL URL) with a rubric on record, the config's
+    rubric is the store's: everyone labels and judges under one rubric, and a local one that differs
+    is named on stderr, once. `team_rubric=False` (publishing, the team commands) keeps the local one.
+    """
     root = ctx.find_root()
     if root.obj is None:
         root.obj = {}
@@ -64,7 +69,35 @@ def config_from(ctx: typer.Context) -> Config:
         from qaeval_tui.core.config import load_config  # the config models: off `qaeval --help`'s path
 
         root.obj["config"] = load_config(root.params.get("config"))
+    if "team_rubric" not in root.obj:
+        root.obj["team_rubric"] = True
+        if team_rubric:
+            root.obj["config"] = _with_team_rubric(ctx, root.obj["config"])
     config: Config = root.obj["config"]
+    return config
+
+
+def _with_team_rubric(ctx: typer.Context, config: Config) -> Config:
+    from qaeval_tui.core.store.opening import is_postgres_url, redacted, resolve_target
+
+    db = ctx.params.get("db")
+    chosen = db if isinstance(db, str) and db else os.environ.get(STORE_ENV)
+    try:
+        target = resolve_target(chosen or config.paths.store, Path.cwd() if chosen else Path(config.base_dir))
+    except UsageError:  # not a store URL: the command says so if it opens the store
+        return config
+    if not is_postgres_url(target):
+        return config
+    from qaeval_tui.core.review.team_rubric import on_record
+    from qaeval_tui.core.store.pg_team import published_rubric
+
+    try:
+        record = published_rubric(str(target))
+    except UsageError:  # unreachable: the command itself says so when it opens the store
+        return config
+    config, warning = on_record(record, config, redacted(str(target)))
+    if warning is not None:
+        stderr.print(f"warning: {warning}", soft_wrap=True)
     return config
 
 
@@ -124,14 +157,22 @@ def open_store(ctx: typer.Context, db: str | None, *, must_exist: bool = False) 
 
 
 @contextmanager
-def optional_store(ctx: typer.Context, db: str | None) -> Iterator[StoreBackend | None]:
+def optional_store(
+    ctx: typer.Context, db: str | None, *, whole_view_for: str | None = None
+) -> Iterator[StoreBackend | None]:
     """The store when there is one, else None (a command that can read files instead); a `--db` that
-    names no store is refused. Closed after the block."""
-    from qaeval_tui.core.store.opening import store_exists
+    names no store is refused. Closed after the block. `whole_view_for` (a command computing figures
+    over the store) refuses a team store's reviewer login, which sees only part of it."""
+    from qaeval_tui.core.store.opening import is_postgres_url, store_exists
 
-    if db is None and not store_exists(store_path(ctx, db)):
+    target = store_path(ctx, db)
+    if db is None and not store_exists(target):
         yield None
         return
+    if whole_view_for is not None and is_postgres_url(target):
+        from qaeval_tui.core.store.pg_team import require_whole_view
+
+        require_whole_view(str(target), whole_view_for)
     with open_store(ctx, db, must_exist=True) as store:
         yield store
 

@@ -227,7 +227,7 @@ def agreement(
 
     config = config_from(ctx)
     console = _check_outputs(as_json, markdown, html)
-    with optional_store(ctx, db) as store:
+    with optional_store(ctx, db, whole_view_for="agreement") as store:
         report = agreement_report(
             config,
             store,
@@ -288,7 +288,7 @@ def calibrate(
 
         committed = read_calibration(check, "--check").artifact  # a bad file is exit 2 before any work
     artifact = None
-    with optional_store(ctx, db) as store:
+    with optional_store(ctx, db, whole_view_for="calibrate") as store:
         if out is None and check is None:
             report = calibration_report(
                 config,

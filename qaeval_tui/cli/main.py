@@ -99,6 +99,10 @@ def _register(target: typer.Typer) -> None:
 
     serve_cmd.register(target)
 
+    from qaeval_tui.cli import rubric_cmds
+
+    rubric_cmds.register(target)
+
 
 def _app() -> typer.Typer:
     built: typer.Typer | None = globals().get("app")

@@ -77,6 +77,11 @@ def open_app(config: Config, role: Role, name: str | None, db_path: StoreTarget,
         app.context.services.close()
     if app.failure is not None:
         raise app.failure
+    parting = app.context.services.parting
+    if role == "reviewer" and parting is not None:
+        from qaeval_tui.cli.common import stderr
+
+        stderr.print(parting.parting_line(app.context.reviewer), soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

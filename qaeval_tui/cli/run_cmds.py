@@ -117,12 +117,15 @@ def run(
         False, "--no-cache", help="Ask the judge afresh for every case instead of reusing cached verdicts."
     ),
     samples: Samples = None,
+    strict: bool = typer.Option(
+        False, "--strict", help="Exit 1 when every adapter call or every judge call failed (a smoke test)."
+    ),
 ) -> None:
     """Run the suite through the adapter and the judge, print the scoreboard and store the run.
 
-    Exit 0 ran, 2 usage or input error.
+    Exit 0 ran, 1 with --strict when every adapter call or every judge call failed, 2 usage or input error.
     """
-    from qaeval_tui.cli.run_views import print_scoreboard
+    from qaeval_tui.cli.run_views import print_scoreboard, strict_failure
     from qaeval_tui.core.usecases.run import run_ppi_for, with_ppi
 
     console = _check_targets(as_json, ("--out", out))
@@ -135,10 +138,14 @@ def run(
         _write_document(out, artifact)
         if as_json:
             _print_document(artifact)
-            return
-    if console:
+    if console and not as_json:
         print_scoreboard(result, ppi)
-    stderr.print(f"stored run {result.run_id}" + (f"; artifact written to {_shown(out)}" if out else ""))
+    if not as_json:
+        stderr.print(f"stored run {result.run_id}" + (f"; artifact written to {_shown(out)}" if out else ""))
+    failed = strict_failure(result) if strict else None
+    if failed is not None:
+        stderr.print(f"error: {failed}", soft_wrap=True)
+        raise typer.Exit(1)
 
 
 @guarded
@@ -204,13 +211,16 @@ def gate(
         help="Fail Tier 2 on a gated judge metric whose axis is not TRUSTED, uncalibrated included.",
     ),
     samples: Samples = None,
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="Print only the verdict line and the findings (no scoreboard or tables)."
+    ),
 ) -> None:
     """Run the suite and gate it against the baseline: Tier 1 checks, Tier 2 deltas.
 
     Exit 0 pass, 1 block, 2 usage or input error (a missing, unreadable or mismatched baseline too),
     3 refused ([gate] mode = "statistical": a tolerance below what the suite resolves; never a pass).
     """
-    from qaeval_tui.cli.run_views import print_gate, print_scoreboard
+    from qaeval_tui.cli.run_views import print_gate, print_scoreboard, say, verdict_line
     from qaeval_tui.core.gate.report import gate_json
     from qaeval_tui.core.usecases.gate import GateOutputs, gate_against_baseline
 
@@ -233,10 +243,12 @@ def gate(
     if as_json:
         print_json(gate_json(report))
     elif outcome.console:
-        print_scoreboard(outcome.result)
-        print_gate(report)
+        say(verdict_line(report))
+        if not quiet:
+            print_scoreboard(outcome.result)
+        print_gate(report, quiet=quiet, baseline=baseline_path)
     else:  # a report took stdout; the verdict still reaches the log
-        stderr.print(f"GATE: {report.verdict}")
+        stderr.print(verdict_line(report), soft_wrap=True)
     raise typer.Exit(report.exit_code)
 
 

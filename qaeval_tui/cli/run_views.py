@@ -102,6 +102,39 @@ def print_scoreboard(result: RunResult, ppi: RunPPI | None = None) -> None:
             say(f"  {one_line(r.case_id, 50)}: {', '.join(r.failures)}")
         if len(failing) > SHOWN:
             say(f"  ... and {len(failing) - SHOWN} more (see --json or --out)")
+    reasons = failure_reasons(result)
+    if reasons:
+        say("Why:")
+        for reason, count in reasons:
+            say(f"  {count} case{'' if count == 1 else 's'}: {one_line(reason, 200)}")
+
+
+def failure_reasons(result: RunResult) -> list[tuple[str, int]]:
+    """The system's failures (check `adapter_ok`) and the judge's errors, each reason once with how
+    many cases it cost, most frequent first: a whole run failing for one cause reads as one line."""
+    counts: dict[str, int] = {}
+    for case in result.cases:
+        for check in case.checks:
+            if check.name == "adapter_ok" and check.failed:
+                reason = check.detail.removeprefix("the adapter failed: ")
+                counts[reason] = counts.get(reason, 0) + 1
+        if case.verdict.status == "error":
+            reason = f"the judge failed: {case.judge_error or 'no reason given'}"
+            counts[reason] = counts.get(reason, 0) + 1
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+
+def strict_failure(result: RunResult) -> str | None:
+    """`run --strict`: why this run is no smoke test pass (every adapter call or every judge call
+    failed), or None."""
+    cases = result.cases
+    if not cases:
+        return None
+    if all(any(c.name == "adapter_ok" and c.failed for c in case.checks) for case in cases):
+        return f"--strict: the system failed on every case ({len(cases)})"
+    if all(case.verdict.status == "error" for case in cases):
+        return f"--strict: the judge failed on every case ({len(cases)})"
+    return None
 
 
 def print_ppi(ppi: RunPPI, rubric_version: str) -> None:
@@ -125,10 +158,30 @@ def print_ppi(ppi: RunPPI, rubric_version: str) -> None:
     stdout.print(table)
 
 
-def print_gate(report: GateReport) -> None:
-    say(f"GATE: {report.verdict}")
+def verdict_line(report: GateReport) -> str:
+    """The gate's verdict and its reason in one line: what a CI log shows first."""
+    if report.verdict == "REFUSED":
+        reason = refusal_line(report) or "no verdict was reached"
+    elif report.verdict == "PASS":
+        reason = "every deterministic check green, no metric beyond tolerance, no regression, new cases pass"
+    else:
+        parts = []
+        checks = [finding for finding in report.tier1 if finding.kind == "check"]
+        if checks:
+            parts.append(f"{len(checks)} deterministic check(s) fired on {len({f.case_id for f in checks})} case(s)")
+        failed_on = judge_errors(report)
+        if failed_on:
+            parts.append(f"the judge failed on {len(failed_on)} case(s)")
+        if report.tier2:
+            parts.append(f"{len(report.tier2)} Tier 2 finding(s)")
+        reason = "; ".join(parts) or "blocked"
+    return f"GATE: {report.verdict} — {reason}"
+
+
+def print_gate(report: GateReport, *, quiet: bool = False, baseline: Path | None = None) -> None:
+    """The gate's report; `quiet`: only the findings (the verdict line comes first, from the caller)."""
     refusal = refusal_line(report)
-    if refusal:
+    if refusal and report.verdict != "REFUSED":
         say(f"  [?] {refusal}")
     fired = fired_checks(report)
     if fired:
@@ -156,6 +209,8 @@ def print_gate(report: GateReport) -> None:
         say(f"  [?] Tier 2 REFUSED: {len(report.refused_metrics)} metric(s) refused; no regression, new cases pass")
     else:
         say("  [ok] Tier 2: no metric beyond tolerance, no regression, new cases pass")
+    if quiet:
+        return
     table = Table(
         "metric",
         "baseline",
@@ -186,7 +241,7 @@ def print_gate(report: GateReport) -> None:
             "judge metrics gated on PPI estimates, baseline -> now: "
             + "; ".join(f"{d.name} {_value(d.baseline)} -> {_value(d.current)} ({d.ci_reason})" for d in by_ppi)
         )
-    print_statistics(report)
+    print_statistics(report, baseline)
     moved = [d for d in report.metrics if d.basis == "shared" and d.n_baseline != d.n_current]
     if moved:  # a mean over other cases than the baseline's: say so beside the table
         say(
@@ -211,9 +266,10 @@ def print_gate(report: GateReport) -> None:
         say(f"{len(report.removed_cases)} baseline case(s) not in this run: {shown}{more}")
 
 
-def print_statistics(report: GateReport) -> None:
+def print_statistics(report: GateReport, baseline: Path | None = None) -> None:
     """Each tested metric's p-values and MDE beside its tolerance (a table of its own: the deltas'
-    table fills 80 columns), how they were reached, and each tolerance this suite cannot resolve."""
+    table fills 80 columns), how they were reached, and the tolerances this suite cannot resolve
+    (each one is in the table's "resolved" column and in `--json`; here, one line naming them)."""
     tested = [delta for delta in report.metrics if delta.test is not None]
     if tested:
         table = Table("metric", "n", "p", "p (Holm)", "significant", "MDE", "tol", "resolved", box=None, pad_edge=False)
@@ -232,8 +288,17 @@ def print_statistics(report: GateReport) -> None:
             )
         stdout.print(table)
     say(mode_line(report))
-    for warning in mde_warnings(report):
-        say(f"warning: {warning}")
+    warned = [d.name for d in report.metrics if d.test is not None and d.test.warning]
+    if warned and mde_warnings(report):
+        plan = (
+            f"qaeval plan --baseline {one_line(str(baseline), 200)}"
+            if baseline is not None
+            else "qaeval plan --baseline BASELINE"
+        )
+        say(
+            f"warning: {len(warned)} tolerance(s) are below what this suite resolves ({', '.join(warned)}); "
+            f"`{plan}` says how many cases each needs"
+        )
 
 
 def _p(value: float) -> str:

@@ -1,7 +1,8 @@
-"""`qaeval team init|add|list`: the people of a team store on PostgreSQL, one database login each.
+"""`qaeval team init|add|list|remove|reset-password`: the people of a team store on PostgreSQL, one database login each.
 
 Exit codes: 0 done · 2 usage (no PostgreSQL URL, cannot connect, a login that may not create roles
-or does not own the store, a bad or taken name, an unknown role, a store with no team yet).
+or does not own the store, a bad or taken name, an unknown role, a store with no team yet, no such
+login to remove or reset).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import typer
 
 from qaeval_tui.cli.common import STORE_ENV, config_from, guarded, print_json, stderr, stdout, store_path
 from qaeval_tui.cli.options import AsJson, Db
+from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
 
 team_app = typer.Typer(
@@ -23,6 +25,7 @@ def _store_url(ctx: typer.Context, db: str | None) -> str:
     """The command's store (--db, else $QAEVAL_DB, else paths.store): it must be a PostgreSQL URL."""
     from qaeval_tui.core.store.opening import is_postgres_url, store_name
 
+    config_from(ctx, team_rubric=False)  # the team commands work on logins, not under a rubric
     target = store_path(ctx, db)
     if not is_postgres_url(target):
         raise UsageError(
@@ -38,11 +41,14 @@ def team_init(ctx: typer.Context, db: Db = None) -> None:
     from qaeval_tui.core.store.opening import redacted
     from qaeval_tui.core.store.pg_team import init_team, side_channels_open
 
+    config = config_from(ctx, team_rubric=False)  # the owner's rubric is the one recorded
     url = _store_url(ctx, db)
     migrate_store(url)
     schema = init_team(url)
+    record = _record_rubric(url, config)
     stdout.print(
-        f"team store ready: {redacted(url)} (schema {schema}); add people with `qaeval team add NAME --role ROLE`"
+        f"team store ready: {redacted(url)} (schema {schema}), rubric version {record} on record; "
+        "add people with `qaeval team add NAME --role ROLE`"
     )
     if side_channels_open(url):
         stderr.print(
@@ -50,6 +56,19 @@ def team_init(ctx: typer.Context, db: Db = None) -> None:
             "run `qaeval team init` once as a superuser to close them",
             markup=False,
         )
+
+
+def _record_rubric(url: str, config: Config) -> str:
+    """Record the config's rubric as the store's, unless one is on record already (then it stays: a
+    change is `qaeval rubric publish`, under a new version). Returns the version on record."""
+    from qaeval_tui.core.review.team_rubric import publish
+    from qaeval_tui.core.store.postgres.store import PgStore
+
+    with PgStore.open(url) as store:
+        latest = store.latest_rubric()
+        if latest is not None:
+            return latest.rubric_version
+        return publish(store, config.rubric, "owner").record.rubric_version
 
 
 def migrate_store(url: str) -> None:
@@ -72,7 +91,7 @@ def team_add(
     from qaeval_tui.core.review.roster import member
     from qaeval_tui.core.store.pg_team import add_member
 
-    config = config_from(ctx)
+    config = config_from(ctx, team_rubric=False)
     url = _store_url(ctx, db)
     if config.review.roster:
         found = member(config, name)
@@ -83,8 +102,48 @@ def team_add(
     added = add_member(url, name, role)
     stdout.print(added.url)
     stderr.print(
-        f"created {added.name} ({', '.join(added.roles)}): hand them the URL above (`qaeval review --db URL` or "
+        f"created {added.name} ({', '.join(added.roles)}): hand them the URL above ({_apps(added.roles)} or "
         f"${STORE_ENV}); it holds their password, which is shown only this once and kept nowhere"
+    )
+
+
+def _apps(roles: tuple[str, ...]) -> str:
+    """The app(s) a login of `roles` opens with its URL: a curator's is `qaeval curate`."""
+    if "reviewer" in roles and "curator" in roles:
+        return "`qaeval review --db URL` to label, `qaeval curate --db URL` to curate"
+    return "`qaeval curate --db URL`" if "curator" in roles else "`qaeval review --db URL`"
+
+
+@guarded
+def team_remove(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="The person's login (any case)."),
+    db: Db = None,
+) -> None:
+    """Drop NAME's login; the labels they wrote stay, under their name. Exit 0, or 2."""
+    from qaeval_tui.core.store.pg_team import remove_member
+
+    login = remove_member(_store_url(ctx, db), name)
+    stdout.print(
+        f"removed the login {login}: their labels stay under {login}; a queue they left is a curator's to hand on "
+        "(`qaeval queue`)"
+    )
+
+
+@guarded
+def team_reset_password(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="The person's login (any case)."),
+    db: Db = None,
+) -> None:
+    """Give NAME's login a new password and print, once, the new URL to hand them. Exit 0, or 2."""
+    from qaeval_tui.core.store.pg_team import reset_password
+
+    renewed = reset_password(_store_url(ctx, db), name)
+    stdout.print(renewed.url)
+    stderr.print(
+        f"new password for {renewed.name}: hand them the URL above ({_apps(renewed.roles)}); their old one no "
+        "longer works, and this one is shown only this once and kept nowhere"
     )
 
 
@@ -113,4 +172,6 @@ def register(app: typer.Typer) -> None:
     team_app.command("init")(team_init)
     team_app.command("add")(team_add)
     team_app.command("list")(team_list)
+    team_app.command("remove")(team_remove)
+    team_app.command("reset-password")(team_reset_password)
     app.add_typer(team_app, name="team")

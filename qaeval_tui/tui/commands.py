@@ -145,7 +145,9 @@ COMMANDS: tuple[Command, ...] = (
         "Save the label (one committed transaction), then show the next item.",
         "review",
     ),
-    Command("undo", "u", "undo", "Reopen the item you last submitted; the change becomes a new revision.", "review"),
+    Command(
+        "undo", "u", "undo", "Reopen the item you last submitted or skipped; a change is a new revision.", "review"
+    ),
     Command(
         "reveal",
         "r",

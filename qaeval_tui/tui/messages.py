@@ -72,3 +72,10 @@ class StoreAvailability(Message):
     """The store became unreachable (`text` says why; calls wait and retry) or came back (None)."""
 
     text: str | None
+
+
+@dataclass
+class TeamStanding(Message):
+    """The picker's line about the team's queues (core.review.prepare.picker_note)."""
+
+    text: str

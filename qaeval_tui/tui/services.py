@@ -39,7 +39,14 @@ from qaeval_tui.core.curation.rejection import reject
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
 from qaeval_tui.core.review.models import Label
-from qaeval_tui.core.review.prepare import PrepareReport, StoreOverview, ensure_prepared, store_overview
+from qaeval_tui.core.review.prepare import (
+    PrepareReport,
+    QueueStanding,
+    StoreOverview,
+    ensure_prepared,
+    store_overview,
+    team_standing,
+)
 from qaeval_tui.core.review.session import BlindItemView, Progress, RevealView, ReviewSession, SessionSummary
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.opening import StoreTarget
@@ -87,6 +94,8 @@ class Services:
         self._thread = StoreThread(db_path, on_unavailable=self._unavailable)
         self._session: ReviewSession | None = None
         """Opened by `prepare`; created, used and dropped on the store thread only."""
+        self.parting: SessionSummary | None = None
+        """What the session did, taken when the store closes: the line `qaeval review` prints on quitting."""
 
     def _unavailable(self, text: str | None) -> None:
         if self.on_unavailable is not None:
@@ -104,15 +113,19 @@ class Services:
 
     # -- preparing and blind review ---------------------------------------------------------------
 
-    def prepare(self, reviewer: str, step: Callable[[str], object]) -> PrepareReport:
-        """Open the store, prepare it for `reviewer` if needed, and open their session."""
+    def prepare(self, reviewer: str, step: Callable[[str], object], *, enrol: bool = True) -> PrepareReport:
+        """Open the store, prepare it for `reviewer` if needed (a queue only with `enrol`), and open
+        their session."""
 
         def run(store: StoreBackend) -> PrepareReport:
-            report = ensure_prepared(store, self.config, self.data_paths, reviewer, step=step)
+            report = ensure_prepared(store, self.config, self.data_paths, reviewer, step=step, enrol=enrol)
             self._session = ReviewSession(store, self.config, reviewer)
             return report
 
         return self._thread.call(run)
+
+    def team_standing(self, names: Sequence[str]) -> tuple[QueueStanding, ...]:
+        return self._thread.call(lambda store: team_standing(store, names))
 
     def overview(self) -> StoreOverview:
         return self._thread.call(lambda store: store_overview(store, self.data_paths))
@@ -292,3 +305,5 @@ class Services:
         """Close the store once the calls in flight have finished (on its own thread); the app calls it
         on exit. Calls after it fail with a UsageError; calling it twice is harmless."""
         self._thread.close()
+        if self._session is not None and self.parting is None:  # the store thread has stopped: no race
+            self.parting = self._session.parting_summary()

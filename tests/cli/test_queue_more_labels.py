@@ -133,3 +133,20 @@ def test_a_reviewer_with_an_exposed_label_is_not_offered_the_item(tmp_path: Path
     assert (data["short_items"], data["newly_assigned_items"], data["no_reviewer_left"]) == (1, 0, items)
     with Store.open(db) as store:
         assert store.queue_item_ids("ben") == []
+
+
+def test_an_item_with_one_value_beside_a_cant_judge_is_offered_to_a_third_reviewer(tmp_path: Path) -> None:
+    """Calibration lists it short ("one value beside a can't-judge"); --more-labels must offer it."""
+    db = tmp_path / "q.db"
+    store, items = store_with_run(db, n_items=1)
+    store.close()
+    runner.invoke(app, ["queue", "--db", "q.db", "--reviewers", "ana,ben", "--overlap", "2"])
+    label(db, "ana", items)
+    with Store.open(db) as store:
+        ReviewSession(store, Config(), "ben").submit(items[0], {**FULL, "faithfulness": None}, "", False, 1.0)
+    result = runner.invoke(app, ["queue", "--db", "q.db", "--more-labels", "--reviewers", "ana,ben,chloe", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert (data["short_items"], data["newly_assigned_items"], data["load"]) == (1, 1, {"chloe": 1})
+    with Store.open(db) as store:
+        assert store.queue_item_ids("chloe") == items

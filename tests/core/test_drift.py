@@ -98,3 +98,14 @@ def test_a_metric_that_stops_being_measured_alarms_instead_of_going_n_a() -> Non
     assert state == "alarm" and message == "no value in this run; the last 4 point(s) had one"
     never_measured = [point(n, faithfulness_rate=None) for n in range(1, 5)]
     assert band("faithfulness_rate", point(5, faithfulness_rate=None), never_measured)[0] == "n/a"
+
+
+def test_a_band_never_leaves_zero_to_one() -> None:
+    """Every metric is a rate: a band of a metric steady at 1.0 (or 0.0) ends there, not past it."""
+    history = [point(run, faithfulness_rate=1.0, over_refusal_rate=0.0) for run in range(1, 5)]
+    report = check_drift(history, point(5, faithfulness_rate=1.0, over_refusal_rate=0.0))
+    bands = {b.metric: b for b in report.bands}
+    assert (bands["faithfulness_rate"].low, bands["faithfulness_rate"].high) == (0.98, 1.0)
+    assert (bands["over_refusal_rate"].low, bands["over_refusal_rate"].high) == (0.0, 0.02)
+    assert all(0.0 <= b.low <= b.high <= 1.0 for b in report.bands if b.low is not None and b.high is not None)
+    assert "band [0.980, 1.000]" in bands["faithfulness_rate"].message

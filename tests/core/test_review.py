@@ -263,6 +263,17 @@ def test_undo_reopens_last_submits_without_erasing_and_resubmit_is_a_new_revisio
     assert ana.next_item().item_id == queue[2]  # type: ignore[union-attr]
 
 
+def test_undo_after_a_skip_reopens_the_skipped_item_then_the_submitted_one(store: Store) -> None:
+    ana = session(store)
+    queue = [i for _, i, _ in store.assignments("ana")]
+    ana.submit(queue[0], FULL, "first", False, 1.0)
+    ana.skip(queue[1], 1.0)
+    reopened = ana.undo()
+    assert reopened is not None and reopened.item_id == queue[1] and reopened.previous_scores == {}
+    earlier = ana.undo()
+    assert earlier is not None and earlier.item_id == queue[0] and earlier.previous_note == "first"
+
+
 def test_invalid_scores_are_refused_and_nothing_is_written(store: Store) -> None:
     ana = session(store)
     item = ana.next_item().item_id  # type: ignore[union-attr]
@@ -378,3 +389,13 @@ def test_resubmitting_an_unchanged_item_writes_no_revision(store: Store) -> None
     assert [row.label.revision for row in store.labels(reviewer="ana", item_id=item)] == [1]
     ana.submit(item, FULL, "a changed note", True, 2.0)
     assert [row.label.revision for row in store.labels(reviewer="ana", item_id=item)] == [1, 2]
+
+
+def test_reveal_shows_the_other_reviewers_latest_labels_and_notes(store: Store) -> None:
+    ana, ben = session(store), session(store, "ben")
+    shared = next(i for _, i, _ in store.assignments("ana") if i in {j for _, j, _ in store.assignments("ben")})
+    ben.submit(shared, {**FULL, "faithfulness": 0}, "first thought", False, 1.0)
+    ben.submit(shared, {**FULL, "faithfulness": 1}, "on reflection", False, 1.0)
+    ana.submit(shared, FULL, "mine", False, 1.0)
+    others = ana.reveal(shared).others
+    assert [(o.reviewer, o.scores["faithfulness"], o.note) for o in others] == [("ben", 1, "on reflection")]

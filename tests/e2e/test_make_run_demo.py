@@ -35,11 +35,14 @@ def test_make_run_opens_a_store_with_the_demo_labels_imported_once(tmp_path: Pat
         shutil.copytree(REPO / name, tmp_path / name)
     shutil.copyfile(REPO / "qaeval.toml", tmp_path / "qaeval.toml")
     bin_dir = str(Path(sys.executable).parent)
-    for _ in range(2):  # `make run` twice
+    for attempt in range(2):  # `make run` twice
+        said = b""
         for command in recipe[:-1]:
             done = subprocess.run(command.replace("$(BIN)", bin_dir), shell=True, cwd=tmp_path, capture_output=True)
             assert done.returncode == 0, done.stderr
-    assert b"added 0, 93 already present" in done.stdout
+            said += done.stdout + done.stderr
+        assert b"not review items" not in said  # the store is prepared before the labels arrive
+        assert (b"added 0, 93 already present" in said) == (attempt == 1)
     config = load_config(tmp_path / "qaeval.toml")
     with Store.open(config.path(config.paths.store)) as store:
         ensure_prepared(store, config, [config.path(config.paths.golden)], "zoe")  # what `qaeval review` does
@@ -47,4 +50,28 @@ def test_make_run_opens_a_store_with_the_demo_labels_imported_once(tmp_path: Pat
         items = {row.item_id for row in store.review_items()}
         assert len(store.labels()) == 93 and set(store.label_reviewers()) == {"ana", "ben", "chloe"}
         assert labelled <= items  # the demo labels are on the items being reviewed: they pair up
-        assert store.queue_length("zoe") > 0  # and your own labels join them
+        assert store.queue_length("zoe") == 26  # and your own labels join them
+        for name in ("ana", "ben", "chloe"):  # the demo reviewers' queues are done
+            labelled = {row.label.item_id for row in store.labels(reviewer=name) if not row.label.skipped}
+            assert set(store.queue_item_ids(name)) <= labelled, name
+
+
+def recipe_of(text: str, target: str) -> tuple[list[str], str]:
+    """A Makefile target's prerequisites and its recipe."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"{target}:"))
+    body = []
+    for line in lines[start + 1 :]:
+        if not line.startswith("\t"):
+            break
+        body.append(line)
+    return lines[start].split(":", 1)[1].split(), "\n".join(body)
+
+
+def test_make_run_installs_what_running_needs_and_make_test_the_dev_tools() -> None:
+    text = (REPO / "Makefile").read_text(encoding="utf-8")
+    assert recipe_of(text, "run")[0] == ["$(RUN_STAMP)"]
+    run_install = recipe_of(text, "$(RUN_STAMP)")[1]
+    assert "pip install --quiet -e .\n" in run_install + "\n" and "dev" not in run_install
+    assert recipe_of(text, "test")[0] == ["$(STAMP)"]
+    assert '-e ".[dev]"' in recipe_of(text, "$(STAMP)")[1]

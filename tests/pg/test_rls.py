@@ -32,6 +32,7 @@ STORE_TABLES = (
     "gold_shown",
     "judge_cache",
     "label_quarantine",
+    "rubrics",
 )
 
 

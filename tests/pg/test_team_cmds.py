@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from qaeval_tui.cli.main import app
 from qaeval_tui.core.store.pg_team import init_team, member_url, scram_verifier
 from tests.pg.server import PgServer
-from tests.pg.team_helpers import TeamStore, migrate, secured_store
+from tests.pg.team_helpers import TeamStore, insert_label, label_row, migrate, secured_store
 
 
 @pytest.fixture
@@ -198,3 +198,106 @@ def test_the_url_handed_to_a_person_keeps_the_servers_settings_but_none_of_the_o
     )  # fmt: skip
     assert parse_qs(parts.query) == {"sslmode": ["verify-full"]}
     assert "owner" not in url and "key-pass" not in url
+
+
+def test_a_curator_is_handed_the_curator_app_and_a_reviewer_the_review_app(team_store: TeamStore) -> None:
+    url = team_store.owner_url
+    for base, roles, app_line in (
+        ("cura", ["--role", "curator"], "(`qaeval curate --db URL` or"),
+        ("revi", ["--role", "reviewer"], "(`qaeval review --db URL` or"),
+    ):
+        name = team_store.name(base)
+        code, _, err = qaeval("team", "add", name, *roles, "--db", url)
+        team_store.made.append(name)
+        assert code == 0 and app_line in err, err
+
+
+def test_reset_password_hands_a_new_url_and_the_old_one_stops_working(team_store: TeamStore) -> None:
+    old_url = team_store.login("ana")
+    code, out, err = qaeval("team", "reset-password", team_store.name("ANA"), "--db", team_store.owner_url)
+    assert code == 0, err
+    new_url = out.strip()
+    with psycopg.connect(new_url) as conn:
+        assert conn.execute("SELECT session_user").fetchone() == (team_store.name("ana"),)
+    with pytest.raises(psycopg.OperationalError, match="password authentication failed"):
+        psycopg.connect(old_url)
+    assert str(urlsplit(new_url).password) not in err
+
+
+def test_remove_drops_the_login_and_keeps_what_it_wrote(team_store: TeamStore) -> None:
+    name = team_store.name("ana")
+    ana_url = team_store.login("ana")
+    with team_store.owner() as owner:  # a label of hers (the database is new for each test)
+        insert_label(owner, label_row("i1", name))
+    code, out, err = qaeval("team", "remove", name.upper(), "--db", team_store.owner_url)
+    assert code == 0 and f"removed the login {name}" in out, err
+    with pytest.raises(psycopg.OperationalError):
+        psycopg.connect(ana_url)
+    with team_store.owner() as owner:
+        assert owner.execute("SELECT count(*) FROM labels WHERE reviewer = %s", (name,)).fetchone() == (1,)
+    code, out, err = qaeval("team", "remove", name, "--db", team_store.owner_url)
+    assert code == 2 and out == "" and "no team login of that name" in err
+
+
+def test_remove_and_reset_touch_no_login_outside_the_team(team_store: TeamStore) -> None:
+    owner = urlsplit(team_store.owner_url).username or ""
+    for command in ("remove", "reset-password"):
+        code, out, err = qaeval("team", command, owner, "--db", team_store.owner_url)
+        assert code == 2 and out == "" and "no team login of that name" in err
+
+
+def test_a_name_the_store_spells_otherwise_is_refused_so_one_person_stays_one(team_store: TeamStore) -> None:
+    lower = team_store.name("zed")
+    with team_store.owner() as owner:  # the database is new for each test
+        insert_label(owner, label_row("i1", lower))
+    code, out, err = qaeval("team", "add", lower.upper(), "--role", "reviewer", "--db", team_store.owner_url)
+    assert code == 2 and out == "" and f"this store holds labels or a queue of {lower!r}" in err
+
+
+def test_statistics_refuse_a_reviewers_login_which_sees_only_part_of_the_store(team_store: TeamStore) -> None:
+    """Row security shows a reviewer their queue and what they revealed: figures over that would be
+    figures over a part, reported as the whole. A curator's login sees it all."""
+    reviewer_url = team_store.login("ana")
+    curator_url = team_store.login("cora", "curator")
+    for command in ("agreement", "calibrate"):
+        code, out, err = qaeval(command, "--db", reviewer_url)
+        assert code == 2 and out == "", err
+        assert "a reviewer's login on " in err and f"`qaeval {command}` would count a part" in err
+        assert str(urlsplit(reviewer_url).password) not in err
+    code, _, err = qaeval("agreement", "--db", curator_url)
+    assert "no labels" in err and "reviewer's login" not in err  # read as the whole store: it is empty
+
+
+def test_the_readmes_server_step_makes_an_owner_that_sets_up_the_team(pg_server: PgServer) -> None:
+    """The README's commands for the owner role and its database, run on a throwaway server (names made
+    unique: roles are the server's), then `team init` and `team add` with the owner's URL."""
+    import re
+    import shlex
+
+    from psycopg import sql
+
+    from tests.test_docs import README
+
+    step = README.split("1. **A server.**", 1)[1].split("2. **Secure it:**", 1)[0]
+    commands = [shlex.split(line.strip()) for line in step.splitlines() if line.strip().startswith("sudo -u postgres")]
+    (statement,) = [words[-1] for words in commands if words[3] == "psql"]
+    (createdb,) = [words for words in commands if words[3] == "createdb"]
+    role = re.search(r"CREATE ROLE (\w+) LOGIN CREATEROLE PASSWORD '([^']+)'", statement)
+    assert role is not None and createdb[4:6] == ["--owner", role.group(1)]
+    suffix = secrets.token_hex(3)
+    owner, password, database = f"{role.group(1)}_{suffix}", role.group(2), f"{createdb[6]}_{suffix}"
+    reviewer = f"rita_{suffix}"
+    with pg_server.admin() as admin:
+        admin.execute(statement.replace(role.group(1), owner))
+        admin.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(sql.Identifier(database), sql.Identifier(owner)))
+    owner_url = pg_server.url(database, user=owner, password=password)
+    try:
+        code, _, err = qaeval("team", "init", "--db", owner_url)
+        assert code == 0, err
+        code, _, err = qaeval("team", "add", reviewer, "--role", "reviewer", "--db", owner_url)
+        assert code == 0, err
+    finally:
+        with pg_server.admin() as admin:
+            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database)))
+            for name in (reviewer, owner):
+                admin.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(name)))

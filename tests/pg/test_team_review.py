@@ -192,3 +192,31 @@ def test_a_command_a_reviewers_login_may_not_run_is_one_line_and_exit_2(
         assert result.exit_code == 2 and "this login may not do that on the team store" in result.stderr
         assert says in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
         assert str(urlsplit(ana_url).password) not in result.stderr
+
+
+def test_the_reveal_shows_the_other_reviewers_label_through_row_security_only_after_ones_own(
+    team_store: TeamStore, golden_dir: Path
+) -> None:
+    """ben's label and note reach ana's reveal, read with ana's own login once her reveal is on record."""
+    from qaeval_tui.core.config import Config
+    from qaeval_tui.core.review.prepare import ensure_prepared
+    from qaeval_tui.core.review.session import ReviewSession
+    from qaeval_tui.core.store.postgres.store import PgStore
+
+    ana_url, ben_url = team_store.login("ana"), team_store.login("ben")
+    ana, ben = team_store.name("ana"), team_store.name("ben")
+    config = Config.model_validate({"review": {"reviewers": [ana, ben], "overlap": 2}})
+    with PgStore.open(team_store.owner_url) as owner:
+        ensure_prepared(owner, config, [golden_dir], ana)
+    scores: dict[str, int | None] = {axis.name: axis.scale[-1] for axis in config.rubric.axes}
+    with PgStore.open(ben_url) as store:
+        bens = ReviewSession(store, config, ben)
+        item = bens.next_item()
+        assert item is not None
+        bens.submit(item.item_id, scores, "ben's reasoning", False, 2.0)
+    with PgStore.open(ana_url) as store:
+        assert [row.label.reviewer for row in store.labels(item_id=item.item_id)] == []  # blind before
+        anas = ReviewSession(store, config, ana)
+        anas.submit(item.item_id, {**scores, "faithfulness": 0}, "", False, 2.0)
+        others = anas.reveal(item.item_id).others
+    assert [(o.reviewer, o.note) for o in others] == [(ben, "ben's reasoning")]

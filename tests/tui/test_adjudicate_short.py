@@ -67,3 +67,30 @@ async def test_the_curator_sees_the_one_reviewer_item_with_the_reason_and_rules_
     assert entry.item_id in before.axes["faithfulness"].one_reviewer_items
     assert entry.item_id not in after.axes["faithfulness"].one_reviewer_items
     assert after.axes["faithfulness"].consensus_counts["adjudicated"] == 1
+
+
+async def test_the_consensus_dialog_opens_with_no_value_and_tab_walks_forward(tmp_path: Path) -> None:
+    """Nothing is chosen for the curator: enter opens the dialog with no value, so a hurried enter in
+    the reason records nothing; tab moves value -> reason -> section -> adjudicator."""
+    template = build_labeled_store(tmp_path / "t.db", DEMO_GOLDEN, DEMO_LABELS)
+    workspace = make_workspace(tmp_path / "work", template, DEMO_GOLDEN)
+    app = oversight_app(workspace, AdjudicationScreen)
+    async with app.run_test(size=(100, 32)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, AdjudicationScreen)
+        await _ready(pilot, screen)
+        await pilot.press("enter")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ConsensusDialog) and dialog.chosen() is None
+        walked = []
+        for _ in range(3):
+            await pilot.press("tab")
+            await pilot.pause()
+            walked.append(dialog.focused.id if dialog.focused else None)
+        assert walked == ["consensus-reason", "consensus-cites", "consensus-adjudicator"]
+        await pilot.press("shift+tab", "shift+tab", *"a reason", "enter")
+        await pilot.pause()
+        assert app.screen is dialog and "choose a value first" in flat(host_text(app))
+    with workspace.store() as store:
+        assert store.adjudications() == {}

@@ -120,6 +120,7 @@ async def test_reveal_after_submit_shows_what_was_hidden(demo_db: Path) -> None:
         found = leaks(screen_text(app), case_ids)
         assert JUDGE in found and EVIDENCE in found
         assert any(case_id in found for case_id in case_ids)
+        assert OTHER_NOTE in found and "zoe" in found  # the other reviewer's label and note, after one's own
 
 
 async def test_gold_answer_only_for_the_gold_axis_after_the_blind_axes(demo_db: Path) -> None:

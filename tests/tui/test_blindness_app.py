@@ -42,6 +42,8 @@ ADJUDICATOR = "SENTINEL-ADJUDICATOR"
 VERDICT_WORDS = (JUDGE, EVIDENCE)
 """Shown, after submit, by the reveal dialog for the item just submitted (the reviewer's own)."""
 ALWAYS_HIDDEN = (SYSTEM, OTHER_NOTE, CONSENSUS, ADJUDICATOR, "zoe", "reference-hub", "mechanical")
+OTHER_LABEL_WORDS = (OTHER_NOTE, "zoe")
+"""Shown, after submit, by the reveal dialog too: the other reviewers' labels and notes on that item."""
 SIZES = [(80, 24), (160, 48)]
 CURATOR_WORDS = ("Calibration", "Adjudication", "Inbox", "golden browser", "Browse")
 """Titles of the curator app's screens: not one is offered in the reviewer app."""
@@ -68,7 +70,10 @@ def submitted_cases(app: ReviewApp) -> set[str]:
 
 def leaks(app: ReviewApp, text: str, case_ids: list[str]) -> list[str]:
     allowed = submitted_cases(app)
-    words = ALWAYS_HIDDEN if isinstance(app.screen, RevealDialog) else ALWAYS_HIDDEN + VERDICT_WORDS
+    if isinstance(app.screen, RevealDialog):  # after one's own submit: the judge and the others' labels
+        words = tuple(word for word in ALWAYS_HIDDEN if word not in OTHER_LABEL_WORDS)
+    else:
+        words = ALWAYS_HIDDEN + VERDICT_WORDS
     found = [word for word in words if word in text]
     return found + [case_id for case_id in case_ids if case_id not in allowed and case_id in text]
 

@@ -160,7 +160,7 @@ async def test_review_screens_show_hostile_data_literally(hostile: Hostile) -> N
     text = {name: flat(screen_text_of(svg)) for name, svg in shots.items()}
     assert "[bold red]markup[/]" in text["review"] and ":warning:" in text["review"]  # as typed
     assert "Gold answer: M8. EVIL" in text["gold"]
-    assert "Judge verdict on the item" in text["reveal"] and "evidence:" in text["reveal"]
+    assert "Judge verdict and other reviewers on the item" in text["reveal"] and "evidence:" in text["reveal"]
     assert "reopened" in text["undo"] and "Note on this item" in text["note"]
 
 

@@ -78,3 +78,36 @@ def test_pace_and_reviewer_names() -> None:
     # Names whose label file would pass for a golden split or the verdict export never get in.
     for name in ("frozen", "Living", "judge-verdicts", ".hidden", "NUL"):
         assert reviewer_name_problem(name), name
+
+
+def test_a_newcomer_first_on_a_fresh_store_leaves_the_team_queues_as_queue_builds_them(tmp_path: Path) -> None:
+    """The README's promise: the demo reviewers' queues are the ones their labels were made on, and
+    a newcomer gets a queue of 26 of their own."""
+    with Store.open(tmp_path / "team.db") as team:
+        ensure_prepared(team, Config(), [DEMO_GOLDEN], "ana")
+        expected = {name: team.queue_item_ids(name) for name in ("ana", "ben", "chloe")}
+    with Store.open(tmp_path / "q.db") as store:
+        report = ensure_prepared(store, Config(), [DEMO_GOLDEN], "zoe")
+        assert report.queue_length == 26
+        assert {name: store.queue_item_ids(name) for name in ("ana", "ben", "chloe")} == expected
+
+
+def test_a_curator_who_is_not_enrolled_gets_no_queue(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "q.db") as store:
+        report = ensure_prepared(store, Config(), [DEMO_GOLDEN], "dana", enrol=False)
+        assert report.queue_length == 0 and store.queue_length("dana") == 0
+        assert store.queue_length("ana") == 26  # the team's queues are built all the same
+
+
+async def test_opening_the_curator_app_enrols_no_curator_as_a_reviewer(tmp_path: Path) -> None:
+    from qaeval_tui.tui.screens.home import HomeScreen
+    from tests.tui.conftest import make_app
+    from tests.tui.scenes.review import wait_until
+
+    db = tmp_path / "fresh.db"
+    app = make_app(db, "dana", role="curator")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen))
+    with Store.open(db) as store:
+        assert store.count("review_items") == 39 and store.queue_length("ana") == 26
+        assert store.queue_length("dana") == 0

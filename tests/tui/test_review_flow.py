@@ -106,6 +106,26 @@ async def test_undo_reopens_the_last_item_and_resubmit_is_a_new_revision(demo_db
     assert history[1].scores["answer_correctness"] == 1 and history[1].scores["faithfulness"] == 2
 
 
+async def test_undo_after_a_skip_reopens_the_skipped_item(demo_db: Path) -> None:
+    app = make_app(demo_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_review(pilot)
+        await settle(pilot, "2", "2", "2", "enter")
+        skipped = screen.item
+        await settle(pilot, "s")
+        assert screen.item is not None and skipped is not None and screen.item.item_id != skipped.item_id
+        await settle(pilot, "u")
+        assert screen.item is not None and screen.item.item_id == skipped.item_id
+        assert screen.draft is not None and screen.draft.scores == {}  # only ever skipped: nothing to carry over
+        await settle(pilot, "1", "1", "1", "enter")
+    history = labels(demo_db)
+    assert [(row.item_id == skipped.item_id, row.skipped) for row in history] == [
+        (False, False),
+        (True, True),
+        (True, False),
+    ]
+
+
 async def test_reveal_only_after_submit_and_later_changes_are_post_reveal(demo_db: Path) -> None:
     app = make_app(demo_db)
     async with app.run_test(size=(100, 32)) as pilot:

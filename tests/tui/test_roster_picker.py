@@ -10,6 +10,7 @@ from qaeval_tui.core.config import Config, ReviewConfig, RosterMember
 from qaeval_tui.core.review.roster import last_reviewer, remember_reviewer
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.screens.reviewer import ReviewerScreen
+from tests.core.review_fixtures import FULL
 from tests.tui.conftest import make_app, open_review, screen_text, settle
 from tests.tui.scenes.review import wait_until
 
@@ -53,3 +54,19 @@ async def test_the_last_reviewer_on_this_machine_is_the_default(demo_db: Path) -
         await pilot.press("enter")
         await open_review(pilot)
         assert app.context.reviewer == "ben"
+
+
+async def test_the_picker_says_who_has_finished_and_that_a_newcomer_types_a_name_of_their_own(demo_db: Path) -> None:
+    from qaeval_tui.core.review.session import ReviewSession
+
+    with Store.open(demo_db) as store:
+        session = ReviewSession(store, Config(), "ana")
+        for item_id in store.queue_item_ids("ana"):
+            session.submit(item_id, FULL, "", False, 1)
+    app = make_app(demo_db, None)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await wait_until(pilot, lambda: "new here?" in " ".join(screen_text(app).split()), timeout=5)
+        text = " ".join(screen_text(app).split())
+        assert "Ana has finished their queue" in text
+        assert "not finished: ben (26 of 26 left), chloe (26 of 26 left)" in text
+        assert "type a name of your own" in text

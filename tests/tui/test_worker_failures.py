@@ -96,7 +96,7 @@ async def test_a_failing_save_is_shown_the_item_stays_and_nothing_is_stored(
 async def test_a_preparation_that_breaks_unexpectedly_is_named_by_the_one_handler_and_ends_the_app(
     demo_db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def prepare(_self: Services, _reviewer: str, _step: object) -> None:
+    def prepare(_self: Services, _reviewer: str, _step: object, *, enrol: bool = True) -> None:
         raise RuntimeError("the judge fell over")
 
     monkeypatch.setattr(Services, "prepare", prepare)

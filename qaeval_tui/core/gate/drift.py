@@ -214,7 +214,7 @@ def _band(
         )
     center = statistics.fmean(history)
     half = max(sigma * statistics.pstdev(history), min_band)
-    low, high = center - half, center + half
+    low, high = max(0.0, center - half), min(1.0, center + half)  # every metric is a rate in [0, 1]
     higher_is_better = METRIC_SPECS[metric].higher_is_better if metric in METRIC_SPECS else True
     where = f"band [{low:.3f}, {high:.3f}] (mean of the last {n}: {center:.3f})"
     if value < low:

@@ -143,10 +143,14 @@ def export_folder(
         # the third reviewer's file leaves the first two as they were.
         merges = {name: merge_labels(folder / f"{name}.jsonl", [row.label for row in _stored(store, name, rubric)])
                   for name in names}  # fmt: skip
+        verdict_text, count = (
+            merge_verdicts(store, folder / VERDICTS_FILENAME, config_hash=config_hash) if verdicts else (None, None)
+        )
         for name, merge in merges.items():
             if merge.added or not (folder / f"{name}.jsonl").exists():
                 write_output(folder / f"{name}.jsonl", merge.text)
-        count = export_verdicts(store, folder / VERDICTS_FILENAME, config_hash=config_hash) if verdicts else None
+        if verdict_text is not None:
+            write_output(folder / VERDICTS_FILENAME, verdict_text)
     written = {name: merge.total for name, merge in merges.items()}
     added = {name: merge.added for name, merge in merges.items()}
     return ExportReport(folder, written, count, tuple(removed), added, len(store.quarantines()))
@@ -166,13 +170,68 @@ def export_labels(
 def export_verdicts(
     store: StoreBackend, path: Path, *, run_id: str | None = None, config_hash: str | None = None
 ) -> int:
-    """Write stored judge verdicts (§8.3), one a line; returns how many."""
-    verdicts = store.verdicts(run_id=run_id, config_hash=config_hash)
+    """Merge stored judge verdicts (§8.3) into `path` (see `merge_verdicts`); returns how many lines
+    the file holds."""
+    text, total = merge_verdicts(store, path, run_id=run_id, config_hash=config_hash)
+    if text is not None:
+        write_output(path, text)
+    return total
+
+
+def merge_verdicts(
+    store: StoreBackend, path: Path, *, run_id: str | None = None, config_hash: str | None = None
+) -> tuple[str | None, int]:
+    """The verdict file's new text (None: unchanged) and its line count: one line per item per
+    judge config, the latest stored.
+
+    Like a label file, the lines the file already holds are kept verbatim and in order (a
+    teammate's, pulled through git), and only an (item, judge config) it lacks is appended: every
+    rerun stores verdicts again, and an export per run would otherwise grow without end.
+    """
+    latest: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in store.verdicts(run_id=run_id, config_hash=config_hash):  # oldest first: the last one wins
+        latest[(row.item_id, row.config_hash)] = row.verdict.to_json()
+    held: set[tuple[str, str]] = set()
+    kept: list[str] = []
+    problems: list[Problem] = []
+    if path.is_file():
+        try:
+            held_text = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                [Problem(str(path), 1, "(file)", f"not UTF-8 (byte {exc.start})")], "verdict export"
+            ) from None
+        for number, raw in enumerate(held_text.splitlines(), start=1):
+            if not raw.strip():
+                continue
+            key = _verdict_key(raw)
+            if key is None:
+                problems.append(Problem(str(path), number, "(line)", "not a judge verdict line; fix or move the file"))
+                continue
+            held.add(key)
+            kept.append(raw + "\n")
+    if problems:
+        raise InputError(problems, "the verdict export")
+    added = [record for key, record in latest.items() if key not in held]
     lines = [
-        strict_json(v.verdict.to_json(), f"{path}:{n}", ensure_ascii=False) + "\n" for n, v in enumerate(verdicts, 1)
+        strict_json(record, f"{path}:{len(kept) + n}", ensure_ascii=False) + "\n" for n, record in enumerate(added, 1)
     ]
-    write_output(path, "".join(lines))
-    return len(verdicts)
+    merged = "".join(kept) + "".join(lines) if lines or not path.exists() else None
+    return merged, len(kept) + len(lines)
+
+
+def _verdict_key(raw: str) -> tuple[str, str] | None:
+    """A verdict line's (item, judge config hash), or None when it is not one."""
+    try:
+        record = json.loads(raw)
+    except ValueError:
+        return None
+    judge = record.get("judge") if isinstance(record, dict) else None
+    item_id = record.get("item_id") if isinstance(record, dict) else None
+    config_hash = judge.get("config_hash") if isinstance(judge, dict) else None
+    if not isinstance(item_id, str) or not isinstance(config_hash, str):
+        return None
+    return (item_id, config_hash)
 
 
 @dataclass(frozen=True)

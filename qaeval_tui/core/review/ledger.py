@@ -122,9 +122,13 @@ class QueueLedger:
         )
 
     def submitted_item(self, depth: int) -> tuple[str, int] | None:
-        """(item_id, label id) of the `depth`-th most recently submitted item (0 is the latest), queued or not."""
-        recent = sorted(((m.last_submit, item_id) for item_id, m in self._marks.items() if m.last_submit), reverse=True)
+        """(item_id, label id) of the item with the `depth`-th most recent submit or skip (0 is the
+        latest), queued or not: `u` after `s` reopens the item just skipped. The id is the item's
+        latest submitted revision, 0 when it was only ever skipped."""
+        recent = sorted(
+            ((max(m.last_submit, m.last_skip), item_id) for item_id, m in self._marks.items()), reverse=True
+        )
         if depth >= len(recent):
             return None
-        label_id, item_id = recent[depth]
-        return item_id, label_id
+        item_id = recent[depth][1]
+        return item_id, self._marks[item_id].last_submit

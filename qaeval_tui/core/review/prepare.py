@@ -111,9 +111,22 @@ def _join_queue(store: StoreBackend, reviewer: str, config: Config) -> int:
 
 
 def ensure_prepared(
-    store: StoreBackend, config: Config, data_paths: Sequence[Path], reviewer: str, *, step: Step | None = None
+    store: StoreBackend,
+    config: Config,
+    data_paths: Sequence[Path],
+    reviewer: str,
+    *,
+    step: Step | None = None,
+    enrol: bool = True,
 ) -> PrepareReport:
-    """Make sure the store has a run, review items and a queue for `reviewer`; idempotent."""
+    """Make sure the store has a run, review items and a queue for `reviewer`; idempotent.
+
+    The first queue is built for the configured team (`review.reviewers`) alone, so their queues
+    are the ones `qaeval queue` builds (the demo's labels pair with them); anyone else joins it
+    with a share of their own, which never reshuffles a queue someone already holds. With
+    `enrol=False` (a curator opening the curator app) the store is prepared but no queue is made
+    for `reviewer`.
+    """
     say: Step = step or (lambda _message: None)
     problem = reviewer_name_problem(reviewer)
     if problem:
@@ -143,17 +156,65 @@ def ensure_prepared(
             say("Building the review items…")
             items_created = build_review_items(store, run_id, golden)
         queue_length = store.queue_length(reviewer)
-        if queue_length == 0:
+        if store.count("assignments") == 0 and config.review.reviewers:
+            say("Building the team's review queues…")
+            team = tuple(config.review.reviewers)
+            assign(store, team, min(config.review.overlap, len(team)), config.review.seed)
+            queue_length = store.queue_length(reviewer)
+            newly_assigned = queue_length if enrol else 0
+        if queue_length == 0 and enrol:
             say("Building your review queue…")
             if store.count("assignments"):
                 newly_assigned = _join_queue(store, reviewer, config)
             else:
-                names = tuple(dict.fromkeys((*config.review.reviewers, reviewer)))
-                overlap = min(config.review.overlap, len(names))
-                assign(store, names, overlap, config.review.seed)
+                assign(store, (reviewer,), 1, config.review.seed)
                 newly_assigned = store.queue_length(reviewer)
             queue_length = newly_assigned
         return PrepareReport(ran, run_id, items_created, newly_assigned, queue_length)
+
+
+@dataclass(frozen=True)
+class QueueStanding:
+    """How far one team member is through their queue (the reviewer picker shows it)."""
+
+    name: str
+    queued: int
+    labelled: int
+
+    @property
+    def done(self) -> bool:
+        return self.queued > 0 and self.labelled >= self.queued
+
+
+def team_standing(store: StoreBackend, names: Sequence[str]) -> tuple[QueueStanding, ...]:
+    """Each named reviewer's queue length and how many of its items they have labelled (a skip is
+    not a label)."""
+    standing = []
+    for name in names:
+        queue = set(store.queue_item_ids(name))
+        labelled = {row.label.item_id for row in store.labels(reviewer=name) if not row.label.skipped}
+        standing.append(QueueStanding(name, len(queue), len(labelled & queue)))
+    return tuple(standing)
+
+
+def _names(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def picker_note(standing: Sequence[QueueStanding]) -> str:
+    """The picker's line about the team: who has finished, who has items left, and that a newcomer
+    types a name of their own."""
+    done = [s.name for s in standing if s.done]
+    left = [f"{s.name} ({s.queued - s.labelled} of {s.queued} left)" for s in standing if s.queued and not s.done]
+    parts = []
+    if done:
+        one = len(done) == 1
+        parts.append(f"{_names(done)} {'has' if one else 'have'} finished {'their queue' if one else 'their queues'}")
+    if left:
+        parts.append(f"not finished: {', '.join(left)}")
+    parts.append("new here? type a name of your own for a queue of your own")
+    text = "; ".join(parts)
+    return text[0].upper() + text[1:] + "."
 
 
 def store_overview(store: StoreBackend, data_paths: Sequence[Path]) -> StoreOverview:

@@ -21,6 +21,7 @@ from qaeval_tui.core.review.views import (
     AxisView,
     BlindItemView,
     CitationView,
+    OtherLabel,
     Progress,
     RevealView,
     SessionSummary,
@@ -259,10 +260,10 @@ class ReviewSession:
         return self._append(item_id, {}, "", False, True, seconds_spent)
 
     def undo(self) -> BlindItemView | None:
-        """Reopen this reviewer's most recently submitted item; called again, the one before it.
+        """Reopen the item this reviewer most recently submitted or skipped; called again, the one before it.
 
-        Nothing is erased: the view carries the latest revision as `previous_*`, and the next
-        submit on it writes a new revision.
+        Nothing is erased: the view carries the latest submitted revision as `previous_*` (none for
+        an item only skipped), and the next submit on it writes a new revision.
         """
         ledger = self._ledger
         ledger.sync()
@@ -270,9 +271,10 @@ class ReviewSession:
         if submitted is None:
             return None
         item_id, label_id = submitted
-        row = next(row for row in self.store.labels(reviewer=self.reviewer, item_id=item_id) if row.id == label_id)
+        rows = self.store.labels(reviewer=self.reviewer, item_id=item_id) if label_id else []
+        previous = next((row.label for row in rows if row.id == label_id), None)
         self._undo_depth += 1
-        return self._placed_view(item_id, ledger.position(item_id), len(ledger.queue), row.label)
+        return self._placed_view(item_id, ledger.position(item_id), len(ledger.queue), previous)
 
     def reveal(self, item_id: str) -> RevealView:
         """The judge verdict for an item this reviewer has submitted; later revisions are marked post-reveal."""
@@ -284,8 +286,9 @@ class ReviewSession:
         case_id = item.item.case_id if item else own.case_id
         verdict = self.store.latest_verdict(item_id)
         yours: dict[str, int | None] = dict(own.scores)
+        others = self._other_labels(item_id)
         if verdict is None:
-            return RevealView(item_id, case_id, "", "missing", {}, {}, yours, {name: None for name in yours})
+            return RevealView(item_id, case_id, "", "missing", {}, {}, yours, {name: None for name in yours}, others)
         document = verdict.verdict
         judge_scores: dict[str, int | None] = dict(document.scores)
         agrees: dict[str, bool | None] = {}
@@ -301,13 +304,29 @@ class ReviewSession:
             evidence=dict(document.evidence),
             your_scores=yours,
             agrees=agrees,
+            others=others,
         )
 
+    def _other_labels(self, item_id: str) -> tuple[OtherLabel, ...]:
+        """Each other reviewer's latest submitted label on `item_id` (read after the reveal is recorded)."""
+        latest: dict[str, Label] = {}
+        for row in sorted(self.store.labels(item_id=item_id), key=lambda row: row.id):
+            if row.label.reviewer != self.reviewer and not row.label.skipped:
+                latest[row.label.reviewer] = row.label
+        return tuple(OtherLabel(name, dict(label.scores), label.note) for name, label in sorted(latest.items()))
+
     def summary(self) -> SessionSummary:
+        return self._summary(self.progress())
+
+    def parting_summary(self) -> SessionSummary:
+        """`summary` from what this session knows already, reading nothing from the store (the line
+        printed on quitting, when the store may be gone)."""
+        return self._summary(self._ledger.progress())
+
+    def _summary(self, progress: Progress) -> SessionSummary:
         rows = self._session_rows
         labeled = {row.item_id: row for row in rows if not row.skipped}
         skipped = {row.item_id for row in rows if row.skipped} - labeled.keys()
-        progress = self.progress()
         return SessionSummary(
             labeled=len(labeled),
             skipped=len(skipped),

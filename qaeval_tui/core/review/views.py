@@ -109,6 +109,15 @@ class Progress:
 
 
 @dataclass(frozen=True)
+class OtherLabel:
+    """Another reviewer's latest submitted label on a revealed item: their scores and note."""
+
+    reviewer: str
+    scores: dict[str, int | None]
+    note: str
+
+
+@dataclass(frozen=True)
 class RevealView:
     """Shown only after this reviewer's submit. `status` is "ok", "error", or "missing" (no verdict stored)."""
 
@@ -120,6 +129,8 @@ class RevealView:
     evidence: dict[str, str]
     your_scores: dict[str, int | None]
     agrees: dict[str, bool | None]
+    others: tuple[OtherLabel, ...] = ()
+    """The other reviewers' latest submitted labels on the item (row security shows them after the reveal)."""
 
 
 @dataclass(frozen=True)
@@ -131,6 +142,13 @@ class SessionSummary:
     flagged: int
     seconds_spent: float
     remaining: int
+
+    def parting_line(self, reviewer: str) -> str:
+        """The one line `qaeval review` prints on quitting."""
+        return (
+            f"{reviewer}: {self.labeled} label(s) saved this session, {self.skipped} skipped; "
+            f"{self.remaining} item(s) left in your queue"
+        )
 
 
 def find_quote(text: str, quote: str | None) -> tuple[int, int] | None:

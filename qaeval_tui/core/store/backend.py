@@ -45,6 +45,7 @@ from qaeval_tui.core.store.rows import (
     StoredVerdict,
     VerdictRecord,
 )
+from qaeval_tui.core.store.rubrics import StoredRubric
 from qaeval_tui.core.store.tables import TableRows
 
 
@@ -138,6 +139,10 @@ class StoreBackend(Protocol):
     # flags
     def flag_rows(self) -> list[FlagRow]: ...
     def resolve_flag(self, label_id: int, note: str, curator: str) -> bool: ...
+
+    # the team's published rubric, every version (append-only)
+    def publish_rubric(self, version: str, document: JsonObject, published_by: str) -> int: ...
+    def latest_rubric(self) -> StoredRubric | None: ...
 
     # whole tables, as stored (ids included): `qaeval store copy` (tables.TABLES lists them)
     def table_rows(self, table: str) -> TableRows: ...

@@ -23,6 +23,7 @@ TABLES = (
     "gold_shown",
     "judge_cache",
     "label_quarantine",
+    "rubrics",
     "writer_locks",
 )
 """Every table of the store (schema.STEPS); row security is enabled on each."""

@@ -69,6 +69,7 @@ PERSON_COLUMN = {
     "flag_resolutions": "curator",
     "gold_shown": "reviewer",
     "label_quarantine": "curator",
+    "rubrics": "published_by",
 }
 """The column naming who wrote a row: always the session's login (the trigger sets it)."""
 
@@ -82,6 +83,7 @@ REVIEWER_READS = (
     "exposures",
     "adjudications",
     "gold_shown",
+    "rubrics",
 )
 """Tables a reviewer's login reads (its policy choosing the rows). Not `cases` nor `run_outputs`: a
 reviewer reads an item's case and output through `qaeval_review_item`, redacted until the gold lock."""
@@ -106,6 +108,7 @@ CURATOR_WRITES = (
     "flag_resolutions",
     "judge_cache",
     "label_quarantine",
+    "rubrics",
 )
 CURATOR_UPDATES = ("judge_cache",)  # a cache, not history: a fresh judge call replaces its key's entry
 CURATOR_DELETES = ("assignments",)  # `qaeval queue --replace` rebuilds the queues; labels stay
@@ -128,6 +131,7 @@ REVIEWER_SEES: dict[str, str] = {
     "exposures": "person = session_user",
     "adjudications": _REVEALED,
     "gold_shown": "reviewer = session_user",
+    "rubrics": "true",  # the rubric every label is made under: everyone's to read
 }
 """The rows of each table a reviewer's login reads (a SQL condition on the row, `{this}`)."""
 

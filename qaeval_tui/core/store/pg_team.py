@@ -26,6 +26,7 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.review.label_export import reviewer_name_problem
 from qaeval_tui.core.store.pg_security import GROUPS, security_statements, side_channel_statements
 from qaeval_tui.core.store.postgres.connection import LOCK_TIMEOUT_S
+from qaeval_tui.core.store.rubrics import RUBRIC_COLUMNS, StoredRubric, stored_rubric
 from qaeval_tui.core.store.urls import (
     HIDDEN,
     is_postgres_url,
@@ -169,15 +170,19 @@ def member_url(store_url: str, name: str, password: str) -> str:
 def members(url: str) -> list[Member]:
     """Every login in a qaeval group that may connect to this store, by name, with its roles."""
     with connect(url) as conn:
-        rows = conn.execute(
-            """SELECT r.rolname, array_agg(g.rolname ORDER BY g.rolname), r.rolcanlogin
-               FROM pg_catalog.pg_roles r
-               JOIN pg_catalog.pg_auth_members m ON m.member = r.oid
-               JOIN pg_catalog.pg_roles g ON g.oid = m.roleid
-               WHERE g.rolname = ANY(%s) AND has_database_privilege(r.oid, current_database(), 'CONNECT')
-               GROUP BY r.rolname, r.rolcanlogin ORDER BY r.rolname""",
-            (list(GROUPS.values()),),
-        ).fetchall()
+        return _members(conn)
+
+
+def _members(conn: psycopg.Connection[tuple[object, ...]]) -> list[Member]:
+    rows = conn.execute(
+        """SELECT r.rolname, array_agg(g.rolname ORDER BY g.rolname), r.rolcanlogin
+           FROM pg_catalog.pg_roles r
+           JOIN pg_catalog.pg_auth_members m ON m.member = r.oid
+           JOIN pg_catalog.pg_roles g ON g.oid = m.roleid
+           WHERE g.rolname = ANY(%s) AND has_database_privilege(r.oid, current_database(), 'CONNECT')
+           GROUP BY r.rolname, r.rolcanlogin ORDER BY r.rolname""",
+        (list(GROUPS.values()),),
+    ).fetchall()
     role_of = {group: role for role, group in GROUPS.items()}
     return [Member(str(name), tuple(role_of[g] for g in groups), bool(login)) for name, groups, login in rows]  # type: ignore[attr-defined]
 
@@ -207,6 +212,12 @@ def add_member(url: str, name: str, roles: Iterable[str]) -> NewMember:
         ]
         if taken:
             raise UsageError(f"name {name!r}: a login {taken[0]!r} exists already on this server; nothing was changed")
+        known = _store_spelling(conn, name)
+        if known is not None and known != name:  # `Ana` beside the store's `ana`: two people to agreement
+            raise UsageError(
+                f"name {name!r}: this store holds labels or a queue of {known!r}; add {known!r} so the login and "
+                "its labels are one person; nothing was changed"
+            )
         password = secrets.token_urlsafe(24)
         groups = sql.SQL(", ").join(sql.Identifier(GROUPS[role]) for role in wanted)
         try:
@@ -226,6 +237,116 @@ def add_member(url: str, name: str, roles: Iterable[str]) -> NewMember:
         except psycopg.errors.DuplicateObject:  # created by someone else since the check above
             raise UsageError(f"name {name!r}: a login {name!r} exists already on this server") from None
     return NewMember(name, wanted, member_url(url, name, password))
+
+
+def _store_spelling(conn: psycopg.Connection[tuple[object, ...]], name: str) -> str | None:
+    """How the store already spells `name` (case-insensitively) in its labels or queues, or None."""
+    row = conn.execute(
+        """SELECT reviewer FROM labels WHERE lower(reviewer) = lower(%s)
+           UNION SELECT reviewer FROM assignments WHERE lower(reviewer) = lower(%s) LIMIT 1""",
+        (name, name),
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def _team_login(conn: psycopg.Connection[tuple[object, ...]], url: str, name: str) -> str:
+    """The team login `name` names (case-insensitively); UsageError when there is none (the owner, a
+    superuser or a login outside the qaeval groups is no team member and is never touched)."""
+    row = conn.execute(
+        """SELECT r.rolname FROM pg_catalog.pg_roles r
+           JOIN pg_catalog.pg_auth_members m ON m.member = r.oid
+           JOIN pg_catalog.pg_roles g ON g.oid = m.roleid
+           WHERE lower(r.rolname) = lower(%s) AND g.rolname = ANY(%s) AND NOT r.rolsuper
+             AND has_database_privilege(r.oid, current_database(), 'CONNECT') LIMIT 1""",
+        (name, list(GROUPS.values())),
+    ).fetchone()
+    if row is None:
+        raise UsageError(
+            f"name {name!r}: no team login of that name on {redacted(url)} (`qaeval team list` shows them); "
+            "nothing was changed"
+        )
+    return str(row[0])
+
+
+def remove_member(url: str, name: str) -> str:
+    """Drop the team login `name` (case-insensitively); returns its name. What it wrote stays, under
+    its name (labels are history); its queue stays for a curator to hand on (`qaeval queue`)."""
+    with connect(url) as conn:
+        _require_role_admin(conn, url, "team remove")
+        login = _team_login(conn, url, name)
+        database = str(conn.execute("SELECT current_database()").fetchone()[0])  # type: ignore[index]
+        try:
+            with conn.transaction():
+                conn.execute(
+                    sql.SQL("REVOKE CONNECT ON DATABASE {} FROM {}").format(
+                        sql.Identifier(database), sql.Identifier(login)
+                    )
+                )
+                conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(login)))
+        except psycopg.errors.DependentObjectsStillExist as exc:
+            raise UsageError(
+                f"name {login!r}: the login still holds rights elsewhere on this server, so it cannot be dropped: "
+                f"{' '.join(str(exc).split())}; nothing was changed"
+            ) from None
+    return login
+
+
+def reset_password(url: str, name: str) -> NewMember:
+    """Give the team login `name` a new random password (the old one stops working); the new URL."""
+    with connect(url) as conn:
+        _require_role_admin(conn, url, "team reset-password")
+        login = _team_login(conn, url, name)
+        password = secrets.token_urlsafe(24)
+        with conn.transaction():
+            conn.execute(
+                sql.SQL("ALTER ROLE {} PASSWORD {}").format(
+                    sql.Identifier(login), sql.Literal(scram_verifier(password))
+                )
+            )
+        roles = next((m.roles for m in _members(conn) if m.name == login), ())
+    return NewMember(login, roles, member_url(url, login, password))
+
+
+def require_whole_view(url: str, command: str) -> None:
+    """UsageError when the login of `url` is a reviewer's and no curator's: row security shows it only
+    its own queue and what it revealed, so figures over the store would silently be over a part of it."""
+    with connect(url) as conn:
+        row = conn.execute(
+            """SELECT session_user, r.rolsuper,
+                      coalesce(array_agg(g.rolname) FILTER (WHERE g.rolname IS NOT NULL), '{}')
+               FROM pg_catalog.pg_roles r
+               LEFT JOIN pg_catalog.pg_auth_members m ON m.member = r.oid
+               LEFT JOIN pg_catalog.pg_roles g ON g.oid = m.roleid AND g.rolname = ANY(%s)
+               WHERE r.rolname = session_user GROUP BY r.rolname, r.rolsuper""",
+            (list(GROUPS.values()),),
+        ).fetchone()
+    assert row is not None  # the session's own role exists
+    login, superuser, groups = str(row[0]), bool(row[1]), set(row[2])  # type: ignore[call-overload]
+    if not superuser and GROUPS["reviewer"] in groups and GROUPS["curator"] not in groups:
+        raise UsageError(
+            f"{login}: a reviewer's login on {redacted(url)} sees only its own queue and the items it revealed, so "
+            f"`qaeval {command}` would count a part of the labels as if it were all; run it with a curator's or "
+            "the owner's URL"
+        )
+
+
+def published_rubric(url: str) -> StoredRubric | None:
+    """The rubric the team store at `url` has on record, or None (none published, or a store from
+    before the table existed). Read with the URL's login: every login may read it."""
+    import json
+
+    with connect(url) as conn:
+        try:
+            row = conn.execute(f"SELECT {RUBRIC_COLUMNS} FROM rubrics ORDER BY id DESC LIMIT 1").fetchone()
+        except (psycopg.errors.UndefinedTable, psycopg.errors.InsufficientPrivilege):
+            return None  # a store from before the table, or not secured since: nothing on record to follow
+    if row is None:
+        return None
+
+    def parsed(text: object, table: str, row_id: object, field: str) -> object:
+        return json.loads(str(text))
+
+    return stored_rubric(tuple(row), parsed)
 
 
 def reviewer_for_login(url: str, chosen: str | None) -> str | None:

@@ -20,6 +20,7 @@ from qaeval_tui.core.store.judge_cache import JudgeCacheTables
 from qaeval_tui.core.store.labels import LabelTables
 from qaeval_tui.core.store.review import ReviewTables
 from qaeval_tui.core.store.rows import OutOfRangeError, StoredLabel, StoredVerdict
+from qaeval_tui.core.store.rubrics import RubricTables
 from qaeval_tui.core.store.runs import RunTables
 from qaeval_tui.core.store.schema import APPEND_ONLY, SCHEMA_VERSION
 
@@ -45,6 +46,7 @@ class Store(
     FlagTables,
     BulkTables,
     JudgeCacheTables,
+    RubricTables,
 ):
     """One open SQLite database. Use `Store.open(path)`; close with `close()` or a `with` block."""
 

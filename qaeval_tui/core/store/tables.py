@@ -70,5 +70,6 @@ TABLES: tuple[TableSpec, ...] = (
         "judge_cache", "config_hash case_hash output_hash result_json created_at", "config_hash case_hash output_hash"
     ),
     _spec("label_quarantine", "label_id reason curator quarantined_at", "label_id"),
+    _spec("rubrics", "id rubric_version rubric_json published_by published_at", "id"),
 )
 TABLE_SPECS = {spec.name: spec for spec in TABLES}

@@ -100,9 +100,11 @@ def queue_more_labels(
     minimum = config.calibration.min_reviewers
     short: dict[str, frozenset[str]] = {}
     for entry in adjudication_queue(store, config).too_few_reviewers:
-        blind = frozenset(score.reviewer for score in entry.scores)
+        # A "can't judge" is no blind value on that axis: it leaves the item as short as no label.
+        blind = frozenset(score.reviewer for score in entry.scores if score.value is not None)
         if len(blind) < minimum:
-            short[entry.item_id] = blind
+            known = short.get(entry.item_id)
+            short[entry.item_id] = blind if known is None or len(blind) < len(known) else known
     return assign_more_labels(
         store,
         list(config.review.reviewers) if reviewers is None else reviewers,

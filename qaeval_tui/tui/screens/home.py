@@ -93,6 +93,9 @@ def progress_content(reviewer: str, progress: Progress) -> Content:
         ("pace", f"{clock_text(per_item)} per item" if per_item is not None else "-"),
     ]
     lines = [Content.assemble(("Your progress · ", "bold $primary"), plain(reviewer).stylize("bold $accent"))]
+    if not progress.assigned:  # a curator the roster does not make a reviewer: no queue of their own
+        lines.append(Content.styled("no review queue of your own (labeling is `qaeval review`)", "$foreground-muted"))
+        return Content("\n").join(lines)
     lines.extend(Content.assemble((f"{name:<10}", "$foreground-muted"), (value, "bold")) for name, value in rows)
     return Content("\n").join(lines)
 

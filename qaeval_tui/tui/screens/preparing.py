@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from qaeval_tui.core.review.prepare import PrepareReport
+from qaeval_tui.core.review.roster import roles_of
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import line, plain
 from qaeval_tui.tui.messages import Prepared, PrepareStep
@@ -40,10 +41,14 @@ class PreparingScreen(AppScreen[PrepareOutcome]):
 
     def on_mount(self) -> None:
         services, reviewer = self.context.services, self.context.reviewer
+        # A curator gets a review queue only when the roster makes them a reviewer too.
+        enrol = self.context.role == "reviewer" or (
+            bool(services.config.review.roster) and "reviewer" in roles_of(services.config, reviewer)
+        )
 
         def work() -> None:
             try:
-                report = services.prepare(reviewer, lambda text: self.post_message(PrepareStep(text)))
+                report = services.prepare(reviewer, lambda text: self.post_message(PrepareStep(text)), enrol=enrol)
             except Exception as exc:
                 self.error = exc  # kept for the CLI's report after exit; the app's handler shows it too
                 raise

@@ -1,4 +1,5 @@
-"""The judge's verdict on an item this reviewer has submitted, with agreement per axis."""
+"""The judge's verdict on an item this reviewer has submitted, with agreement per axis, and the
+other reviewers' labels and notes on it."""
 
 from __future__ import annotations
 
@@ -42,6 +43,15 @@ def reveal_content(view: RevealView, axes: tuple[str, ...]) -> Content:
         yours = _value(view.your_scores.get(name)) if name in view.your_scores else "-"
         judge = _value(view.judge_scores.get(name)) if name in view.judge_scores else "-"
         lines.append(Content.assemble(names[name].ljust(width), f"{yours:>12}", f"{judge:>12}", mark))
+    lines.append(Content(""))
+    lines.append(Content.styled("Other reviewers", "bold"))
+    if not view.others:
+        lines.append(Content.styled("No other reviewer has labelled this item yet.", "$foreground-muted"))
+    for other in view.others:  # names, scores and notes are data: shown literally
+        scores = " · ".join(f"{names[name]} {_value(other.scores.get(name))}" for name in axes if name in other.scores)
+        lines.append(Content.assemble(plain(other.reviewer).stylize("bold"), "  ", plain(scores)))
+        if other.note:
+            lines.append(Content.assemble(("  note: ", "$foreground-muted"), plain(other.note)))
     for name in axes:
         if view.evidence.get(name):
             lines.append(Content(""))
@@ -61,7 +71,9 @@ class RevealDialog(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide-dialog"):
-            yield Static("Judge verdict on the item you last submitted", classes="dialog-title", markup=False)
+            yield Static(
+                "Judge verdict and other reviewers on the item you last submitted", classes="dialog-title", markup=False
+            )
             with VerticalScroll():
                 yield Static(reveal_content(self.view, self.axes))
             yield Static(

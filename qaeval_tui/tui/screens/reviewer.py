@@ -7,6 +7,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Input, Static
 
+from qaeval_tui.core.review.prepare import picker_note
 from qaeval_tui.core.review.roster import (
     choose_reviewer,
     last_reviewer,
@@ -15,7 +16,8 @@ from qaeval_tui.core.review.roster import (
     roster_problem,
 )
 from qaeval_tui.tui.context import AppContext
-from qaeval_tui.tui.literal import line, styled
+from qaeval_tui.tui.literal import line, plain, styled
+from qaeval_tui.tui.messages import TeamStanding
 from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 
@@ -30,6 +32,8 @@ class ReviewerScreen(AppScreen[str]):
         last = last_reviewer()
         self.last = last if last is not None and roster_problem(self.config, last) is None else None
         self.blink = not context.deterministic
+        self.standing: str | None = None
+        """The team's standing line once read from the store (None until then)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="page"):
@@ -43,6 +47,7 @@ class ReviewerScreen(AppScreen[str]):
                 label = "Team (review.roster): " if self.config.review.roster else "Configured reviewers: "
                 known = line(", ".join(self.known))  # from the config: shown literally
                 yield Static(Content.assemble((label, "$foreground-muted"), known))
+            yield Static("", id="standing", markup=False)
             yield Input(value=self.last or "", placeholder="your name (letters, digits, . _ -)", id="reviewer")
             yield Static("", id="problem", markup=False)
         yield KeyBar()
@@ -51,6 +56,17 @@ class ReviewerScreen(AppScreen[str]):
         name = self.query_one("#reviewer", Input)
         name.cursor_blink = self.blink
         name.focus()
+        services, names = self.context.services, self.known
+        if names:
+            self.run_core(
+                lambda: self.post_message(TeamStanding(picker_note(services.team_standing(names)))),
+                group="standing",
+                title="Team not read",
+            )
+
+    def on_team_standing(self, message: TeamStanding) -> None:
+        self.standing = message.text
+        self.query_one("#standing", Static).update(plain(message.text))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

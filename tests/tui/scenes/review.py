@@ -57,7 +57,7 @@ def build_demo_store(db_path: Path, golden: Path, config: Config, reviewers: Seq
 class HeldGateway(Services):
     """Prepares nothing: reports two steps and waits until the app exits (the preparing scene)."""
 
-    def prepare(self, reviewer: str, step: Callable[[str], object]) -> PrepareReport:
+    def prepare(self, reviewer: str, step: Callable[[str], object], *, enrol: bool = True) -> PrepareReport:
         step("Loading the golden set…")
         step("Running the system and the judge: 12 of 39 cases")
         get_current_worker().cancelled_event.wait(timeout=30)
@@ -114,7 +114,9 @@ class Scene:
 async def play_reviewer_prompt(pilot: AnyPilot) -> None:
     from qaeval_tui.tui.screens.reviewer import ReviewerScreen
 
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ReviewerScreen))
+    await wait_until(
+        pilot, lambda: isinstance(screen := pilot.app.screen, ReviewerScreen) and screen.standing is not None
+    )
     await pilot.press(*"dana")
 
 

@@ -7,11 +7,12 @@ from typing import TYPE_CHECKING
 from qaeval_tui.core.store.postgres.bulk import PgBulkTables
 from qaeval_tui.core.store.postgres.curation import PgCurationTables
 from qaeval_tui.core.store.postgres.judge_cache import PgJudgeCacheTables
+from qaeval_tui.core.store.postgres.rubrics import PgRubricTables
 
 __all__ = ["PgStore"]
 
 
-class PgStore(PgCurationTables, PgBulkTables, PgJudgeCacheTables):
+class PgStore(PgCurationTables, PgBulkTables, PgJudgeCacheTables, PgRubricTables):
     """One open PostgreSQL store. Use `PgStore.open(url)`; close with `close()` or a `with` block."""
 
 
