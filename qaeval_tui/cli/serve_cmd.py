@@ -62,6 +62,8 @@ def serve(
     team = is_postgres_url(target)
     if team and (new_token or tokens_only):
         raise UsageError("--new-token, --tokens-only: a team store signs people in with their own login; no tokens")
+    if team:
+        _check_team_address(str(target))
     if not team:
         _print_new_tokens(config, Path(target), new_token)
         if tokens_only:
@@ -138,6 +140,26 @@ def _roster_sign_in(config: Config, store: Path) -> SignIn:
         return roster_sign_in(config, tokens, store, name, secret, role)
 
     return check
+
+
+def _check_team_address(url: str) -> None:
+    """A UsageError (exit 2, the URL masked) before anything listens, unless `url` is a team store's address
+    the sign-in can connect people through: readable as libpq reads it, and holding no password (each person
+    signs in with their own; the server keeps none)."""
+    import psycopg
+
+    from qaeval_tui.core.store.urls import redacted, refuse_server_options
+
+    refuse_server_options(url)
+    try:
+        parts = psycopg.conninfo.conninfo_to_dict(url)
+    except psycopg.Error:
+        raise UsageError(f"{redacted(url)}: not a PostgreSQL URL libpq can read") from None
+    if parts.get("password") or parts.get("sslpassword"):
+        raise UsageError(
+            f"{redacted(url)}: qaeval serve takes the team store's address only "
+            "(postgresql://HOST:PORT/DATABASE): leave the password out, each person signs in with their own"
+        )
 
 
 def _team_sign_in(url: str) -> SignIn:
