@@ -1,8 +1,9 @@
 """The `[judge]` section: which judge scores a run (DESIGN §3.3).
 
 `kind = "mechanical"` (the default) keeps the judge `[run] judge` names (`module:factory`, the bundled
-mechanical judge unless set). `"openai"` is any OpenAI-compatible chat-completions endpoint (hosted,
-vLLM, Ollama, llama.cpp, LiteLLM: set `base_url`), `"anthropic"` the Anthropic messages API; both are
+mechanical judge unless set). Every other kind is a model-judge provider of `PROVIDERS`
+(config/judge_providers.py): `"openai"` is any OpenAI-compatible chat-completions endpoint (hosted,
+vLLM, Ollama, llama.cpp, LiteLLM: set `base_url`), `"anthropic"` the Anthropic messages API; each is
 asked over one pooled async HTTP client (the `qaeval_tui[llm]` extra), read the API key from the environment variable
 `api_key_env` names, and refuse (exit 2) a missing or placeholder key before any call.
 """
@@ -10,17 +11,22 @@ asked over one pooled async HTTP client (the `qaeval_tui[llm]` extra), read the 
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field, model_validator
 
 from qaeval_tui.core.config.judge_ops import JudgePricing
+from qaeval_tui.core.config.judge_providers import PROVIDERS
 from qaeval_tui.core.config.sections import Section, Seed
 
-JudgeKind = Literal["mechanical", "openai", "anthropic"]
-MODEL_KINDS: tuple[JudgeKind, ...] = ("openai", "anthropic")
+if TYPE_CHECKING:
+    JudgeKind = str
+else:  # a Literal of the table's kinds: pydantic names them all when refusing another, as the schema lists them
+    JudgeKind = Literal[("mechanical", *PROVIDERS)]
+MODEL_KINDS: tuple[str, ...] = tuple(PROVIDERS)
+"""The kinds that are model judges: the providers of `PROVIDERS` (config/judge_providers.py)."""
 
-DEFAULT_KEY_ENV: dict[str, str] = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+DEFAULT_KEY_ENV: dict[str, str] = {kind: provider.api_key_env for kind, provider in PROVIDERS.items()}
 
 PROMPT_VERSIONS: tuple[str, ...] = ("faithfulness-1",)
 """The prompt templates the package ships (`qaeval_tui/core/judges/prompts/<version>.md`)."""
@@ -83,7 +89,7 @@ class JudgeSection(Section):
 
     @property
     def is_model(self) -> bool:
-        """True when a model judge (openai, anthropic) scores the run instead of `[run] judge`."""
+        """True when a model judge (a provider of `PROVIDERS`) scores the run instead of `[run] judge`."""
         return self.kind in MODEL_KINDS
 
     @property

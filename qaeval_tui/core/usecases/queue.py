@@ -123,7 +123,8 @@ class NewCasesQueued:
 
 def run_new_cases_and_queue(config: Config, store: StoreBackend, golden_paths: Sequence[Path]) -> NewCasesQueued:
     """After a promotion, one step to review: run only the golden cases no run has answered (the
-    configured system and judge, through `run_and_store` and its verdict cache), store that run, and queue what is new for the roster (`review.reviewers`)."""
+    configured system and judge, through `run_and_store` and its verdict cache), store that run, and queue
+    what is new for the roster (`review.reviewers`)."""
     from qaeval_tui.core.review.queue import unreviewed_cases
     from qaeval_tui.core.usecases.run import plan_suite, run_and_store
 

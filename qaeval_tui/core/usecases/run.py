@@ -125,7 +125,9 @@ def run_and_store(
     without it (a store pinned to its opening thread) the writes happen on the thread that reports progress."""
     if only_cases is not None:
         wanted = set(only_cases)
-        plan = replace(plan, golden=replace(plan.golden, cases=tuple(c for c in plan.golden.cases if c.case.id in wanted)))
+        plan = replace(
+            plan, golden=replace(plan.golden, cases=tuple(c for c in plan.golden.cases if c.case.id in wanted))
+        )
     cached = None if checks_only else cached_judge(plan, store, fresh=no_cache)
     if cached is not None:
         plan = replace(plan, judge=cached)
