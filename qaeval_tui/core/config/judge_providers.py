@@ -19,6 +19,8 @@ class Provider:
 
     kind: str
     """The `[judge] kind` value (also the judge's name in a run: `<kind>-judge`)."""
+    summary: str
+    """What it asks, as the config's reference describes the kind."""
     api_key_env: str
     """The environment variable the API key is read from unless `[judge] api_key_env` names another."""
     base_url: str
@@ -36,6 +38,7 @@ PROVIDERS: Mapping[str, Provider] = {
     for provider in (
         Provider(
             kind="openai",
+            summary="an OpenAI-compatible chat-completions endpoint",
             api_key_env="OPENAI_API_KEY",
             base_url="https://api.openai.com/v1",
             base_url_env="OPENAI_BASE_URL",
@@ -44,6 +47,7 @@ PROVIDERS: Mapping[str, Provider] = {
         ),
         Provider(
             kind="anthropic",
+            summary="the Anthropic messages API",
             api_key_env="ANTHROPIC_API_KEY",
             base_url="https://api.anthropic.com",
             base_url_env="ANTHROPIC_BASE_URL",
