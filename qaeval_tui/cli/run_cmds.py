@@ -127,8 +127,10 @@ def run(
     from qaeval_tui.core.usecases.run import run_ppi_for, with_ppi
 
     console = _check_targets(as_json, ("--out", out))
-    run_ = executed(ctx, data, adapter, judge, workers, db, checks_only=checks_only, no_cache=no_cache, samples=samples)
-    with run_ as (result, store):
+    running = executed(
+        ctx, data, adapter, judge, workers, db, checks_only=checks_only, no_cache=no_cache, samples=samples
+    )
+    with running as (result, store):
         ppi = run_ppi_for(config_from(ctx), result, store)
     if out is not None or as_json:  # built only when asked for: on 10,000 cases it costs a second
         artifact = with_ppi(result.artifact(), ppi)
