@@ -163,6 +163,7 @@ def _measure_run(mode: str, url: str, cases: int, concurrency: int, suite: Path,
     import qaeval_tui.core.judges.client
     import qaeval_tui.core.running.runner  # noqa: F401
     from qaeval_tui.core.config import Config, JudgeSection
+    from qaeval_tui.core.store.opening import open_store
     from qaeval_tui.core.usecases.run import run_from_config
 
     judge = JudgeSection(kind="openai", model="bench-judge", base_url=url, api_key_env=KEY_ENV, concurrency=concurrency)
@@ -171,7 +172,8 @@ def _measure_run(mode: str, url: str, cases: int, concurrency: int, suite: Path,
     def measured() -> dict[str, Any]:
         before = _calls(url)
         started, cpu = time.perf_counter(), time.process_time()
-        run_from_config(config, [suite], db, workers=2, checks_only=mode == "checks")
+        with open_store(db) as store:  # opened inside the clock, as `qaeval run` opens it
+            run_from_config(config, [suite], store, workers=2, checks_only=mode == "checks")
         return {"wall": time.perf_counter() - started, "cpu": time.process_time() - cpu, "calls": _calls(url) - before}
 
     first = measured()

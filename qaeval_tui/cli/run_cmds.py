@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import typer
 
-from qaeval_tui.cli.common import config_from, guarded, print_json, stderr, store_path
+from qaeval_tui.cli.common import config_from, guarded, open_store, print_json, stderr
 from qaeval_tui.cli.options import Adapter, ArtifactOut, AsJson, Data, Db, Html, Judge, Markdown, Samples, Workers
 from qaeval_tui.core.errors import InputError
 
 if TYPE_CHECKING:
-    from qaeval_tui.core.gate.baseline import Baseline
     from qaeval_tui.core.running.result import RunResult
+    from qaeval_tui.core.store.backend import StoreBackend
 
 # Modules that do the work are imported inside the commands that need them, so that
 # `qaeval --help` and the other commands do not pay for them (see cli/main.py).
@@ -68,35 +68,36 @@ def progress_bar() -> Iterator[Callable[[int, int], None] | None]:
         yield update
 
 
-def execute(
+@contextmanager
+def executed(
     ctx: typer.Context,
     data: list[Path] | None,
     adapter: str | None,
     judge: str | None,
     workers: int | None,
     db: str | None,
-    against: Baseline | None = None,
     checks_only: bool = False,
     no_cache: bool = False,
     samples: int | None = None,
-) -> RunResult:
-    """Load, run, store: the part every command shares. With `against`, refuse a mismatched baseline first."""
-    from qaeval_tui.core.usecases.run import run_from_config
+) -> Iterator[tuple[RunResult, StoreBackend]]:
+    """Load, then open the store once, run and store: the part every command shares; the block reads the
+    same open store (PPI's labels)."""
+    from qaeval_tui.core.usecases.run import plan_suite, run_and_store
 
     config = config_from(ctx)
-    return run_from_config(
+    plan = plan_suite(
         config,
         data or [config.path(config.paths.golden)],
-        store_path(ctx, db),
         adapter=adapter,
         judge=judge,
         workers=workers,
-        against=against,
-        progress=progress_bar,
         checks_only=checks_only,
-        no_cache=no_cache,
         samples=samples,
     )
+    with open_store(ctx, db) as store:
+        with progress_bar() as update:
+            result = run_and_store(store, plan, update=update, no_cache=no_cache, checks_only=checks_only)
+        yield result, store
 
 
 @guarded
@@ -129,10 +130,11 @@ def run(
     from qaeval_tui.core.usecases.run import run_ppi_for, with_ppi
 
     console = _check_targets(as_json, ("--out", out))
-    result = execute(
+    running = executed(
         ctx, data, adapter, judge, workers, db, checks_only=checks_only, no_cache=no_cache, samples=samples
     )
-    ppi = run_ppi_for(config_from(ctx), result, store_path(ctx, db))
+    with running as (result, store):
+        ppi = run_ppi_for(config_from(ctx), result, store)
     if out is not None or as_json:  # built only when asked for: on 10,000 cases it costs a second
         artifact = with_ppi(result.artifact(), ppi)
         _write_document(out, artifact)
@@ -169,9 +171,9 @@ def baseline(
     from qaeval_tui.core.usecases.run import run_ppi_for, with_ppi
 
     console = _check_targets(as_json, ("--out", out))
-    result = execute(ctx, data, adapter, judge, workers, db, samples=samples)
+    with executed(ctx, data, adapter, judge, workers, db, samples=samples) as (result, store):
+        ppi = run_ppi_for(config_from(ctx), result, store)
     document = baseline_document(result)
-    ppi = run_ppi_for(config_from(ctx), result, store_path(ctx, db))
     if ppi.labelled_cases:  # what `[gate] judge_metrics = "ppi"` compares against
         document = with_ppi(document, ppi)
     _write_document(out, document)
@@ -222,23 +224,22 @@ def gate(
     """
     from qaeval_tui.cli.run_views import print_gate, print_scoreboard, say, verdict_line
     from qaeval_tui.core.gate.report import gate_json
-    from qaeval_tui.core.usecases.gate import GateOutputs, gate_against_baseline
+    from qaeval_tui.core.usecases.gate import GateOutputs, gate_against_baseline, plan_gate
 
     config = config_from(ctx)
-    outcome = gate_against_baseline(
+    plan = plan_gate(
         config,
         baseline_path,
         data or [config.path(config.paths.golden)],
-        store_path(ctx, db),
         adapter=adapter,
         judge=judge,
         workers=workers,
         outputs=GateOutputs(artifact=out, junit=junit, markdown=markdown, html=html, as_json=as_json),
-        progress=progress_bar,
         calibration=calibration,
-        require_trusted=require_trusted,
         samples=samples,
     )
+    with open_store(ctx, db) as store:
+        outcome = gate_against_baseline(config, store, plan, progress=progress_bar, require_trusted=require_trusted)
     report = outcome.report
     if as_json:
         print_json(gate_json(report))
@@ -305,8 +306,8 @@ def drift(
 
     check_options(window, sigma, min_band)
     history = read_timeseries(timeseries)  # a corrupt series fails before the run
-    result = execute(ctx, data, adapter, judge, workers, db)
-    point = point_from_run(result)
+    with executed(ctx, data, adapter, judge, workers, db) as (result, _store):
+        point = point_from_run(result)
     failed = [(r.case_id, r.judge_error or "") for r in result.judge_errors]
     report = check_drift(history, point, window=window, sigma=sigma, min_band=min_band, judge_errors=failed)
     if not report.judge_errors:  # a point the judge only partly scored would skew every later band

@@ -199,7 +199,8 @@ def test_the_progress_display_gets_the_judge_line(tmp_path: Path, monkeypatch: p
 
     with LLMServer() as server:
         config = load_config(configure_model_judge(tmp_path, server.openai_base_url))
-        run_from_config(config, [tmp_path / "golden"], tmp_path / "r.db", progress=display)
+        with Store.open(tmp_path / "r.db") as store:
+            run_from_config(config, [tmp_path / "golden"], store, progress=display)
     assert (
         lines[-1] == "3/3 judge: 3 calls, 0 in flight, 0 cached, 0 errors, 360 tokens, ~0.0014 EUR"
     )  # (300 x 2.5 + 60 x 10) / 1e6
@@ -255,14 +256,15 @@ def test_a_run_stopped_halfway_keeps_what_it_paid_for_and_the_rerun_asks_only_th
             kind="openai", model="m", base_url=server.openai_base_url, api_key_env="QAEVAL_TEST_KEY", concurrency=4
         )
         config = Config(base_dir=str(tmp_path), judge=section)
-        with pytest.raises(KeyboardInterrupt):
-            run_from_config(config, [folder], db, progress=stopped_halfway)
+        with pytest.raises(KeyboardInterrupt), Store.open(db) as store:
+            run_from_config(config, [folder], store, progress=stopped_halfway)
         with Store.open(db) as store:
             kept = store.count("judge_cache")
             assert store.list_runs() == []  # no half run on record
         assert kept >= SAVE_EVERY  # saved as the cases finished, not at the end
         asked = server.calls
-        rerun = run_from_config(config, [folder], db)
+        with Store.open(db) as store:
+            rerun = run_from_config(config, [folder], store)
     assert server.calls - asked == total - kept  # the rerun pays only for what was not kept
     assert rerun.judge_calls is not None and rerun.judge_calls["cached"] == kept
     assert {r.verdict.outcome for r in rerun.cases} == {"faithful"}

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from qaeval_tui.core.config.judge import JudgeSection
+from qaeval_tui.core.config.judge_providers import kinds_in_words
 from qaeval_tui.core.config.sections import Section
 
 Trigger = Literal["low", "borderline", "unfaithful", "abstained", "error"]
@@ -28,5 +29,5 @@ class CascadeConfig(Section):
     @model_validator(mode="after")
     def _a_model_judge(self) -> CascadeConfig:
         if not self.judge.is_model:
-            raise ValueError('judge.kind: the stronger judge is a model judge ("openai" or "anthropic")')
+            raise ValueError(f"judge.kind: the stronger judge is a model judge ({kinds_in_words()})")
         return self

@@ -1,8 +1,9 @@
 """The `[judge]` section: which judge scores a run (DESIGN §3.3).
 
 `kind = "mechanical"` (the default) keeps the judge `[run] judge` names (`module:factory`, the bundled
-mechanical judge unless set). `"openai"` is any OpenAI-compatible chat-completions endpoint (hosted,
-vLLM, Ollama, llama.cpp, LiteLLM: set `base_url`), `"anthropic"` the Anthropic messages API; both are
+mechanical judge unless set). Every other kind is a model-judge provider of `PROVIDERS`
+(config/judge_providers.py): `"openai"` is any OpenAI-compatible chat-completions endpoint (hosted,
+vLLM, Ollama, llama.cpp, LiteLLM: set `base_url`), `"anthropic"` the Anthropic messages API; each is
 asked over one pooled async HTTP client (the `qaeval_tui[llm]` extra), read the API key from the environment variable
 `api_key_env` names, and refuse (exit 2) a missing or placeholder key before any call.
 """
@@ -10,17 +11,30 @@ asked over one pooled async HTTP client (the `qaeval_tui[llm]` extra), read the 
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated
 
-from pydantic import Field, model_validator
+from pydantic import BeforeValidator, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from qaeval_tui.core.config.judge_ops import JudgePricing
+from qaeval_tui.core.config.judge_providers import PROVIDERS
 from qaeval_tui.core.config.sections import Section, Seed
 
-JudgeKind = Literal["mechanical", "openai", "anthropic"]
-MODEL_KINDS: tuple[JudgeKind, ...] = ("openai", "anthropic")
+JudgeKind = str
+"""A judge kind: "mechanical", or the kind of a provider in `PROVIDERS` (config/judge_providers.py)."""
 
-DEFAULT_KEY_ENV: dict[str, str] = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+
+def _known_kind(value: object) -> object:
+    """Refuse a kind that is neither "mechanical" nor a provider's, naming every known one as a Literal would
+    (the table is read when a config is, so an entry added to it is a kind at once)."""
+    kinds = ("mechanical", *PROVIDERS)
+    if value not in kinds:
+        quoted = [repr(kind) for kind in kinds]
+        raise PydanticCustomError(
+            "literal_error", "Input should be {expected}", {"expected": f"{', '.join(quoted[:-1])} or {quoted[-1]}"}
+        )
+    return value
+
 
 PROMPT_VERSIONS: tuple[str, ...] = ("faithfulness-1",)
 """The prompt templates the package ships (`qaeval_tui/core/judges/prompts/<version>.md`)."""
@@ -33,18 +47,21 @@ MIN_EVIDENCE_CHARS = 8
 
 
 class JudgeSection(Section):
-    kind: JudgeKind = Field(
+    kind: Annotated[JudgeKind, BeforeValidator(_known_kind)] = Field(
         default="mechanical",
-        description='"mechanical": the `[run] judge` module:factory (the bundled judge by default); "openai": an '
-        'OpenAI-compatible chat-completions endpoint; "anthropic": the Anthropic messages API.',
+        description='"mechanical": the `[run] judge` module:factory (the bundled judge by default); '
+        + "; ".join(f'"{provider.kind}": {provider.summary}' for provider in PROVIDERS.values())
+        + ".",
     )
-    model: Text | None = Field(default=None, description="Model id sent with every request (openai, anthropic).")
+    model: Text | None = Field(default=None, description=f"Model id sent with every request ({', '.join(PROVIDERS)}).")
     base_url: Text | None = Field(
         default=None, description="Endpoint (e.g. http://localhost:8000/v1 for vLLM); unset: the provider's."
     )
     api_key_env: Text | None = Field(
         default=None,
-        description="Environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY).",
+        description="Environment variable holding the API key (default "
+        + " / ".join(provider.api_key_env for provider in PROVIDERS.values())
+        + ").",
     )
     temperature: float = Field(
         default=0.0, ge=0, le=2, description="Sampling temperature (0: as repeatable as can be)."
@@ -77,16 +94,17 @@ class JudgeSection(Section):
             raise ValueError(f"prompt_version: unknown {self.prompt_version!r}; known: {', '.join(PROMPT_VERSIONS)}")
         if self.api_key_env is not None and not _ENV_NAME.match(self.api_key_env):
             raise ValueError(f"api_key_env: {self.api_key_env!r} is no environment variable name")
-        if self.kind in MODEL_KINDS and self.model is None:
+        if self.is_model and self.model is None:
             raise ValueError(f'model: required for kind = "{self.kind}" (the model id to ask)')
         return self
 
     @property
     def is_model(self) -> bool:
-        """True when a model judge (openai, anthropic) scores the run instead of `[run] judge`."""
-        return self.kind in MODEL_KINDS
+        """True when a model judge (a provider of `PROVIDERS`) scores the run instead of `[run] judge`."""
+        return self.kind in PROVIDERS
 
     @property
     def key_env(self) -> str:
         """The environment variable the API key is read from."""
-        return self.api_key_env or DEFAULT_KEY_ENV.get(self.kind, "")
+        provider = PROVIDERS.get(self.kind)
+        return self.api_key_env or (provider.api_key_env if provider else "")

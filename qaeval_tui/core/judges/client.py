@@ -16,6 +16,7 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from qaeval_tui.core.config.judge import JudgeSection
+from qaeval_tui.core.config.judge_providers import provider_of
 from qaeval_tui.core.golden.models import GoldenCase
 from qaeval_tui.core.judges.calls import call_with_retries
 from qaeval_tui.core.judges.prompt import (
@@ -27,7 +28,7 @@ from qaeval_tui.core.judges.prompt import (
     system_message,
     user_message,
 )
-from qaeval_tui.core.judges.providers import Endpoint, Send, anthropic_transport, openai_transport
+from qaeval_tui.core.judges.providers import Endpoint, Send, transport
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.judge import JudgeFailure, JudgeResult
 from qaeval_tui.core.running.models import JudgeConfig, SUTOutput
@@ -36,14 +37,14 @@ T = TypeVar("T")
 
 
 class ModelJudge:
-    """A `JudgeClient` asking a model over the OpenAI-compatible or the Anthropic API."""
+    """A `JudgeClient` asking a model over its provider's protocol (OpenAI-compatible, Anthropic...)."""
 
     asynchronous = True
     """The runner awaits `ascore` on its event loop rather than calling `score` on a thread."""
 
     def __init__(self, section: JudgeSection, rubric: Rubric, api_key: str, *, backoff_s: float = 0.5) -> None:
         if section.model is None or not section.is_model:
-            raise ValueError("a model judge needs kind openai or anthropic and a model")
+            raise ValueError("a model judge needs a provider's kind (config/judge_providers.py) and a model")
         self.section = section
         self.concurrency = section.concurrency
         self._backoff_s = backoff_s
@@ -61,10 +62,10 @@ class ModelJudge:
             max_tokens=section.max_tokens,
             min_evidence_chars=section.min_evidence_chars,
         )
-        build = openai_transport if section.kind == "openai" else anthropic_transport
         self._send: Send
         self._endpoint: Endpoint
-        self._send, self._endpoint = build(
+        self._send, self._endpoint = transport(
+            provider_of(section.kind),
             model=section.model,
             api_key=api_key,
             base_url=section.base_url,

@@ -38,7 +38,7 @@ def api_key(section: JudgeSection, environ: Mapping[str, str] | None = None) -> 
 def configured_judge(
     section: JudgeSection, rubric: Rubric, environ: Mapping[str, str] | None = None, *, backoff_s: float = 0.5
 ) -> JudgeClient:
-    """The model judge `section` describes (kind openai or anthropic), its HTTP client imported only now."""
+    """The model judge `section` describes (its kind a provider of `PROVIDERS`), its HTTP client imported only now."""
     key = api_key(section, environ)
     try:
         from qaeval_tui.core.judges.client import ModelJudge  # aiohttp: the `llm` extra

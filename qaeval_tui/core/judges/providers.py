@@ -1,4 +1,7 @@
-"""The two provider protocols over one pooled async HTTP client: a request body out, a `Reply` or a `Failed` back.
+"""The providers' wire protocols over one pooled async HTTP client: a request body out, a `Reply` or a `Failed` back.
+
+`PROTOCOLS` holds each protocol once (`OpenAIChat`, `AnthropicMessages`); a provider of `PROVIDERS`
+(config/judge_providers.py) names the one it speaks, and `transport` builds its `send`.
 
 The request path is one pooled aiohttp session, not the providers' SDKs: a judge needs one POST per
 protocol, and the SDK path cost ~1.6 ms of CPU a call (models built and validated for every reply; the
@@ -26,11 +29,12 @@ import ssl
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 import aiohttp
 
+from qaeval_tui.core.config.judge_providers import Provider
 from qaeval_tui.core.judges.calls import AttemptFailed, Failed, Reply, Stop
 
 MAX_REPLY_BYTES = 4 * 1024 * 1024
@@ -176,7 +180,77 @@ def status_failure(status: int, headers: Mapping[str, str]) -> Failed:
     return Failed(code, f"the judge's API rejected the request (HTTP {status}); not retried", False)
 
 
-def openai_transport(
+JsonBody = dict[str, Any]
+
+
+class WireProtocol(Protocol):
+    """How one provider API is spoken: where a request goes, what it carries, and how its reply reads."""
+
+    path: str
+    """Appended to the provider's base URL."""
+
+    def headers(self, api_key: str) -> dict[str, str]:
+        """The authentication (and version) headers of every request."""
+        ...
+
+    def body(self, *, model: str, system: str, user: str, temperature: float, seed: int, max_tokens: int) -> JsonBody:
+        """One judge call's request body."""
+        ...
+
+    def reply(self, document: dict[str, Any]) -> Reply:
+        """The reply's JSON read strictly (`AttemptFailed` when it is not the protocol's)."""
+        ...
+
+
+class OpenAIChat:
+    """The OpenAI chat-completions protocol, which OpenAI-compatible hosts speak too."""
+
+    path = "/chat/completions"
+
+    def headers(self, api_key: str) -> dict[str, str]:
+        return {"authorization": f"Bearer {api_key}"}
+
+    def body(self, *, model: str, system: str, user: str, temperature: float, seed: int, max_tokens: int) -> JsonBody:
+        return {
+            "model": model,
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            "temperature": temperature,
+            "seed": seed,
+            "max_tokens": max_tokens,
+            "response_format": {"type": "json_object"},
+        }
+
+    def reply(self, document: dict[str, Any]) -> Reply:
+        return openai_reply(document)
+
+
+class AnthropicMessages:
+    """The Anthropic messages protocol (no seed: the API takes none)."""
+
+    path = "/v1/messages"
+
+    def headers(self, api_key: str) -> dict[str, str]:
+        return {"x-api-key": api_key, "anthropic-version": ANTHROPIC_VERSION}
+
+    def body(self, *, model: str, system: str, user: str, temperature: float, seed: int, max_tokens: int) -> JsonBody:
+        return {
+            "model": model,
+            "system": system,
+            "messages": [{"role": "user", "content": user}],
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+        }
+
+    def reply(self, document: dict[str, Any]) -> Reply:
+        return anthropic_reply(document)
+
+
+PROTOCOLS: Mapping[str, WireProtocol] = {"openai-chat": OpenAIChat(), "anthropic-messages": AnthropicMessages()}
+"""The wire protocols a provider of `PROVIDERS` (config/judge_providers.py) can name."""
+
+
+def transport(
+    provider: Provider,
     *,
     model: str,
     api_key: str,
@@ -188,26 +262,22 @@ def openai_transport(
     connections: int = 8,
     environ: Mapping[str, str] | None = None,
 ) -> tuple[Send, Endpoint]:
+    """The provider's `send` and the pooled endpoint it posts to: `base_url`, else the provider's environment
+    variable, else its default host; its protocol's headers plus those its SDK reads from the environment."""
     env = os.environ if environ is None else environ
-    root = base_url or env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
-    headers = {"authorization": f"Bearer {api_key}"}
-    for variable, header in (("OPENAI_ORG_ID", "openai-organization"), ("OPENAI_PROJECT_ID", "openai-project")):
+    protocol = PROTOCOLS[provider.protocol]
+    root = base_url or env.get(provider.base_url_env) or provider.base_url
+    headers = protocol.headers(api_key)
+    for variable, header in provider.env_headers:
         if env.get(variable):
             headers[header] = env[variable]
-    endpoint = Endpoint(f"{root.rstrip('/')}/chat/completions", headers, timeout_s=timeout_s, connections=connections)
+    endpoint = Endpoint(f"{root.rstrip('/')}{protocol.path}", headers, timeout_s=timeout_s, connections=connections)
 
     async def send(system: str, user: str) -> Reply:
-        document = await endpoint.post(
-            {
-                "model": model,
-                "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
-                "temperature": temperature,
-                "seed": seed,
-                "max_tokens": max_tokens,
-                "response_format": {"type": "json_object"},
-            }
+        body = protocol.body(
+            model=model, system=system, user=user, temperature=temperature, seed=seed, max_tokens=max_tokens
         )
-        return openai_reply(document)
+        return protocol.reply(await endpoint.post(body))
 
     return send, endpoint
 
@@ -231,38 +301,6 @@ def openai_reply(document: dict[str, Any]) -> Reply:
         raise AttemptFailed(_NOT_PROTOCOL)
     stop: Stop = "refused" if refusal or finish == "content_filter" else "done" if finish == "stop" else "truncated"
     return Reply(_text(content or ""), stop, returned, *tokens)
-
-
-def anthropic_transport(
-    *,
-    model: str,
-    api_key: str,
-    base_url: str | None,
-    timeout_s: float,
-    temperature: float,
-    seed: int,
-    max_tokens: int,
-    connections: int = 8,
-    environ: Mapping[str, str] | None = None,
-) -> tuple[Send, Endpoint]:
-    env = os.environ if environ is None else environ
-    root = base_url or env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
-    headers = {"x-api-key": api_key, "anthropic-version": ANTHROPIC_VERSION}
-    endpoint = Endpoint(f"{root.rstrip('/')}/v1/messages", headers, timeout_s=timeout_s, connections=connections)
-
-    async def send(system: str, user: str) -> Reply:
-        document = await endpoint.post(
-            {
-                "model": model,
-                "system": system,
-                "messages": [{"role": "user", "content": user}],
-                "max_tokens": max_tokens,
-                "temperature": temperature,
-            }
-        )
-        return anthropic_reply(document)
-
-    return send, endpoint
 
 
 def anthropic_reply(document: dict[str, Any]) -> Reply:

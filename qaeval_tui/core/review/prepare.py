@@ -1,7 +1,8 @@
 """Getting a store ready for one reviewer, and what the home screen shows about it.
 
 `qaeval review` on a fresh machine must work with nothing set up: `ensure_prepared` runs the
-configured system and judge over the golden data, builds the review items and the queue. On a
+configured system and judge over the golden data (as `qaeval run` does: the judge answers from the
+store's verdict cache and fills it), builds the review items and the queue. On a
 store that is already prepared for the reviewer it does nothing, so a restart resumes.
 """
 
@@ -141,13 +142,13 @@ def ensure_prepared(
             return PrepareReport(False, "", 0, 0, store.queue_length(reviewer))
         if run is None:
             say("Loading the golden set…")
-            from qaeval_tui.core.running.configured import plan_run
-            from qaeval_tui.core.running.runner import store_run
+            from qaeval_tui.core.usecases.run import plan_suite, run_and_store
 
-            plan = plan_run(config, data_paths)
+            plan = plan_suite(config, data_paths)
             golden = plan.golden
-            result = plan.run(_announce_progress(len(golden.cases), say))
-            store_run(store, result)
+            progress = _announce_progress(len(golden.cases), say)
+            # the review app's store is pinned to its thread: the run's writes stay on it
+            result = run_and_store(store, plan, update=progress, write_on_a_thread=False)
             run_id = result.run_id
             ran = True
         else:

@@ -25,15 +25,16 @@ from qaeval_tui.core.gate.ppi_gate import PPIGate, baseline_ppi, current_ppi, ga
 from qaeval_tui.core.gate.report import gate_junit, gate_markdown
 from qaeval_tui.core.gate.report_html import gate_html
 from qaeval_tui.core.gate.trust import calibration_for_gate, gate_trust
+from qaeval_tui.core.running.configured import RunPlan
 from qaeval_tui.core.running.result import RunResult
 from qaeval_tui.core.statistics.figures import BandedSeries, metric_histories, points_from_runs
 from qaeval_tui.core.store.backend import StoreBackend
-from qaeval_tui.core.store.opening import StoreTarget, open_store
 from qaeval_tui.core.usecases.run import (
     ProgressDisplay,
     check_output_targets,
     no_progress,
-    run_from_config,
+    plan_suite,
+    run_and_store,
     write_document,
     write_report,
 )
@@ -60,27 +61,35 @@ class GateOutcome:
     """True when stdout is free for the tables (no output was sent there)."""
 
 
-def gate_against_baseline(
+@dataclass(frozen=True)
+class GatePlan:
+    """What the gate checked before any store is opened: the baseline, the calibration artifact, the
+    outputs, and the suite's run, loaded."""
+
+    reference: Baseline
+    calibration: LoadedCalibration | None
+    outputs: GateOutputs
+    console: bool
+    """True when stdout is free for the tables (no output was sent there)."""
+    run: RunPlan
+
+
+def plan_gate(
     config: Config,
     baseline_path: Path,
     golden_paths: Sequence[Path],
-    store_path: StoreTarget,
     *,
     adapter: str | None = None,
     judge: str | None = None,
     workers: int | None = None,
     outputs: GateOutputs = GateOutputs(),
-    progress: ProgressDisplay = no_progress,
-    stdout: TextIO | None = None,
     calibration: Path | None = None,
-    require_trusted: bool = False,
     samples: int | None = None,
-) -> GateOutcome:
-    """Load the baseline and the calibration artifact, check the outputs, run and store the suite against
-    the baseline, decide with the judge's trust, and write the artifact and the JUnit and Markdown reports.
+) -> GatePlan:
+    """Load the baseline and the calibration artifact, check the outputs, and load the suite's run (a
+    baseline of another judge, rubric or k refused): every refusal comes before the store is opened.
 
-    `calibration` overrides `[gate] calibration`; `require_trusted` (or `[gate] require_trusted`) fails
-    Tier 2 on any gated judge metric whose axis is not TRUSTED."""
+    `calibration` overrides `[gate] calibration`."""
     reference = load_baseline(baseline_path)
     if config.gate.judge_metrics == "ppi":  # a baseline without PPI values costs no run
         baseline_ppi(reference, gated_judge_metrics(resolve_tolerances(config.gate.tolerances, config.gate.gated)))
@@ -92,22 +101,32 @@ def gate_against_baseline(
         ("--markdown", outputs.markdown),
         ("--html", outputs.html),
     )
-    result = run_from_config(
-        config,
-        golden_paths,
-        store_path,
-        adapter=adapter,
-        judge=judge,
-        workers=workers,
-        against=reference,
-        progress=progress,
-        samples=samples,
+    plan = plan_suite(
+        config, golden_paths, adapter=adapter, judge=judge, workers=workers, against=reference, samples=samples
     )
-    with open_store(store_path) as store:  # read only for PPI: labels on the run's cases
-        report = decide(config, result, reference, loaded, require_trusted=require_trusted, store=store)
-        histories = gate_histories(report, result, store) if outputs.html is not None else ()
-    write_gate_reports(report, result, outputs, stdout, histories)
-    return GateOutcome(result, report, console)
+    return GatePlan(reference, loaded, outputs, console, plan)
+
+
+def gate_against_baseline(
+    config: Config,
+    store: StoreBackend,
+    plan: GatePlan,
+    *,
+    progress: ProgressDisplay = no_progress,
+    stdout: TextIO | None = None,
+    require_trusted: bool = False,
+) -> GateOutcome:
+    """Run and store the planned suite in the open `store`, decide with the judge's trust, and write the
+    artifact and the JUnit, Markdown and HTML reports.
+
+    `require_trusted` (or `[gate] require_trusted`) fails Tier 2 on any gated judge metric whose axis is
+    not TRUSTED; `store` also holds the labels PPI reads."""
+    with progress() as update:
+        result = run_and_store(store, plan.run, update=update)
+    report = decide(config, result, plan.reference, plan.calibration, require_trusted=require_trusted, store=store)
+    histories = gate_histories(report, result, store) if plan.outputs.html is not None else ()
+    write_gate_reports(report, result, plan.outputs, stdout, histories)
+    return GateOutcome(result, report, plan.console)
 
 
 def decide(

@@ -12,7 +12,6 @@ from qaeval_tui.core.judges.cache import SAVE_EVERY, CachedJudge, JudgeTally, Pr
 from qaeval_tui.core.running.configured import RunPlan
 from qaeval_tui.core.running.result import RunResult
 from qaeval_tui.core.store.backend import StoreBackend
-from qaeval_tui.core.store.opening import StoreTarget, open_store
 
 ProgressUpdate = Callable[[int, int], None]
 
@@ -32,10 +31,9 @@ def pricing_of(plan: RunPlan) -> Pricing | None:
     return Pricing(table.input_per_million, table.output_per_million, table.currency)
 
 
-def cached_judge(plan: RunPlan, store_path: StoreTarget, *, fresh: bool) -> CachedJudge:
+def cached_judge(plan: RunPlan, store: StoreBackend, *, fresh: bool) -> CachedJudge:
     """The plan's judge behind the store's verdict cache for its config (read now, before the run)."""
-    with open_store(store_path) as store:
-        cache = VerdictCache.load(store, plan.judge_config.config_hash(), fresh=fresh)
+    cache = VerdictCache.load(store, plan.judge_config.config_hash(), fresh=fresh)
     hashes = {id(loaded.case): loaded.content_hash for loaded in plan.golden.cases}
     return CachedJudge(plan.judge, cache, JudgeTally(pricing=pricing_of(plan)), hashes)
 
@@ -56,15 +54,22 @@ def judge_progress(update: ProgressUpdate | None, judge: CachedJudge | None) -> 
 class StoreWriter:
     """One thread writing to the store while a run goes on (the suite's cases, the verdict cache's new
     entries): the run's own threads never wait on the store. Leaving the block waits for every write
-    submitted, a run stopped by Ctrl-C included, and raises the first write's error, if any."""
+    submitted, a run stopped by Ctrl-C included, and raises the first write's error, if any.
 
-    def __init__(self, store: StoreBackend) -> None:
+    Not `on_a_thread` (a store pinned to the thread that opened it, as the review app's is), each write
+    runs at once on the thread that submits it."""
+
+    def __init__(self, store: StoreBackend, *, on_a_thread: bool = True) -> None:
         self.store = store
+        self.on_a_thread = on_a_thread
         self._jobs: queue.SimpleQueue[Callable[[], object] | None] = queue.SimpleQueue()
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._work, name="qaeval-store-writer", daemon=True)
 
     def submit(self, job: Callable[[], object]) -> None:
+        if not self.on_a_thread:
+            job()
+            return
         self._jobs.put(job)
 
     def _work(self) -> None:
@@ -77,10 +82,13 @@ class StoreWriter:
                 self._error = exc
 
     def __enter__(self) -> StoreWriter:
-        self._thread.start()
+        if self.on_a_thread:
+            self._thread.start()
         return self
 
     def __exit__(self, kind: object, exc: object, traceback: object) -> None:
+        if not self.on_a_thread:
+            return
         self._jobs.put(None)
         self._thread.join()
         if self._error is not None and exc is None:

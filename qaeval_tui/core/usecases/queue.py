@@ -125,23 +125,19 @@ class NewCasesQueued:
 
 def run_new_cases_and_queue(config: Config, store: StoreBackend, golden_paths: Sequence[Path]) -> NewCasesQueued:
     """After a promotion, one step to review: run only the golden cases no run has answered (the
-    configured system and judge), store that run, and queue what is new for the roster (`review.reviewers`)."""
-    from dataclasses import replace
-
+    configured system and judge, through `run_and_store` and its verdict cache), store that run, and queue
+    what is new for the roster (`review.reviewers`)."""
     from qaeval_tui.core.review.queue import unreviewed_cases
-    from qaeval_tui.core.running.configured import plan_run
-    from qaeval_tui.core.running.runner import store_run
+    from qaeval_tui.core.usecases.run import plan_suite, run_and_store
 
-    plan = plan_run(config, golden_paths)
+    plan = plan_suite(config, golden_paths)
     pending = unreviewed_cases(store, plan.golden)
     if not pending.not_run and not pending.not_queued:
         return NewCasesQueued((), 0, None)
     run_id: str | None = None
     if pending.not_run:
-        fresh = set(pending.not_run)
-        subset = replace(plan.golden, cases=tuple(c for c in plan.golden.cases if c.case.id in fresh))
-        result = replace(plan, golden=subset).run()
-        store_run(store, result)
+        # the review app's store is pinned to its thread: the run's writes stay on it
+        result = run_and_store(store, plan, only_cases=pending.not_run, write_on_a_thread=False)
         run_id = result.run_id
     outcome = queue_from_run(config, store, golden_paths=golden_paths)
     return NewCasesQueued(pending.not_run, outcome.new_review_items, run_id)

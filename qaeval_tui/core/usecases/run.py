@@ -1,10 +1,10 @@
-"""Run the suite the config describes and store the run (`qaeval run`, `baseline`, `drift`, `gate`), and write
-its documents and reports to files or stdout."""
+"""Run a suite and store the run (`run_and_store`: every path that runs one comes here), and write its
+documents and reports to files or stdout."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -14,10 +14,10 @@ from qaeval_tui.core.atomic_file import check_output_target, require_finite, wri
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.gate.baseline import Baseline, check_settings
-from qaeval_tui.core.running.configured import plan_run
+from qaeval_tui.core.running.configured import RunPlan, plan_run
 from qaeval_tui.core.running.result import RunResult, dumps_document, write_json
 from qaeval_tui.core.running.runner import store_cases, store_run
-from qaeval_tui.core.store.opening import StoreTarget, open_store
+from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.text import json_visible
 from qaeval_tui.core.usecases.judge_ops import (
     StoreWriter,
@@ -84,10 +84,69 @@ def write_report(path: Path | None, text: str, stdout: TextIO | None = None) -> 
         write_output(path, text)
 
 
+def plan_suite(
+    config: Config,
+    golden_paths: Sequence[Path],
+    *,
+    adapter: str | None = None,
+    judge: str | None = None,
+    workers: int | None = None,
+    against: Baseline | None = None,
+    checks_only: bool = False,
+    samples: int | None = None,
+) -> RunPlan:
+    """Load the suite, the system and the judge, before any store is opened; with `against`, a baseline of
+    another judge, rubric or k is refused here. `checks_only`: no judge is asked, every verdict is skipped."""
+    plan = plan_run(
+        config, golden_paths, adapter=adapter, judge=judge, workers=workers, checks_only=checks_only, samples=samples
+    )
+    if against is not None:
+        check_settings(against, plan.judge_config, config.rubric.version, config.run.top_k)
+    return plan
+
+
+def run_and_store(
+    store: StoreBackend,
+    plan: RunPlan,
+    *,
+    update: ProgressUpdate | None = None,
+    no_cache: bool = False,
+    checks_only: bool = False,
+    write_on_a_thread: bool = True,
+    only_cases: Collection[str] | None = None,
+) -> RunResult:
+    """Run the plan's suite (or the cases with the ids in `only_cases`) and store the run: the one runner of
+    suites, whatever asked for it (`qaeval run`, `baseline`, `gate`, `drift`, the review app's first start,
+    the run after a promotion).
+
+    The judge answers from the store's verdict cache where it can (`no_cache`: every case is asked afresh;
+    `checks_only`: no judge, no cache), and its new results join the cache as the run goes and with the
+    run. `write_on_a_thread`: the store is written by a thread of its own while the judge's calls are out;
+    without it (a store pinned to its opening thread) the writes happen on the thread that reports progress."""
+    if only_cases is not None:
+        wanted = set(only_cases)
+        plan = replace(
+            plan, golden=replace(plan.golden, cases=tuple(c for c in plan.golden.cases if c.case.id in wanted))
+        )
+    cached = None if checks_only else cached_judge(plan, store, fresh=no_cache)
+    if cached is not None:
+        plan = replace(plan, judge=cached)
+    with StoreWriter(store, on_a_thread=write_on_a_thread) as writer:
+        writer.submit(lambda: store_cases(store, plan.golden.cases))
+        result = plan.run(saving_as_it_goes(judge_progress(update, cached), cached, writer))
+    if cached is not None:
+        result = with_judge_calls(result, cached)
+    with store.transaction():
+        store_run(store, result, cases_stored=True)
+        if cached is not None:
+            cached.cache.save(store)
+    return result
+
+
 def run_from_config(
     config: Config,
     golden_paths: Sequence[Path],
-    store_path: StoreTarget,
+    store: StoreBackend,
     *,
     adapter: str | None = None,
     judge: str | None = None,
@@ -98,37 +157,26 @@ def run_from_config(
     no_cache: bool = False,
     samples: int | None = None,
 ) -> RunResult:
-    """Load, run, store. With `against`, a baseline of another judge, rubric or k is refused before the run.
-    `checks_only`: no judge is asked, every verdict is skipped. The judge answers from the store's
-    verdict cache where it can (`no_cache`: every case is asked afresh), and its new results join it."""
-    plan = plan_run(
-        config, golden_paths, adapter=adapter, judge=judge, workers=workers, checks_only=checks_only, samples=samples
+    """`plan_suite` then `run_and_store` into the open `store`, with a progress display around the run."""
+    plan = plan_suite(
+        config,
+        golden_paths,
+        adapter=adapter,
+        judge=judge,
+        workers=workers,
+        against=against,
+        checks_only=checks_only,
+        samples=samples,
     )
-    if against is not None:
-        check_settings(against, plan.judge_config, config.rubric.version, config.run.top_k)
-    cached = None if checks_only else cached_judge(plan, store_path, fresh=no_cache)
-    if cached is not None:
-        plan = replace(plan, judge=cached)
-    with open_store(store_path) as store:
-        with StoreWriter(store) as writer:  # the store is written while the judge's calls are out
-            writer.submit(lambda: store_cases(store, plan.golden.cases))
-            with progress() as update:
-                result = plan.run(saving_as_it_goes(judge_progress(update, cached), cached, writer))
-        if cached is not None:
-            result = with_judge_calls(result, cached)
-        with store.transaction():
-            store_run(store, result, cases_stored=True)
-            if cached is not None:
-                cached.cache.save(store)
-    return result
+    with progress() as update:
+        return run_and_store(store, plan, update=update, no_cache=no_cache, checks_only=checks_only)
 
 
-def run_ppi_for(config: Config, result: RunResult, store_path: StoreTarget) -> RunPPI:
+def run_ppi_for(config: Config, result: RunResult, store: StoreBackend) -> RunPPI:
     """PPI estimates of the run's judge metrics from the labels on its cases in the store it went to."""
     from qaeval_tui.core.statistics.run_ppi import run_ppi_from_store  # numpy and the statistics: only here
 
-    with open_store(store_path) as store:
-        return run_ppi_from_store(result, config.rubric, store, min_reviewers=config.calibration.min_reviewers)
+    return run_ppi_from_store(result, config.rubric, store, min_reviewers=config.calibration.min_reviewers)
 
 
 def with_ppi(document: dict[str, Any], ppi: RunPPI) -> dict[str, Any]:
