@@ -7,7 +7,6 @@ row, a row with nothing wrong, already quarantined, blank reason or curator).
 from __future__ import annotations
 
 import typer
-from rich.table import Table
 
 from qaeval_tui.cli.common import config_from, guarded, open_store, print_json, stderr, stdout
 from qaeval_tui.cli.options import AsJson, Curator, Db
@@ -32,6 +31,8 @@ def labels_check(ctx: typer.Context, db: Db = None, as_json: AsJson = False) -> 
         )
     else:
         if found.bad:
+            from rich.table import Table  # rich loads with the first table, not with --help
+
             table = Table("table", "row", "field", "problem", box=None, pad_edge=False)
             for row in found.bad:
                 table.add_row(row.table, str(row.row_id), one_line(row.field), one_line(row.problem, 120))

@@ -6,7 +6,6 @@ Exit codes: 0 shown · 2 usage (no store, an unknown or ambiguous run id, an unk
 from __future__ import annotations
 
 import typer
-from rich.table import Table
 
 from qaeval_tui.cli.common import guarded, open_store, print_json, stdout
 from qaeval_tui.cli.options import AsJson, Db
@@ -53,6 +52,8 @@ def _list(ctx: typer.Context, as_json: bool, db: str | None) -> None:
         say("no runs stored yet: `qaeval run` stores one")
         return
     short = [SHORT_NAMES[name] for name in HEADLINE_METRICS]
+    from rich.table import Table  # rich loads with the first table, not with --help
+
     table = Table("run", "system", "judge", "suite", "finished", "cases", "judge err", *short, box=None, pad_edge=False)
     for run in runs:
         table.add_row(

@@ -13,10 +13,10 @@ import typer
 
 from qaeval_tui.cli.common import config_from, guarded, stderr, stdout, store_path
 from qaeval_tui.cli.options import Data, Db
-from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
 
 if TYPE_CHECKING:
+    from qaeval_tui.core.config import Config
     from qaeval_tui.core.review.views import Role
     from qaeval_tui.core.signin.people import Person
     from qaeval_tui.web.server import SignIn

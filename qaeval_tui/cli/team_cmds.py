@@ -7,12 +7,16 @@ login to remove or reset).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from qaeval_tui.cli.common import STORE_ENV, config_from, guarded, print_json, stderr, stdout, store_path
 from qaeval_tui.cli.options import AsJson, Db
-from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from qaeval_tui.core.config import Config
 
 team_app = typer.Typer(
     help="The team on a PostgreSQL store: secure it, add a login per person, list them.",
