@@ -123,9 +123,10 @@ def test_hostile_verdict_and_label_files(tmp_path: Path, monkeypatch: pytest.Mon
         "flagged": False, "skipped": False, "rubric_version": "1", "revealed": False, "revision": 1,
         "created_at": HOSTILE, "seconds_spent": 1.0,
     }  # fmt: skip
-    (tmp_path / "ana.jsonl").write_text(json.dumps(label) + "\n", encoding="utf-8")
+    dated = {**label, "note": "", "revision": 2}  # a note too long stops the line before its date is read
+    (tmp_path / "ana.jsonl").write_text(json.dumps(label) + "\n" + json.dumps(dated) + "\n", encoding="utf-8")
     both = clean(runner.invoke(app, ["labels", "import", "ana.jsonl", "--db", "s.db"]), codes=(1,))
-    assert "created_at" in both and "note" in both
+    assert "ana.jsonl:1: note" in both and "ana.jsonl:2: created_at" in both
 
 
 def test_hostile_stored_label_rows_and_their_quarantine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
