@@ -62,17 +62,17 @@ def add_history(store: StoreBackend) -> None:
     store.insert_adjudication(item.item_id, "faithfulness", 2, "two of three", "ben")
     store.insert_adjudication(item.item_id, "faithfulness", None, "cannot judge after all", "ben")
     store.resolve_flag(revised.id, "talked it through", "ben")
-    oversized = store.append_label(
+    off_scale = store.append_label(  # a score off the rubric's scale: both databases hold it, no reader takes it
         LabelDraft(
             item_id=item.item_id,
             case_id=item.case_id,
             reviewer="erin",
-            scores={"faithfulness": 0},
+            scores={"faithfulness": 7},
             rubric_version="1",
-            note="pasted a whole page " * 2_000,
+            note="scored on another scale",
         )
     )
-    store.quarantine_label(oversized.id, "a note no reader takes", "ben")
+    store.quarantine_label(off_scale.id, "a score off the scale", "ben")
     store.cache_judgements(
         [CachedJudgement("judge-config", item.case_id, "output", {"scores": {"faithfulness": 2}, "note": "café ✓"})]
     )
