@@ -288,6 +288,9 @@ def print_statistics(report: GateReport, baseline: Path | None = None) -> None:
             )
         stdout.print(table)
     say(mode_line(report))
+    for row in report.spread:  # a tolerance inside the noise of a sampled system: each said, never summarised
+        if row.warning:
+            say(f"warning: {row.warning}")
     warned = [d.name for d in report.metrics if d.test is not None and d.test.warning]
     if warned and mde_warnings(report):
         plan = (
