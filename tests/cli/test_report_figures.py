@@ -122,7 +122,7 @@ def test_gate_html_draws_each_delta_interval_and_each_gated_metrics_band(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    for _ in range(3):  # three identical reference runs: every band is its mean ± the 0.02 floor
+    for _ in range(3):  # three identical reference runs: every band is its mean ± the 0.02 floor, within [0, 1]
         assert runner.invoke(app, ["run", "--data", str(DEMO_GOLDEN), "--db", "s.db"]).exit_code == 0
     args = ["gate", "--baseline", str(REPO / "baselines" / "demo.json"), "--data", str(DEMO_GOLDEN)]
     result = runner.invoke(app, [*args, "--db", "s.db", "--adapter", BUGGY, "--json", "--html", "g.html"])
@@ -141,12 +141,12 @@ def test_gate_html_draws_each_delta_interval_and_each_gated_metrics_band(
     faithful, points = figures.figure("history", **{"data-metric": "faithfulness_rate"})
     assert (faithful["data-band-low"], faithful["data-band-high"], faithful["data-state"]) == (
         "0.980000",
-        "1.020000",
+        "1.000000",
         "ok",
     )
     assert faithful["data-points"] == "4"  # the three runs, then the gate's own
     cited, points = figures.figure("history", **{"data-metric": "citation_correctness"})
-    assert (cited["data-band-low"], cited["data-band-high"], cited["data-state"]) == ("0.980000", "1.020000", "alarm")
+    assert (cited["data-band-low"], cited["data-band-high"], cited["data-state"]) == ("0.980000", "1.000000", "alarm")
     values = [attrs["data-value"] for tag, attrs in points if tag == "circle"]
     current = next(m["current"] for m in data["metrics"] if m["name"] == "citation_correctness")
     assert values == ["1.000000"] * 3 + [six(current)]
