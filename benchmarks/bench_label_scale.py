@@ -6,7 +6,7 @@ The path `qaeval agreement` / `qaeval calibrate` take once the revisions are rea
 label in ten has an earlier revision it supersedes; the labels arrive in commit order (reviewer by
 reviewer, items shuffled), as a store returns them.
 
-The 1,000,000-label figure runs with QAEVAL_BENCH_BIG=1 (about a minute and ~2 GB here); without
+The 1,000,000-label figure runs with QAEVAL_BENCH_BIG=1 (about a minute and ~600 MB here); without
 it, 30,000 and 100,000 labels are timed and the ratio is reported for that step of 3.3x instead.
 The floor of each ratio is linear growth: the ratio of the label counts.
 """
