@@ -93,10 +93,29 @@ def select_labels(
         kept = latest.get(key)
         if kept is None or label.revision > kept.revision:
             latest[key] = label
-    chosen = tuple(label for _, label in sorted(latest.items()))  # keys are unique: labels are never compared
+    chosen = _in_key_order(latest)
     return Selection(
         chosen, read, skips, candidates - len(chosen), post_reveal, other_version, include_post_reveal, quarantined
     )
+
+
+def _in_key_order(latest: dict[tuple[str, str], L]) -> tuple[L, ...]:
+    """The values of `latest` in the order of its (item, reviewer) keys, as `sorted(latest)` gives them.
+
+    Sorting a million tuple keys compares strings pair by pair (seconds); ranking the distinct items
+    and reviewers instead and sorting one integer per key gives the same order in a fraction of that.
+    """
+    keys = list(latest)
+    items = sorted({item for item, _ in keys})
+    reviewers = sorted({reviewer for _, reviewer in keys})
+    item_rank = {item: rank for rank, item in enumerate(items)}
+    reviewer_rank = {reviewer: rank for rank, reviewer in enumerate(reviewers)}
+    width = max(len(reviewers), 1)
+    codes = np.fromiter(
+        (item_rank[item] * width + reviewer_rank[reviewer] for item, reviewer in keys), np.int64, len(keys)
+    )
+    values = list(latest.values())
+    return tuple([values[index] for index in np.argsort(codes, kind="stable").tolist()])
 
 
 _UNSCORED = object()
