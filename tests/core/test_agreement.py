@@ -166,3 +166,15 @@ def test_selection_reads_the_latest_blind_revision_and_ignores_skips() -> None:
     }
     with_reveal = select_labels(labels, "k", include_post_reveal=True)
     assert with_reveal.labels[0].scores == {"f": 2}
+
+
+def test_selected_labels_come_in_item_then_reviewer_order_as_strings_sort() -> None:
+    """The order every report and table follows: (item, reviewer) as Python sorts the strings,
+    prefixes, case and non-ASCII included, whatever order the revisions arrive in."""
+    rng = random.Random(7)
+    names = ["a", "ab", "a-b", "B", "b", "é", "e", "item-10", "item-9", "z", "Z1", "a b"]
+    keys = [(item, reviewer) for item in names for reviewer in ("ana", "Ana", "bo", "ana2")]
+    rng.shuffle(keys)
+    labels = [label(item, reviewer, {"f": rng.choice([0, 1, 2])}) for item, reviewer in keys]
+    chosen = select_labels(labels, "k").labels
+    assert [(lab.item_id, lab.reviewer) for lab in chosen] == sorted(keys)

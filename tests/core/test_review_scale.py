@@ -304,13 +304,16 @@ def test_after_the_first_read_only_new_revisions_are_read(tmp_path: Path, monkey
     for _ in range(5):
         view = ana.next_item()
         assert view is not None
+        blind = {name: FULL[name] for name in ("faithfulness", "citation_correctness")}
+        assert ana.gold_answer(view.item_id, blind) is not None  # locks the blind scores: a write
         ana.submit(view.item_id, FULL, "", False, 1.0)
+        ana.reveal(view.item_id)  # records the reveal: a write
         ana.progress()
         ana.summary()
     ana.skip(ana.next_item().item_id, 1.0)  # type: ignore[union-attr]
     ana.undo()
     assert max(reads.label_rows[1:]) == 1 and sum(reads.label_rows[1:]) == 6
-    assert reads.queue_reads == 1, "the session's own labels do not make it re-read the queue"
+    assert reads.queue_reads == 1, "the session's own writes do not make it re-read the queue"
     other = Store.open(store.path)
     ReviewSession(other, Config(), "ben").skip(queue[0], 1.0)
     other.close()

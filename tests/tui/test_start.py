@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from qaeval_tui.core.errors import InputError, UsageError
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.app import create_app
 from qaeval_tui.tui.screens.reviewer import ReviewerScreen
-from tests.conftest import make_case, write_jsonl
+from tests.conftest import DEMO_GOLDEN, make_case, write_jsonl
 from tests.tui.conftest import make_app, open_review, screen_text, settle
 from tests.tui.scenes.review import wait_until
 
@@ -112,3 +113,47 @@ def test_cli_refuses_a_bad_reviewer_name_or_key_remap_with_exit_2(tmp_path: Path
     )
     assert result.exit_code == 2 and "bound to both" in result.output
     assert not (tmp_path / "q.db").exists()  # refused before anything was opened
+
+
+_FIRST_ITEM = """
+import asyncio, json, sys
+from pathlib import Path
+from qaeval_tui.core.config import Config
+from qaeval_tui.tui.app import create_app
+
+app = create_app(Config(), db_path=Path(sys.argv[1]), data_paths=[Path(sys.argv[2])], reviewer="ana")
+
+async def first_item(pilot):
+    while getattr(app.screen, "item", None) is None:
+        await asyncio.sleep(0.01)
+    await pilot.pause()
+    print(json.dumps(sorted(sys.modules)))
+    app.exit()
+
+app.run(headless=True, auto_pilot=first_item, size=(100, 32))
+"""
+
+OFF_THE_START = (
+    "numpy",  # the statistics: agreement, calibration, the dashboard
+    "krippendorff",
+    "sqlite_utils",
+    "markdown_it",  # the guidelines pane, built on the first `g`
+    "qaeval_tui.core.statistics",
+    "qaeval_tui.core.curation.adjudication",
+    "qaeval_tui.core.runs",
+)
+
+
+def test_the_review_start_imports_nothing_the_first_item_does_not_need(demo_db: Path) -> None:
+    """Issue 26's cold start: what the reviewer waits for before the first item is what it shows."""
+    result = subprocess.run(
+        [sys.executable, "-c", _FIRST_ITEM, str(demo_db), str(DEMO_GOLDEN)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=dict(os.environ),
+        timeout=120,
+    )
+    loaded = json.loads(result.stdout.strip().splitlines()[-1])
+    assert "qaeval_tui.tui.screens.review" in loaded  # the check ran where the first item shows
+    assert [name for name in loaded if any(name == off or name.startswith(off + ".") for off in OFF_THE_START)] == []

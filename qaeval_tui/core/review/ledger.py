@@ -58,6 +58,12 @@ class QueueLedger:
         When nothing else was committed meanwhile, the queue read earlier still holds; the label
         itself comes in with the next sync, in id order with anything another process wrote.
         """
+        self.wrote_aside(before, after)
+
+    def wrote_aside(self, before: ChangeToken, after: ChangeToken) -> None:
+        """This session committed something that leaves queues alone (a label, a gold-answer lock,
+        a reveal) between the `before` and `after` change tokens: without it, the next sync would
+        read the whole queue again to find it unchanged."""
         if before == self._token and after.others == before.others:
             self._token = after
 

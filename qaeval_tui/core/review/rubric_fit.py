@@ -23,13 +23,15 @@ def score_misfits(rubric: Rubric, scores: Mapping[str, int | None], *, advice: b
     version = rubric.version
     bump = f"; {BUMP}" if advice else ""
     misfits: list[tuple[str, str]] = []
+    scales = {axis.name: axis.scale for axis in rubric.axes}
     for axis, value in scores.items():
-        if axis not in rubric.axis_names:
+        scale = scales.get(axis)
+        if scale is None:
             message = f"rubric version {version!r} has no axis {axis!r} ({_axes(rubric)})" + (
                 f": a typo, or {BUMP}" if advice else ""
             )
             misfits.append((f"scores.{axis}", message))
-        elif value is not None and value not in rubric.axis(axis).scale:
+        elif value is not None and value not in scale:
             message = f"{value!r} is not on the {axis} scale {_scale(rubric, axis)} of rubric version {version!r}{bump}"
             misfits.append((f"scores.{axis}", message))
     return misfits
@@ -44,14 +46,16 @@ def check_rubric_unchanged(scored: Iterable[Mapping[str, int | None]], rubric: R
     unknown: set[str] = set()
     off_scale: dict[str, set[int]] = {}
     seen: set[int] = set()
+    scales = {axis.name: axis.scale for axis in rubric.axes}  # once, not per label: a million labels pass here
     for scores in scored:
         if id(scores) in seen:
             continue
         seen.add(id(scores))
         for axis, value in scores.items():
-            if axis not in rubric.axis_names:
+            scale = scales.get(axis)
+            if scale is None:
                 unknown.add(axis)
-            elif value is not None and value not in rubric.axis(axis).scale:
+            elif value is not None and value not in scale:
                 off_scale.setdefault(axis, set()).add(value)
     reasons = [f"score axis {axis!r}, which it does not have ({_axes(rubric)})" for axis in sorted(unknown)]
     reasons += [

@@ -176,7 +176,9 @@ class ReviewSession:
         if not locked:
             if self.store.review_item(item_id) is None:
                 raise UsageError(f"no review item {item_id!r} in {self.store.path}")
+            before = self.store.change_token()
             self.store.record_gold_shown(item_id, self.reviewer, {name: scores[name] for name in blind_axes})
+            self._ledger.wrote_aside(before, self.store.change_token())
         # Read after the lock is recorded: a team store gives a reviewer the gold fields only then.
         item = self.store.review_item(item_id)
         case = None if item is None else item.case
@@ -281,7 +283,9 @@ class ReviewSession:
         own = self._latest_submitted(self.store.labels(reviewer=self.reviewer, item_id=item_id)).get(item_id)
         if own is None:
             raise BlindnessError(f"submit your own label for {item_id} before revealing the judge verdict")
+        before = self.store.change_token()
         self.store.record_reveal(item_id, self.reviewer)
+        self._ledger.wrote_aside(before, self.store.change_token())
         item = self.store.review_item(item_id)
         case_id = item.item.case_id if item else own.case_id
         verdict = self.store.latest_verdict(item_id)

@@ -14,7 +14,6 @@ from typing import Any, Literal
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.review.roster import roles_of
 from qaeval_tui.core.rubric import Rubric
 
 Role = Literal["reviewer", "curator"]
@@ -37,6 +36,8 @@ def seat_for(name: str, role: Role, config: Config) -> Seat:
     Raises UsageError (exit 2) naming the config key for anyone else, so the curator app never opens
     for a reviewer.
     """
+    from qaeval_tui.core.review.roster import roles_of  # its imports (label export) stay off the review start
+
     if role == "curator" and "curator" not in roles_of(config, name):
         listed = ", ".join(m.name for m in config.review.roster if "curator" in m.roles) or "nobody"
         raise UsageError(f"review.roster: {name!r} is not a curator (curators: {listed})")

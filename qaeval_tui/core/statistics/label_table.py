@@ -93,10 +93,33 @@ def select_labels(
         kept = latest.get(key)
         if kept is None or label.revision > kept.revision:
             latest[key] = label
-    chosen = tuple(latest[key] for key in sorted(latest))
+    chosen = _in_key_order(latest)
     return Selection(
         chosen, read, skips, candidates - len(chosen), post_reveal, other_version, include_post_reveal, quarantined
     )
+
+
+def _in_key_order(latest: dict[tuple[str, str], L]) -> tuple[L, ...]:
+    """The values of `latest` in the order of its (item, reviewer) keys, as `sorted(latest)` gives them.
+
+    Sorting a million tuple keys compares strings pair by pair (seconds); ranking the distinct items
+    and reviewers instead and sorting one integer per key gives the same order in a fraction of that.
+    """
+    keys = list(latest)
+    items = sorted({item for item, _ in keys})
+    reviewers = sorted({reviewer for _, reviewer in keys})
+    item_rank = {item: rank for rank, item in enumerate(items)}
+    reviewer_rank = {reviewer: rank for rank, reviewer in enumerate(reviewers)}
+    width = max(len(reviewers), 1)
+    codes = np.fromiter(
+        (item_rank[item] * width + reviewer_rank[reviewer] for item, reviewer in keys), np.int64, len(keys)
+    )
+    values = list(latest.values())
+    return tuple([values[index] for index in np.argsort(codes, kind="stable").tolist()])
+
+
+_UNSCORED = object()
+"""An axis a label has no score for (NaN, but not can't judge)."""
 
 
 def axis_values(scores: Sequence[Mapping[str, int | None]], axis: str) -> FloatArray:
@@ -135,12 +158,16 @@ class LabelTable:
         reviewers = tuple(sorted({label.reviewer for label in labels}))
         item_index = {item: i for i, item in enumerate(items)}
         reviewer_index = {name: i for i, name in enumerate(reviewers)}
-        given = [label.scores for label in labels]
-        scores = np.full((len(labels), len(axes)), np.nan)
-        cant_judge = np.zeros((len(labels), len(axes)), dtype=bool)
-        for column, axis in enumerate(axes):
-            scores[:, column] = axis_values(given, axis)
-            cant_judge[:, column] = [score.get(axis, 0) is None for score in given]  # scored None: can't judge
+        # One pass over the labels (row-major, as `scores` is laid out), then flat passes over the cells:
+        # at a million labels, walking the label objects once per axis and per array was the cost.
+        unscored = _UNSCORED
+        cells = [score.get(axis, unscored) for label in labels for score in (label.scores,) for axis in axes]
+        shape = (len(labels), len(axes))
+        cant_judge = np.fromiter((cell is None for cell in cells), bool, len(cells)).reshape(shape)  # scored None
+        nan = np.nan
+        scores = np.fromiter(
+            (nan if cell is None or cell is unscored else cell for cell in cells), np.float64, len(cells)
+        ).reshape(shape)
         return cls(
             items=items,
             reviewers=reviewers,

@@ -6,11 +6,14 @@ rendered as Markdown. Nothing from a source, an answer or a question ever reache
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
+from typing import TYPE_CHECKING
+
 from textual.containers import VerticalScroll
-from textual.widgets import Markdown
 
 from qaeval_tui.core.rubric import Rubric
+
+if TYPE_CHECKING:
+    from textual.widgets import Markdown
 
 
 def guidelines_markdown(rubric: Rubric, axis_name: str) -> str:
@@ -21,15 +24,26 @@ def guidelines_markdown(rubric: Rubric, axis_name: str) -> str:
 
 
 class GuidelinesPane(VerticalScroll, can_focus=False):
-    """Hidden until `g`; shown in place of the sources."""
+    """Hidden until `g`; shown in place of the sources.
+
+    The Markdown widget (and its parser) is built on the first `g`, not at start: most sessions
+    never open the guidelines, and the review screen's cold start should not pay for them."""
 
     DEFAULT_CSS = """
     GuidelinesPane { height: 1fr; border-top: solid $secondary; padding: 0 1; display: none; }
     GuidelinesPane.-shown { display: block; }
     """
 
-    def compose(self) -> ComposeResult:
-        yield Markdown()
+    def __init__(self) -> None:
+        super().__init__()
+        self._markdown: Markdown | None = None
 
     def show(self, rubric: Rubric, axis_name: str) -> None:
-        self.query_one(Markdown).update(guidelines_markdown(rubric, axis_name))
+        text = guidelines_markdown(rubric, axis_name)
+        if self._markdown is None:
+            from textual.widgets import Markdown
+
+            self._markdown = Markdown(text)
+            self.mount(self._markdown)
+        else:
+            self._markdown.update(text)

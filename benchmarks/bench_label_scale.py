@@ -1,0 +1,121 @@
+"""Issue 26: agreement + calibration grow linearly in labels, from 100,000 to 1,000,000.
+
+The path `qaeval agreement` / `qaeval calibrate` take once the revisions are read: `label_input`
+(the latest blind revision per item and reviewer, then the label table), `VerdictTable.from_verdicts`,
+`agreement_report` (200 bootstrap replicates) and `calibrate`. Five reviewers label every item, one
+label in ten has an earlier revision it supersedes; the labels arrive in commit order (reviewer by
+reviewer, items shuffled), as a store returns them.
+
+The 1,000,000-label figure runs with QAEVAL_BENCH_BIG=1 (about a minute and ~600 MB here); without
+it, 30,000 and 100,000 labels are timed and the ratio is reported for that step of 3.3x instead.
+The floor of each ratio is linear growth: the ratio of the label counts.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks import Figure
+from qaeval_tui.core.config import Config
+from qaeval_tui.core.statistics.agreement import agreement_report
+from qaeval_tui.core.statistics.calibration import calibrate
+from qaeval_tui.core.statistics.sources import label_input
+from qaeval_tui.core.statistics.verdict_table import VerdictTable
+
+REVIEWERS, REPLICATES = 5, 200
+SLACK = 1.25
+"""How far over linear a ratio may go: the row order is a sort (n log n), and timings wobble."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Label:
+    item_id: str
+    case_id: str
+    reviewer: str
+    revision: int
+    skipped: bool
+    rubric_version: str
+    revealed: bool
+    scores: Mapping[str, int | None]
+
+
+@dataclass(frozen=True, slots=True)
+class _Verdict:
+    item_id: str
+    judge: Mapping[str, str | float | int]
+    status: str
+    scores: Mapping[str, int | None]
+
+
+def synthetic(labels: int, config: Config, seed: int = 0) -> tuple[list[_Label], list[_Verdict]]:
+    items = labels * 10 // 11 // REVIEWERS  # one label in ten supersedes an earlier revision
+    axes = config.rubric.axis_names
+    version = config.rubric.version
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 3, size=(items, len(axes)))
+    names = [f"item-{i:07d}" for i in range(items)]
+    rows: list[_Label] = []
+    for reviewer in range(REVIEWERS):
+        order = rng.permutation(items)
+        noisy = rng.random((items, len(axes))) < 0.2
+        given = np.where(noisy, rng.integers(0, 3, size=(items, len(axes))), truth)
+        revised = rng.random(items) < 0.1 * 11 / 10
+        for index in order.tolist():
+            scores: dict[str, int | None] = {axis: int(given[index, a]) for a, axis in enumerate(axes)}
+            label = _Label(names[index], names[index], f"reviewer-{reviewer}", 1, False, version, False, scores)
+            rows.append(label)
+            if revised[index] and len(rows) < labels:
+                rows.append(_Label(label.item_id, label.case_id, label.reviewer, 2, False, version, False, scores))
+    judge = {"name": "bench", "config_hash": "bench", "rubric_version": version}
+    verdicts = [
+        _Verdict(name, judge, "ok", {axis: int(truth[i, a]) for a, axis in enumerate(axes)})
+        for i, name in enumerate(names)
+    ]
+    return rows[:labels], verdicts
+
+
+def timed(labels: int) -> float:
+    config = Config()
+    rows, verdicts = synthetic(labels, config)
+    gc.collect()
+    started = time.perf_counter()
+    chosen = label_input(rows, config.rubric, "bench")
+    judged = VerdictTable.from_verdicts(verdicts, config.rubric)
+    report = agreement_report(chosen.table, config.rubric, replicates=REPLICATES, seed=0)
+    calibration = calibrate(chosen.table, judged, config.rubric, config.calibration)
+    seconds = time.perf_counter() - started
+    assert all(axis.alpha.ci is not None for axis in report.axes.values())
+    assert all(axis.n > 0 for axis in calibration.axes.values())
+    return seconds
+
+
+def run(workdir: Path) -> list[Figure]:
+    del workdir  # everything is in memory
+    big = os.environ.get("QAEVAL_BENCH_BIG") == "1"
+    small, large = (100_000, 1_000_000) if big else (30_000, 100_000)
+    small_seconds, large_seconds = timed(small), timed(large)
+    ratio, floor = large_seconds / small_seconds, large / small
+    figures = [
+        Figure(f"agreement + calibration, {n:,} labels", s, "s", "reported", True)
+        for n, s in ((small, small_seconds), (large, large_seconds))
+    ]
+    figures.append(
+        Figure(
+            f"  growth {small:,} -> {large:,} labels (floor: linear, {floor:.1f}x)",
+            ratio,
+            "x",
+            f"<= {floor * SLACK:.1f}"
+            + ("" if ratio <= floor * SLACK else f" (misses by {ratio / (floor * SLACK) - 1:.0%})"),
+            ratio <= floor * SLACK,
+        )
+    )
+    if not big:
+        print("   (QAEVAL_BENCH_BIG=1 times 100,000 -> 1,000,000 labels)", flush=True)
+    return figures
