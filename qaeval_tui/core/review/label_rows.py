@@ -59,7 +59,9 @@ def blind_claim_problem(label: Label, unblinded: Mapping[tuple[str, str], str]) 
     if since is None:
         return None
     made, seen = _instant(label.created_at), _instant(since)
-    if made is not None and seen is not None and made < seen:
+    # A reveal follows the submit that allows it, often within the same millisecond: a stored revision
+    # dated at the reveal's instant is the one that opened it (files and imports are checked by order).
+    if made is not None and seen is not None and made <= seen:
         return None
     return (
         f"false, but {label.reviewer} saw hidden information on {label.item_id} at {since} "
