@@ -13,8 +13,9 @@ import math
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -213,14 +214,10 @@ def judge_case(
     clock: Callable[[], str] = utc_now,
 ) -> CaseResult:
     """The judge's verdict on an answered case, its trajectory and metric values: the finished case."""
-    case = answered.loaded.case
-    token = ITEM_HASHES.set((case, answered.output, answered.loaded.content_hash, answered.output_hash))
-    try:
+    with _hashes_known(answered):
         verdict = judge_verdict(
-            judge, config, case, answered.output, rubric, item_id=answered.item_id, created_at=clock()
+            judge, config, answered.loaded.case, answered.output, rubric, item_id=answered.item_id, created_at=clock()
         )
-    finally:
-        ITEM_HASHES.reset(token)
     return finished_case(answered, verdict, rubric, top_k)
 
 
@@ -233,15 +230,21 @@ async def ajudge_case(
     clock: Callable[[], str] = utc_now,
 ) -> CaseResult:
     """`judge_case` on a run's event loop: the judge's call awaited."""
-    case = answered.loaded.case
-    token = ITEM_HASHES.set((case, answered.output, answered.loaded.content_hash, answered.output_hash))
-    try:
+    with _hashes_known(answered):
         verdict = await ajudge_verdict(
-            judge, config, case, answered.output, rubric, item_id=answered.item_id, created_at=clock()
+            judge, config, answered.loaded.case, answered.output, rubric, item_id=answered.item_id, created_at=clock()
         )
+    return finished_case(answered, verdict, rubric, top_k)
+
+
+@contextmanager
+def _hashes_known(answered: Answered) -> Iterator[None]:
+    """The case's and output's hashes, already computed, offered to the judge's cache for this call only."""
+    token = ITEM_HASHES.set((answered.loaded.case, answered.output, answered.loaded.content_hash, answered.output_hash))
+    try:
+        yield
     finally:
         ITEM_HASHES.reset(token)
-    return finished_case(answered, verdict, rubric, top_k)
 
 
 def finished_case(answered: Answered, verdict: JudgeVerdict, rubric: Rubric, top_k: int) -> CaseResult:
