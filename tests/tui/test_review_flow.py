@@ -187,7 +187,7 @@ async def test_keys_typed_while_saving_are_replayed_on_the_next_item(demo_db: Pa
         real_submit = gateway.submit
 
         def slow_submit(*args: Any) -> Any:
-            time.sleep(0.4)
+            time.sleep(2.0)
             return real_submit(*args)
 
         gateway.submit = slow_submit  # type: ignore[method-assign,assignment]
