@@ -17,8 +17,8 @@ import numpy as np
 
 from benchmarks import Figure
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.review.models import Label
-from qaeval_tui.core.running.models import JudgeVerdict
+from qaeval_tui.core.models.label import Label
+from qaeval_tui.core.models.run import JudgeVerdict
 from qaeval_tui.core.statistics.dashboard import compute_dashboard
 from qaeval_tui.core.store.rows import QueueEntry, ReviewItemRecord, RunRecord, VerdictRecord
 from qaeval_tui.core.store.sqlite import Store

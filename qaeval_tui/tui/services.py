@@ -38,7 +38,7 @@ from qaeval_tui.core.curation.promotion import (
 from qaeval_tui.core.curation.rejection import reject
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.review.prepare import (
     PrepareReport,
     QueueStanding,

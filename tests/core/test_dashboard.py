@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from qaeval_tui.core.config import Config
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.review.labels_io import import_labels
-from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.session import assign, build_review_items
 from qaeval_tui.core.running.configured import plan_run
 from qaeval_tui.core.running.runner import store_run

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.models.label import Label
+from qaeval_tui.core.models.run import JudgeVerdict
 from qaeval_tui.core.review.session import assign, build_review_items
-from qaeval_tui.core.running.models import JudgeVerdict
 from qaeval_tui.core.statistics.agreement import agreement_report
 from qaeval_tui.core.statistics.calibration import calibrate
 from qaeval_tui.core.statistics.dashboard import compute_dashboard, progress_from_revisions, reviewer_progress
