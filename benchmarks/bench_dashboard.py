@@ -17,11 +17,11 @@ import numpy as np
 
 from benchmarks import Figure
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.review.models import Label
-from qaeval_tui.core.running.models import JudgeVerdict
-from qaeval_tui.core.statistics.dashboard import compute_dashboard
+from qaeval_tui.core.models.label import Label
+from qaeval_tui.core.models.run import JudgeVerdict
 from qaeval_tui.core.store.rows import QueueEntry, ReviewItemRecord, RunRecord, VerdictRecord
 from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.usecases.dashboard import compute_dashboard
 
 ITEMS, REVIEWERS = 50_000, ("rev-a", "rev-b")
 CREATED = "2026-10-01T09:00:00.000Z"

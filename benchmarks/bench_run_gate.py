@@ -24,10 +24,10 @@ from qaeval_tui.core.atomic_file import strict_json, write_output
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.gate.baseline import baseline_document, load_baseline
 from qaeval_tui.core.gate.report import gate_json
-from qaeval_tui.core.running.configured import plan_run
 from qaeval_tui.core.running.result import RunResult
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.core.text import json_visible
+from qaeval_tui.core.usecases.configured import plan_run
 from qaeval_tui.core.usecases.gate import GateOutputs, decide, write_gate_reports
 from qaeval_tui.core.usecases.run import write_document
 

@@ -25,11 +25,11 @@ from typing import Any
 from benchmarks import Figure
 from benchmarks.synthetic import write_synthetic_golden
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.golden.hashing import content_hash, item_id_for
 from qaeval_tui.core.golden.loader import load_golden
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.hashing import content_hash, item_id_for
+from qaeval_tui.core.models.label import Label
+from qaeval_tui.core.models.run import JudgeVerdict
 from qaeval_tui.core.review.session import assign, build_review_items
-from qaeval_tui.core.running.models import JudgeVerdict
 from qaeval_tui.core.store.rows import CaseRecord, RunOutput, RunRecord, VerdictRecord
 from qaeval_tui.core.store.sqlite import Store
 

@@ -22,28 +22,28 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from qaeval_tui.core.golden.models import GoldenCase, Source
+    from qaeval_tui.core.models.golden import GoldenCase, Source
+    from qaeval_tui.core.models.run import Attempt, CaseView, Citation, JudgeConfig, SUTOutput
     from qaeval_tui.core.rubric import Axis, Rubric
     from qaeval_tui.core.running.adapters import SystemAdapter
     from qaeval_tui.core.running.judge import JudgeCall, JudgeClient, JudgeFailure, JudgeResult
     from qaeval_tui.core.running.judge import JudgeClient as Judge
-    from qaeval_tui.core.running.models import Attempt, CaseView, Citation, JudgeConfig, SUTOutput
 
 _HOMES: dict[str, tuple[str, str]] = {
-    "Attempt": ("qaeval_tui.core.running.models", "Attempt"),
+    "Attempt": ("qaeval_tui.core.models.run", "Attempt"),
     "Axis": ("qaeval_tui.core.rubric", "Axis"),
-    "CaseView": ("qaeval_tui.core.running.models", "CaseView"),
-    "Citation": ("qaeval_tui.core.running.models", "Citation"),
-    "GoldenCase": ("qaeval_tui.core.golden.models", "GoldenCase"),
+    "CaseView": ("qaeval_tui.core.models.run", "CaseView"),
+    "Citation": ("qaeval_tui.core.models.run", "Citation"),
+    "GoldenCase": ("qaeval_tui.core.models.golden", "GoldenCase"),
     "Judge": ("qaeval_tui.core.running.judge", "JudgeClient"),
     "JudgeCall": ("qaeval_tui.core.running.judge", "JudgeCall"),
     "JudgeClient": ("qaeval_tui.core.running.judge", "JudgeClient"),
-    "JudgeConfig": ("qaeval_tui.core.running.models", "JudgeConfig"),
+    "JudgeConfig": ("qaeval_tui.core.models.run", "JudgeConfig"),
     "JudgeFailure": ("qaeval_tui.core.running.judge", "JudgeFailure"),
     "JudgeResult": ("qaeval_tui.core.running.judge", "JudgeResult"),
     "Rubric": ("qaeval_tui.core.rubric", "Rubric"),
-    "SUTOutput": ("qaeval_tui.core.running.models", "SUTOutput"),
-    "Source": ("qaeval_tui.core.golden.models", "Source"),
+    "SUTOutput": ("qaeval_tui.core.models.run", "SUTOutput"),
+    "Source": ("qaeval_tui.core.models.golden", "Source"),
     "SystemAdapter": ("qaeval_tui.core.running.adapters", "SystemAdapter"),
 }
 

@@ -30,8 +30,8 @@ from typing import Any
 
 from qaeval_tui.core.config import Config, load_config
 from qaeval_tui.core.golden.loader import load_golden
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.review.labels_io import VERDICTS_FILENAME, export_labels
-from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.session import assign, build_review_items
 from qaeval_tui.core.rubric import Axis
 from qaeval_tui.core.running.adapters import load_adapter

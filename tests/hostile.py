@@ -15,10 +15,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from qaeval_tui.core.golden.models import GoldenCase
+from qaeval_tui.core.models.golden import GoldenCase
+from qaeval_tui.core.models.run import CaseView, Citation, JudgeConfig, SUTOutput
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.judge import JudgeResult
-from qaeval_tui.core.running.models import CaseView, Citation, JudgeConfig, SUTOutput
 
 # Clears the screen, writes "hi" to the clipboard (OSC 52), colours through a C1 CSI, reverses the
 # text that follows (bidi override), styles through Rich/Textual markup, expands an emoji code,

@@ -12,9 +12,9 @@ import pytest
 from benchmarks import bench_run_gate
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.gate.baseline import baseline_document
-from qaeval_tui.core.running.configured import plan_run
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.core.usecases import gate as gate_use_case
+from qaeval_tui.core.usecases.configured import plan_run
 from qaeval_tui.core.usecases.run import write_document
 from tests.conftest import DEMO_GOLDEN
 

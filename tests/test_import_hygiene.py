@@ -32,7 +32,7 @@ def test_help_does_not_import_textual() -> None:
     assert "qaeval_tui.cli.main" in loaded
     assert not {m for m in loaded if m.split(".")[0] == "textual"}
     # Nor the config or case models (pydantic): the help lists commands, it reads no file.
-    models = {"qaeval_tui.core.config", "qaeval_tui.core.config.model", "qaeval_tui.core.golden.models"}
+    models = {"qaeval_tui.core.config", "qaeval_tui.core.config.model", "qaeval_tui.core.models.golden"}
     assert all(importlib.util.find_spec(name) for name in models)
     assert not models & loaded
     assert not {m for m in loaded if m.split(".")[0] in {"pydantic", "rich"}}  # the consoles load on first print

@@ -9,11 +9,11 @@ import sys
 import pytest
 
 import qaeval_tui
-from qaeval_tui.core.golden.models import GoldenCase, Source
+from qaeval_tui.core.models.golden import GoldenCase, Source
+from qaeval_tui.core.models.run import Attempt, CaseView, Citation, JudgeConfig, SUTOutput
 from qaeval_tui.core.rubric import Axis, Rubric
 from qaeval_tui.core.running.adapters import SystemAdapter
 from qaeval_tui.core.running.judge import JudgeCall, JudgeClient, JudgeFailure, JudgeResult
-from qaeval_tui.core.running.models import Attempt, CaseView, Citation, JudgeConfig, SUTOutput
 from tests.conftest import REPO
 
 # Removing or renaming one of these breaks every adapter and judge written against them.

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from qaeval_tui.bundled.hub import ReferenceHub, build_prompt, quote_answer
 from qaeval_tui.bundled.retriever import LexicalRetriever
+from qaeval_tui.core.models.run import CaseView, Citation, SUTOutput
 from qaeval_tui.core.running.matching import normalize_space
-from qaeval_tui.core.running.models import CaseView, Citation, SUTOutput
 
 # Warmed long ago from an export of the golden answers: the leak this hub exists to show.
 _STALE_CACHE = {

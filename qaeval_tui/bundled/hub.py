@@ -15,9 +15,9 @@ import re
 from collections.abc import Sequence
 
 from qaeval_tui.bundled.retriever import Hit, LexicalRetriever
-from qaeval_tui.core.golden.models import Source
+from qaeval_tui.core.models.golden import Source
+from qaeval_tui.core.models.run import CaseView, Citation, SUTOutput
 from qaeval_tui.core.running.matching import analyze, term_set
-from qaeval_tui.core.running.models import CaseView, Citation, SUTOutput
 
 ABSTAIN_MESSAGE = "I can't answer that from the available sources."
 PROMPT_HEADER = (

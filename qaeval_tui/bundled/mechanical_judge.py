@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from qaeval_tui.core.golden.models import GoldenCase, Source
+from qaeval_tui.core.models.golden import GoldenCase, Source
+from qaeval_tui.core.models.run import Citation, JudgeConfig, SUTOutput
 from qaeval_tui.core.rubric import Axis, Rubric
 from qaeval_tui.core.running.checks import load_bearing_sentences, sentence_is_cited
 from qaeval_tui.core.running.judge import ANSWER_CORRECTNESS, CITATION_CORRECTNESS, FAITHFULNESS, JudgeResult
 from qaeval_tui.core.running.matching import analyze, split_sentences, support, support_terms, term_set
-from qaeval_tui.core.running.models import Citation, JudgeConfig, SUTOutput
 from qaeval_tui.core.running.trajectory import key_facts
 
 # Support thresholds of the mechanical judge (part of its pinned model id: change them, bump it).

@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from qaeval_tui.core.golden.models import Source
+from qaeval_tui.core.models.golden import Source
 from qaeval_tui.core.running.matching import analyze, is_identifier, term_set, terms
 
 

@@ -94,7 +94,7 @@ def labels_export(
     split or the verdict export is refused before anything is written. Exit 0, 1 on a conflict or
     a line that is not a label, 2 on a usage error.
     """
-    from qaeval_tui.core.review.label_export import VERDICTS_FILENAME
+    from qaeval_tui.core.models.label import VERDICTS_FILENAME
     from qaeval_tui.core.usecases.export import export_labels
 
     if table is not None:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 def name_given(option: str | None, configured: str | None) -> str | None:
     """The curator app's name: --as, else $QAEVAL_REVIEWER, else review.reviewer, else None (asked on
     screen). Only its form is checked here; whether the roster makes it a curator, by the app's seat."""
-    from qaeval_tui.core.review.prepare import reviewer_name_problem
+    from qaeval_tui.core.usecases.prepare import reviewer_name_problem
 
     name = option or os.environ.get(REVIEWER_ENV) or configured
     if name is None:

@@ -302,7 +302,13 @@ def drift(
     Higher-is-better metrics alarm on drops only; over-refusal in both directions. Exit 0, 1 alarm, 2.
     """
     from qaeval_tui.cli.run_views import print_drift
-    from qaeval_tui.core.gate.drift import append_point, check_drift, check_options, point_from_run, read_timeseries
+    from qaeval_tui.core.statistics.drift import (
+        append_point,
+        check_drift,
+        check_options,
+        point_from_run,
+        read_timeseries,
+    )
 
     check_options(window, sigma, min_band)
     history = read_timeseries(timeseries)  # a corrupt series fails before the run

@@ -14,11 +14,11 @@ from rich.table import Table
 from qaeval_tui.cli.common import stdout
 from qaeval_tui.core.gate import power
 from qaeval_tui.core.gate.decision import GateReport
-from qaeval_tui.core.gate.drift import DriftReport
 from qaeval_tui.core.gate.report import calibration_sentence, fired_checks, format_ci, judge_errors, metric_label
 from qaeval_tui.core.gate.report_stats import mde_text, mde_warnings, mode_line, refusal_line
 from qaeval_tui.core.running.metrics import METRIC_SPECS, Scoreboard
 from qaeval_tui.core.running.result import RunResult
+from qaeval_tui.core.statistics.drift import DriftReport
 from qaeval_tui.core.statistics.ppi import MIN_LABELLED_FOR_CI
 from qaeval_tui.core.statistics.run_ppi import RunPPI
 from qaeval_tui.core.text import one_line

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from qaeval_tui.core.review.prepare import PrepareReport, StoreOverview
 from qaeval_tui.core.review.session import BlindItemView, Progress, RevealView, SessionSummary
+from qaeval_tui.core.usecases.prepare import PrepareReport, StoreOverview
 
 
 @dataclass

@@ -38,8 +38,11 @@ from qaeval_tui.core.curation.promotion import (
 from qaeval_tui.core.curation.rejection import reject
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
-from qaeval_tui.core.review.models import Label
-from qaeval_tui.core.review.prepare import (
+from qaeval_tui.core.models.label import Label
+from qaeval_tui.core.review.session import BlindItemView, Progress, RevealView, ReviewSession, SessionSummary
+from qaeval_tui.core.store.backend import StoreBackend
+from qaeval_tui.core.store.opening import StoreTarget
+from qaeval_tui.core.usecases.prepare import (
     PrepareReport,
     QueueStanding,
     StoreOverview,
@@ -47,9 +50,6 @@ from qaeval_tui.core.review.prepare import (
     store_overview,
     team_standing,
 )
-from qaeval_tui.core.review.session import BlindItemView, Progress, RevealView, ReviewSession, SessionSummary
-from qaeval_tui.core.store.backend import StoreBackend
-from qaeval_tui.core.store.opening import StoreTarget
 from qaeval_tui.tui.store_thread import StoreThread
 
 if TYPE_CHECKING:
@@ -57,8 +57,8 @@ if TYPE_CHECKING:
     from qaeval_tui.core.curation.dossier import ItemDossier
     from qaeval_tui.core.runs.compare import RunDiff
     from qaeval_tui.core.runs.views import CaseDetail, CaseFilter, RunSummary, RunTable
-    from qaeval_tui.core.statistics.dashboard import Dashboard, Step
     from qaeval_tui.core.statistics.figures import BandedSeries
+    from qaeval_tui.core.usecases.dashboard import Dashboard, Step
     from qaeval_tui.core.usecases.queue import NewCasesQueued
 
 # The statistics behind adjudication and the dashboard (numpy, krippendorff) are imported by
@@ -239,7 +239,7 @@ class Services:
         )
 
     def dashboard(self, step: Step | None = None) -> Dashboard:
-        from qaeval_tui.core.statistics.dashboard import compute_dashboard
+        from qaeval_tui.core.usecases.dashboard import compute_dashboard
 
         return self._thread.call(lambda store: compute_dashboard(store, self.config, step=step))
 

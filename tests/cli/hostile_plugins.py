@@ -16,10 +16,10 @@ from typing import Any
 
 from qaeval_tui.bundled.hub import ReferenceHub
 from qaeval_tui.bundled.mechanical_judge import MechanicalJudge
-from qaeval_tui.core.golden.models import GoldenCase
+from qaeval_tui.core.models.golden import GoldenCase
+from qaeval_tui.core.models.run import CaseView, SUTOutput
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.judge import JudgeResult
-from qaeval_tui.core.running.models import CaseView, SUTOutput
 
 
 class OutageJudge(MechanicalJudge):

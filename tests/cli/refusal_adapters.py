@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from qaeval_tui.bundled.hub import ReferenceHub
-from qaeval_tui.core.running.models import CaseView, SUTOutput
+from qaeval_tui.core.models.run import CaseView, SUTOutput
 
 
 class ExitThreeHub(ReferenceHub):

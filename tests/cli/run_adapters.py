@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from qaeval_tui.bundled.hub import ReferenceHub
-from qaeval_tui.core.running.models import CaseView, Citation, SUTOutput
+from qaeval_tui.core.models.run import CaseView, Citation, SUTOutput
 
 
 class RegressingHub(ReferenceHub):

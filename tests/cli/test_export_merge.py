@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from qaeval_tui.cli.main import app
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.store.sqlite import Store
 
 runner = CliRunner()

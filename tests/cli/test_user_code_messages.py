@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from qaeval_tui.cli.main import app
+from qaeval_tui.core.models.run import SUTOutput
 from qaeval_tui.core.running.adapters import describe_failure
-from qaeval_tui.core.running.models import SUTOutput
 from qaeval_tui.core.running.runner import call_adapter
 from tests.cli.hostile_plugins import FORGED
 from tests.conftest import DEMO_GOLDEN

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from qaeval_tui.core.golden.hashing import content_hash, item_id_for
-from qaeval_tui.core.running.models import JudgeVerdict
+from qaeval_tui.core.hashing import content_hash, item_id_for
+from qaeval_tui.core.models.run import JudgeVerdict
 from qaeval_tui.core.store.rows import CaseRecord, RunOutput, RunRecord, VerdictRecord
 from qaeval_tui.core.store.sqlite import Store
 

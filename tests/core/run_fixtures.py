@@ -7,8 +7,8 @@ from typing import Any
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.golden.loader import case_content_hash
-from qaeval_tui.core.golden.models import GoldenCase, LoadedCase
-from qaeval_tui.core.running.models import CaseView, Citation, SUTOutput
+from qaeval_tui.core.models.golden import GoldenCase, LoadedCase
+from qaeval_tui.core.models.run import CaseView, Citation, SUTOutput
 
 FIXED_TIME = "2026-10-01T09:00:00.000Z"
 RUBRIC = Config().rubric

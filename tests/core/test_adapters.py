@@ -12,8 +12,8 @@ import pytest
 from qaeval_tui.bundled.hub import ReferenceHub
 from qaeval_tui.bundled.mechanical_judge import make_mechanical_judge
 from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.models.run import CaseView, SUTOutput
 from qaeval_tui.core.running.adapters import adapter_label, case_view, load_adapter, load_factory
-from qaeval_tui.core.running.models import CaseView, SUTOutput
 from qaeval_tui.core.running.runner import run_suite
 from tests.core.run_fixtures import RUBRIC, ScriptedAdapter, abstain_case, case, loaded, multi_hop_case
 

@@ -12,7 +12,7 @@ from qaeval_tui.core.config import Config
 from qaeval_tui.core.curation.adjudication import adjudication_queue, record_consensus
 from qaeval_tui.core.curation.dossier import item_dossier
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.review.session import build_review_items
 from qaeval_tui.core.statistics.sources import calibration_from_store
 from qaeval_tui.core.store.sqlite import Store

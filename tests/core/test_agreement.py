@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.rubric import Axis, Rubric
 from qaeval_tui.core.statistics.agreement import agreement_report
 from qaeval_tui.core.statistics.alpha_interval import METHOD

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from qaeval_tui.cli.main import app
 from qaeval_tui.core.errors import InputError, UsageError
 from qaeval_tui.core.gate.baseline import BaselineInputError, load_baseline
-from qaeval_tui.core.gate.drift import DRIFT_VERSION, read_timeseries
+from qaeval_tui.core.statistics.drift import DRIFT_VERSION, read_timeseries
 from tests.conftest import DEMO_GOLDEN, REPO
 
 DEMO = json.loads((REPO / "baselines" / "demo.json").read_text(encoding="utf-8"))

@@ -11,8 +11,8 @@ import pytest
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.gate.baseline import baseline_document
-from qaeval_tui.core.running.configured import plan_run
 from qaeval_tui.core.running.result import CaseResult, RunResult
+from qaeval_tui.core.usecases.configured import plan_run
 from tests.conftest import DEMO_GOLDEN
 
 

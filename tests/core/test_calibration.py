@@ -10,10 +10,10 @@ import pytest
 
 from qaeval_tui.core.config import CalibrationConfig, Config
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.models.label import Label
+from qaeval_tui.core.models.run import JudgeVerdict
 from qaeval_tui.core.review.session import build_review_items
 from qaeval_tui.core.rubric import Axis, Rubric
-from qaeval_tui.core.running.models import JudgeVerdict
 from qaeval_tui.core.statistics import intervals, stats
 from qaeval_tui.core.statistics.calibration import EXIT_CODES, CalibrationReport, adjudicate, calibrate, human_consensus
 from qaeval_tui.core.statistics.label_table import LabelTable

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from qaeval_tui.core.models.run import Citation, SUTOutput
 from qaeval_tui.core.running.checks import (
     check_abstention,
     check_adapter,
@@ -11,7 +12,6 @@ from qaeval_tui.core.running.checks import (
     check_grounding_isolation,
     run_checks,
 )
-from qaeval_tui.core.running.models import Citation, SUTOutput
 from tests.core.run_fixtures import SHIPPING, WARRANTY, abstain_case, case, quoting_output, refusal
 
 

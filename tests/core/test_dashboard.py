@@ -9,14 +9,14 @@ from typing import Any
 import pytest
 
 from qaeval_tui.core.config import Config
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.review.labels_io import import_labels
-from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.session import assign, build_review_items
-from qaeval_tui.core.running.configured import plan_run
 from qaeval_tui.core.running.runner import store_run
-from qaeval_tui.core.statistics.dashboard import STEPS, compute_dashboard, reviewer_progress
 from qaeval_tui.core.statistics.sources import agreement_from_store, calibration_from_store
 from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.usecases.configured import plan_run
+from qaeval_tui.core.usecases.dashboard import STEPS, compute_dashboard, reviewer_progress
 from tests.conftest import DEMO_GOLDEN, REPO
 from tests.core.review_fixtures import store_with_run
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.curation.dossier import item_dossier
+from qaeval_tui.core.models.run import JudgeVerdict
 from qaeval_tui.core.review.queue import build_review_items
-from qaeval_tui.core.running.models import JudgeVerdict
 from qaeval_tui.core.store.rows import RunRecord, VerdictRecord
 from tests.core.review_fixtures import JUDGE_HASH, store_with_run
 

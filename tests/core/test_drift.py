@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from qaeval_tui.core.errors import InputError
-from qaeval_tui.core.gate.drift import DriftPoint, append_point, check_drift, read_timeseries
 from qaeval_tui.core.running.metrics import METRIC_NAMES
+from qaeval_tui.core.statistics.drift import DriftPoint, append_point, check_drift, read_timeseries
 
 
 def point(run: int, suite: str = "suite-a", **metrics: float | None) -> DriftPoint:

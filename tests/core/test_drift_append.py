@@ -16,14 +16,14 @@ import pytest
 from typer.testing import CliRunner
 
 from qaeval_tui.cli.main import app
-from qaeval_tui.core.gate.drift import DriftPoint, append_point, read_timeseries
+from qaeval_tui.core.statistics.drift import DriftPoint, append_point, read_timeseries
 from tests.conftest import DEMO_GOLDEN, REPO
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="resource limits and signals are POSIX")
 
 APPEND = """
 import sys
-from qaeval_tui.core.gate.drift import DriftPoint, append_point
+from qaeval_tui.core.statistics.drift import DriftPoint, append_point
 point = DriftPoint("2026-10-0{n}T09:00:00.000Z", "run-{n}", "suite", "judge", {{"mrr": 0.{n}}})
 {prepare}
 append_point(sys.argv[1], point)

@@ -16,8 +16,8 @@ from qaeval_tui.core.config import Config
 from qaeval_tui.core.curation.adjudication import adjudication_queue, record_consensus
 from qaeval_tui.core.curation.dossier import item_dossier
 from qaeval_tui.core.errors import InputError, UsageError
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.review.labels_io import import_labels
-from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.session import ReviewSession, build_review_items
 from qaeval_tui.core.statistics.sources import agreement_from_store, calibration_from_store
 from qaeval_tui.core.store.rows import QueueEntry

@@ -6,7 +6,7 @@ import statistics
 
 import pytest
 
-from qaeval_tui.core.gate.drift import DriftPoint, check_drift
+from qaeval_tui.core.statistics.drift import DriftPoint, check_drift
 from qaeval_tui.core.statistics.figures import (
     PACE_POINTS,
     IntervalFigure,

@@ -9,8 +9,8 @@ import pytest
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.curation.flags import list_flags, resolve_flag
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.statistics.dashboard import compute_dashboard
 from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.usecases.dashboard import compute_dashboard
 from tests.flag_fixtures import flagged_store
 
 

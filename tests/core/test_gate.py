@@ -15,11 +15,11 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.gate.baseline import Baseline, baseline_document, load_baseline
 from qaeval_tui.core.gate.decision import GateReport, run_gate
 from qaeval_tui.core.gate.report import gate_json, gate_junit, gate_markdown
-from qaeval_tui.core.golden.models import GoldenCase, LoadedCase
+from qaeval_tui.core.models.golden import GoldenCase, LoadedCase
+from qaeval_tui.core.models.run import CaseView, Citation, JudgeConfig, SUTOutput
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.adapters import SystemAdapter
 from qaeval_tui.core.running.judge import JudgeResult
-from qaeval_tui.core.running.models import CaseView, Citation, JudgeConfig, SUTOutput
 from qaeval_tui.core.running.result import RunResult, write_json
 from qaeval_tui.core.running.runner import run_suite
 from tests.core.run_fixtures import (

@@ -16,7 +16,7 @@ from qaeval_tui.core.gate import power
 from qaeval_tui.core.gate.decision import resolve_tolerances
 from qaeval_tui.core.gate.delta import MetricDelta, SharedCase
 from qaeval_tui.core.gate.statistical import apply_mode, attach_tests
-from qaeval_tui.core.running.models import SUTOutput
+from qaeval_tui.core.models.run import SUTOutput
 from tests.core.test_gate import baseline_of, gate, hub_unless, run, suite
 
 RECALL = "retrieval_recall_at_k"

@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from qaeval_tui.core.gate.report import gate_json, gate_junit, gate_markdown
-from qaeval_tui.core.running.models import CaseView, Citation, SUTOutput
+from qaeval_tui.core.models.run import CaseView, Citation, SUTOutput
 from tests.cli.hostile_plugins import TopOrQuietJudge
 from tests.core.run_fixtures import loaded, multi_hop_case
 from tests.core.test_gate import baseline_of, gate, hub_unless, run, suite

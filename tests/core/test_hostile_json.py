@@ -17,10 +17,10 @@ from qaeval_tui.core.config import load_config
 from qaeval_tui.core.curation.inbox import import_misses
 from qaeval_tui.core.errors import ConfigError, InputError, Problem, UsageError
 from qaeval_tui.core.gate.baseline import BaselineInputError, load_baseline
-from qaeval_tui.core.gate.drift import read_timeseries
 from qaeval_tui.core.golden.loader import load_golden
 from qaeval_tui.core.jsonl import lone_surrogate_column
 from qaeval_tui.core.review.labels_io import read_labels, read_verdicts
+from qaeval_tui.core.statistics.drift import read_timeseries
 from qaeval_tui.core.store.sqlite import Store
 
 DEPTH = 100_000

@@ -10,10 +10,10 @@ from qaeval_tui.bundled.buggy_hub import BuggyHub
 from qaeval_tui.bundled.hub import ReferenceHub, looks_like_injection
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.golden.loader import load_golden
-from qaeval_tui.core.golden.models import Source
+from qaeval_tui.core.models.golden import Source
+from qaeval_tui.core.models.run import CaseView
 from qaeval_tui.core.running.adapters import case_view
 from qaeval_tui.core.running.checks import run_checks
-from qaeval_tui.core.running.models import CaseView
 from tests.conftest import DEMO_GOLDEN, REPO
 from tests.core.run_fixtures import WARRANTY, abstain_case, case, loaded
 

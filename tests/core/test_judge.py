@@ -10,10 +10,10 @@ import pytest
 
 from qaeval_tui.bundled.mechanical_judge import MechanicalJudge, make_mechanical_judge
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.golden.models import GoldenCase
+from qaeval_tui.core.models.golden import GoldenCase
+from qaeval_tui.core.models.run import Citation, JudgeConfig, SUTOutput
 from qaeval_tui.core.rubric import Axis, Rubric
 from qaeval_tui.core.running.judge import JudgeResult, effective_config, judge_verdict, load_judge
-from qaeval_tui.core.running.models import Citation, JudgeConfig, SUTOutput
 from tests.core.run_fixtures import (
     HB5_WARRANTY,
     RUBRIC,
@@ -225,7 +225,7 @@ def test_a_judge_config_no_verdict_could_record_is_refused_at_load(
 ) -> None:
     (tmp_path / "odd_judges.py").write_text(
         "from qaeval_tui.bundled.mechanical_judge import MechanicalJudge\n"
-        "from qaeval_tui.core.running.models import JudgeConfig\n"
+        "from qaeval_tui.core.models.run import JudgeConfig\n"
         "def nan_temperature():\n"
         "    return MechanicalJudge(JudgeConfig(name='x', model='m', temperature=float('nan')))\n"
         "class Exiting(MechanicalJudge):\n"

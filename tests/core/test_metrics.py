@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from qaeval_tui.core.golden.models import GoldenCase
+from qaeval_tui.core.models.golden import GoldenCase
+from qaeval_tui.core.models.run import Citation, JudgeVerdict, SUTOutput
 from qaeval_tui.core.running.checks import run_checks
 from qaeval_tui.core.running.metrics import METRIC_NAMES, case_values, scoreboard
-from qaeval_tui.core.running.models import Citation, JudgeVerdict, SUTOutput
 from qaeval_tui.core.running.trajectory import score_trajectory
 from tests.core.run_fixtures import RUBRIC, SHIPPING, WARRANTY, abstain_case, case, multi_hop_case, refusal
 

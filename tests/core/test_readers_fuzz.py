@@ -23,12 +23,12 @@ from qaeval_tui.core.curation.inbox import import_misses
 from qaeval_tui.core.curation.traces.importer import TRACE_FORMATS, import_traces
 from qaeval_tui.core.errors import InputError, Problem, QaevalError, UsageError
 from qaeval_tui.core.gate.baseline import load_baseline
-from qaeval_tui.core.gate.drift import read_timeseries
 from qaeval_tui.core.golden.loader import load_golden
 from qaeval_tui.core.review.labels_foreign import FieldMapping
 from qaeval_tui.core.review.labels_io import import_labels, read_labels, read_verdicts
 from qaeval_tui.core.review.rubric_fit import check_rubric_unchanged
 from qaeval_tui.core.rubric import Axis, Rubric
+from qaeval_tui.core.statistics.drift import read_timeseries
 from qaeval_tui.core.store.sqlite import Store
 from tests.conftest import make_case, provenance
 from tests.curation_fixtures import make_miss

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from qaeval_tui.bundled.retriever import LexicalRetriever
-from qaeval_tui.core.golden.models import Source
+from qaeval_tui.core.models.golden import Source
 from qaeval_tui.core.running.matching import affirmed_terms, analyze, is_identifier, split_sentences, support, terms
 from qaeval_tui.core.running.metrics import ndcg_at_k, precision_at_k, recall_at_k, reciprocal_rank
 

@@ -12,7 +12,7 @@ import pytest
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.loader import GoldenSet
-from qaeval_tui.core.golden.models import GoldenCase, LoadedCase
+from qaeval_tui.core.models.golden import GoldenCase, LoadedCase
 from qaeval_tui.core.review.session import (
     ABSTAIN_GOLD,
     BlindItemView,
@@ -56,7 +56,7 @@ def test_missing_case_content_fails_clearly_or_comes_from_the_golden_set(tmp_pat
     with pytest.raises(UsageError, match="readable-case-000"):
         build_review_items(store, "run-1")
     assert store.review_items() == []
-    from qaeval_tui.core.golden.hashing import content_hash
+    from qaeval_tui.core.hashing import content_hash
 
     loaded = tuple(
         LoadedCase(

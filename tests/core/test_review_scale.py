@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.review.session import Progress, ReviewSession, assign, build_review_items
 from qaeval_tui.core.store.rows import LabelDraft, LabelMark, LabelRevision
 from qaeval_tui.core.store.sqlite import Store

@@ -10,9 +10,9 @@ from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.review.session import ReviewSession, assign, build_review_items
 from qaeval_tui.core.rubric import Axis, Rubric
-from qaeval_tui.core.statistics.dashboard import compute_dashboard
 from qaeval_tui.core.statistics.sources import agreement_from_store, calibration_from_store
 from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.usecases.dashboard import compute_dashboard
 from tests.core.review_fixtures import FULL, store_with_run
 
 

@@ -14,12 +14,12 @@ import pytest
 from qaeval_tui.bundled.hub import ReferenceHub
 from qaeval_tui.bundled.mechanical_judge import MechanicalJudge, make_mechanical_judge
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.golden.hashing import content_hash, item_id_for
-from qaeval_tui.core.golden.models import GoldenCase, LoadedCase
+from qaeval_tui.core.hashing import content_hash, item_id_for
+from qaeval_tui.core.models.golden import GoldenCase, LoadedCase
+from qaeval_tui.core.models.run import CaseView, SUTOutput
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.adapters import SystemAdapter
 from qaeval_tui.core.running.judge import JudgeResult
-from qaeval_tui.core.running.models import CaseView, SUTOutput
 from qaeval_tui.core.running.result import RUN_FORMAT, RunResult, dumps_document, write_json
 from qaeval_tui.core.running.runner import run_suite, store_run
 from qaeval_tui.core.store.sqlite import Store

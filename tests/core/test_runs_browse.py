@@ -17,12 +17,12 @@ from hypothesis import strategies as st
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.review.prepare import ensure_prepared
-from qaeval_tui.core.running.configured import plan_run
 from qaeval_tui.core.running.runner import store_run
 from qaeval_tui.core.runs.compare import compare_runs, side, word_diff
 from qaeval_tui.core.runs.views import CaseFilter, case_detail, list_runs, parse_slice, resolve_run, run_table
 from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.usecases.configured import plan_run
+from qaeval_tui.core.usecases.prepare import ensure_prepared
 from tests.conftest import DEMO_GOLDEN
 
 BUGGY = "qaeval_tui.bundled.buggy_hub:make_buggy_hub"

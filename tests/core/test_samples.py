@@ -17,7 +17,7 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.gate import power
 from qaeval_tui.core.gate.delta import MetricDelta, SharedCase
 from qaeval_tui.core.gate.statistical import apply_mode, attach_tests
-from qaeval_tui.core.running.models import CaseView, SUTOutput
+from qaeval_tui.core.models.run import CaseView, SUTOutput
 from qaeval_tui.core.running.result import RunResult
 from tests.core.test_gate import baseline_of, gate, run, suite
 

@@ -17,12 +17,11 @@ import numpy as np
 import pytest
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.models.label import Label
+from qaeval_tui.core.models.run import JudgeVerdict
 from qaeval_tui.core.review.session import assign, build_review_items
-from qaeval_tui.core.running.models import JudgeVerdict
 from qaeval_tui.core.statistics.agreement import agreement_report
 from qaeval_tui.core.statistics.calibration import calibrate
-from qaeval_tui.core.statistics.dashboard import compute_dashboard, progress_from_revisions, reviewer_progress
 from qaeval_tui.core.statistics.label_table import LabelTable, select_labels
 from qaeval_tui.core.statistics.sources import (
     agreement_from_store,
@@ -33,6 +32,7 @@ from qaeval_tui.core.statistics.sources import (
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
 from qaeval_tui.core.store.rows import LabelDraft, RunRecord, VerdictRecord
 from qaeval_tui.core.store.sqlite import Store, StoredLabel, StoredVerdict
+from qaeval_tui.core.usecases.dashboard import compute_dashboard, progress_from_revisions, reviewer_progress
 from tests.core.review_fixtures import JUDGE_HASH, JUDGE_NAME, store_with_run
 
 CONFIG = Config()

@@ -16,7 +16,7 @@ from tests.core.review_fixtures import FULL, store_with_run
 NEW_REVIEWER_LABELS = """
 import sys
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.review.prepare import ensure_prepared
+from qaeval_tui.core.usecases.prepare import ensure_prepared
 from qaeval_tui.core.review.session import ReviewSession
 from qaeval_tui.core.store.sqlite import Store
 with Store.open(sys.argv[1]) as store:
@@ -32,7 +32,7 @@ print("sqlite_utils" in sys.modules)
 DASHBOARD = """
 import sys
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.statistics.dashboard import compute_dashboard
+from qaeval_tui.core.usecases.dashboard import compute_dashboard
 from qaeval_tui.core.store.sqlite import Store
 with Store.open(sys.argv[1]) as store:
     compute_dashboard(store, Config())

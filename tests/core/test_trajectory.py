@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from qaeval_tui.core.running.models import Citation, SUTOutput
+from qaeval_tui.core.models.run import Citation, SUTOutput
 from qaeval_tui.core.running.trajectory import key_facts, score_trajectory, values_match
 from tests.core.run_fixtures import FAN, PRICES, case, multi_hop_case, quoting_output, refusal
 

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from qaeval_tui.core.config import load_config
-from qaeval_tui.core.review.prepare import ensure_prepared
 from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.usecases.prepare import ensure_prepared
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 from qaeval_tui.core.config import load_config
-from qaeval_tui.core.review.prepare import team_standing
 from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.usecases.prepare import team_standing
 from tests.conftest import REPO
 from tests.e2e.test_make_run_demo import run_recipe
 from tests.test_docs import README

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.store.sqlite import Store
 from tests.conftest import DEMO_GOLDEN, REPO
 

@@ -8,8 +8,8 @@ import os
 import httpx
 
 from qaeval_tui import GoldenCase, JudgeConfig, JudgeResult, Rubric, SUTOutput
+from qaeval_tui.core.models.run import Attempt
 from qaeval_tui.core.running.judge import JudgeCall, JudgeFailure
-from qaeval_tui.core.running.models import Attempt
 
 URL_ENV = "QAEVAL_TEST_JUDGE_URL"
 

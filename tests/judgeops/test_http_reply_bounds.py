@@ -15,8 +15,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from qaeval_tui.core.config import HttpSystemConfig
-from qaeval_tui.core.running.http_adapter import HttpSystem
-from qaeval_tui.core.running.models import CaseView, Source
+from qaeval_tui.core.models.run import CaseView, Source
+from qaeval_tui.core.usecases.http_adapter import HttpSystem
 
 Writer = Callable[[BaseHTTPRequestHandler], None]
 VIEW = CaseView(opaque_id="o1", question="How long?", sources=(Source(id="s1", title="t", text="ten years"),))

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 from qaeval_tui.cli.main import app
 from qaeval_tui.core.config import load_config
-from qaeval_tui.core.review.prepare import ensure_prepared
 from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.usecases.prepare import ensure_prepared
 from qaeval_tui.core.usecases.queue import run_new_cases_and_queue
 from qaeval_tui.tui.services import Services
 from tests.conftest import write_jsonl

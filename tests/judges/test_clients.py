@@ -12,8 +12,8 @@ import pytest
 
 from qaeval_tui.core.config.judge import JudgeSection
 from qaeval_tui.core.judges.factory import configured_judge
+from qaeval_tui.core.models.run import JudgeVerdict
 from qaeval_tui.core.running.judge import JudgeClient, effective_config, judge_verdict
-from qaeval_tui.core.running.models import JudgeVerdict
 from tests.core.run_fixtures import RUBRIC, WARRANTY, case, quoting_output
 from tests.llm_server import LLMServer, Reply
 

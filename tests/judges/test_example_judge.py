@@ -9,8 +9,8 @@ from types import ModuleType
 
 import pytest
 
+from qaeval_tui.core.models.run import JudgeVerdict
 from qaeval_tui.core.running.judge import judge_verdict
-from qaeval_tui.core.running.models import JudgeVerdict
 from tests.conftest import REPO
 from tests.core.run_fixtures import RUBRIC, case, quoting_output
 from tests.llm_server import LLMServer, Reply

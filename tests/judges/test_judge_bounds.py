@@ -17,8 +17,8 @@ from qaeval_tui.core.config.judge import JudgeSection
 from qaeval_tui.core.judges.cache import CachedJudge, JudgeTally, Pricing, VerdictCache
 from qaeval_tui.core.judges.factory import configured_judge
 from qaeval_tui.core.judges.providers import MAX_REPLY_BYTES
+from qaeval_tui.core.models.run import JudgeVerdict
 from qaeval_tui.core.running.judge import JudgeClient, effective_config, judge_verdict
-from qaeval_tui.core.running.models import JudgeVerdict
 from qaeval_tui.core.running.runner import run_suite, store_run
 from qaeval_tui.core.store.opening import open_store
 from tests.core.run_fixtures import FIXED_TIME, RUBRIC, case, loaded, quoting_output

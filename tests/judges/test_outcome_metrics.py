@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from qaeval_tui.core.config import CalibrationConfig
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.models.label import Label
+from qaeval_tui.core.models.run import JudgeVerdict
 from qaeval_tui.core.rubric import Axis, Rubric
-from qaeval_tui.core.running.models import JudgeVerdict
 from qaeval_tui.core.statistics.calibration import calibrate
 from qaeval_tui.core.statistics.calibration_outcomes import OutcomeMetrics, outcome_lines
 from qaeval_tui.core.statistics.intervals import wilson_cc_interval

@@ -17,7 +17,8 @@ from qaeval_tui.cli.main import app
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.gate.baseline import baseline_document, load_baseline
 from qaeval_tui.core.gate.decision import run_gate
-from qaeval_tui.core.golden.models import GoldenCase
+from qaeval_tui.core.models.golden import GoldenCase
+from qaeval_tui.core.models.run import Attempt, JudgeConfig, JudgeVerdict, SUTOutput
 from qaeval_tui.core.review.labels_io import read_verdicts
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.judge import (
@@ -28,7 +29,6 @@ from qaeval_tui.core.running.judge import (
     effective_config,
     judge_verdict,
 )
-from qaeval_tui.core.running.models import Attempt, JudgeConfig, JudgeVerdict, SUTOutput
 from qaeval_tui.core.running.result import RunResult, write_json
 from qaeval_tui.core.running.runner import run_suite
 from qaeval_tui.core.store.sqlite import Store

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.tui.services import Services
 from tests.core.review_fixtures import FULL
 from tests.pg.reviewers import PgOpener, team_store

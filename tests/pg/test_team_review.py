@@ -51,9 +51,9 @@ def test_the_review_session_labels_through_row_security_with_a_reviewers_login(
     """Every store call the review app makes (prepare, queue, item, submit, progress, reveal, home's
     overview) works with a reviewer's login, and the label lands under their name."""
     from qaeval_tui.core.config import Config
-    from qaeval_tui.core.review.prepare import ensure_prepared, store_overview
     from qaeval_tui.core.review.session import BlindnessError, ReviewSession
     from qaeval_tui.core.store.postgres.store import PgStore
+    from qaeval_tui.core.usecases.prepare import ensure_prepared, store_overview
 
     ana_url = team_store.login("ana")
     team_store.login("ben")
@@ -94,9 +94,9 @@ def test_a_login_with_both_roles_reviews_its_queue_blind_and_curates_the_rest(
     """The review session works for a reviewer + curator login through the same redacted reads; its
     curator reads leave out its own unrevealed items and show the others whole."""
     from qaeval_tui.core.config import Config
-    from qaeval_tui.core.review.prepare import ensure_prepared
     from qaeval_tui.core.review.session import ReviewSession
     from qaeval_tui.core.store.postgres.store import PgStore
+    from qaeval_tui.core.usecases.prepare import ensure_prepared
 
     dana_url = team_store.login("dana", "reviewer", "curator")
     team_store.login("ben")
@@ -129,8 +129,8 @@ async def test_the_review_app_opened_with_a_reviewers_url_stores_their_label(
     """`qaeval review --db URL` as the reviewer would run it: the app, its services and store thread,
     a label typed and submitted from the keyboard, and the row in the database under their login."""
     from qaeval_tui.core.config import Config
-    from qaeval_tui.core.review.prepare import ensure_prepared
     from qaeval_tui.core.store.postgres.store import PgStore
+    from qaeval_tui.core.usecases.prepare import ensure_prepared
     from qaeval_tui.tui.app import create_app
     from tests.tui.conftest import open_review, settle
     from tests.tui.scenes.review import FixedClock
@@ -199,9 +199,9 @@ def test_the_reveal_shows_the_other_reviewers_label_through_row_security_only_af
 ) -> None:
     """ben's label and note reach ana's reveal, read with ana's own login once her reveal is on record."""
     from qaeval_tui.core.config import Config
-    from qaeval_tui.core.review.prepare import ensure_prepared
     from qaeval_tui.core.review.session import ReviewSession
     from qaeval_tui.core.store.postgres.store import PgStore
+    from qaeval_tui.core.usecases.prepare import ensure_prepared
 
     ana_url, ben_url = team_store.login("ana"), team_store.login("ben")
     ana, ben = team_store.name("ana"), team_store.name("ben")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from qaeval_tui.core.curation.models import ProductionMiss
-from qaeval_tui.core.review.models import Label
-from qaeval_tui.core.running.models import JudgeVerdict
+from qaeval_tui.core.models.label import Label
+from qaeval_tui.core.models.miss import ProductionMiss
+from qaeval_tui.core.models.run import JudgeVerdict
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import (
     CaseRecord,

@@ -19,10 +19,10 @@ from qaeval_tui.core.review.label_export import export_folder
 from qaeval_tui.core.review.label_rows import LabelRowsError
 from qaeval_tui.core.review.labels_io import import_labels
 from qaeval_tui.core.review.quarantine import check_labels, quarantine_label
-from qaeval_tui.core.statistics.dashboard import compute_dashboard
 from qaeval_tui.core.statistics.sources import agreement_from_store
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import CorruptRowError
+from qaeval_tui.core.usecases.dashboard import compute_dashboard
 from tests.store_contract.conftest import Backend
 from tests.store_contract.rows import a_draft, seeded
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from qaeval_tui.core.curation.models import ProductionMiss
+from qaeval_tui.core.models.miss import ProductionMiss
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import (
     Assignment,

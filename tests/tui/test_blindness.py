@@ -12,11 +12,11 @@ from pathlib import Path
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.golden.loader import load_golden
-from qaeval_tui.core.review.prepare import ensure_prepared
+from qaeval_tui.core.models.run import JudgeVerdict
 from qaeval_tui.core.review.session import ReviewSession
-from qaeval_tui.core.running.models import JudgeVerdict
 from qaeval_tui.core.store.rows import RunRecord, VerdictRecord
 from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.usecases.prepare import ensure_prepared
 from qaeval_tui.tui.screens.home import HomeScreen
 from qaeval_tui.tui.screens.reveal import RevealDialog
 from qaeval_tui.tui.screens.summary import SummaryScreen

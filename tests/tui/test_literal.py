@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.app import ReviewApp, create_app
 from qaeval_tui.tui.literal import marked

@@ -6,9 +6,9 @@ import threading
 from pathlib import Path
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.review.prepare import ensure_prepared, pace, reviewer_name_problem, store_overview
 from qaeval_tui.core.review.session import Progress
 from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.usecases.prepare import ensure_prepared, pace, reviewer_name_problem, store_overview
 from tests.conftest import DEMO_GOLDEN, make_case, write_jsonl
 
 

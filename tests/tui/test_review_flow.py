@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from qaeval_tui.core.config import Config, ReviewConfig
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.screens.help import HelpScreen
 from qaeval_tui.tui.screens.reveal import RevealDialog

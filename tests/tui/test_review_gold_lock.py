@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.app import ReviewApp, create_app
 from qaeval_tui.tui.screens.home import HomeScreen

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from textual.command import CommandPalette
 
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.screens.help import HelpScreen
 from qaeval_tui.tui.screens.home import HomeScreen

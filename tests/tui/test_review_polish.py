@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.screens.help import HelpScreen
 from qaeval_tui.tui.widgets.status_line import StatusLine

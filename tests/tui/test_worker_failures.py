@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from qaeval_tui.core.review.models import Label
-from qaeval_tui.core.review.prepare import StoreOverview
+from qaeval_tui.core.models.label import Label
+from qaeval_tui.core.usecases.prepare import StoreOverview
 from qaeval_tui.tui.app import ReviewApp
 from qaeval_tui.tui.screens.home import HomeScreen
 from qaeval_tui.tui.screens.review import ReviewScreen

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from qaeval_tui.core.limits import MAX_SEED
+from qaeval_tui.core.models.label import reviewer_name_problem
 
 
 class Section(BaseModel):
@@ -32,8 +33,6 @@ MetricName = Annotated[str, AfterValidator(_known_metric)]
 
 def _reviewer_name(name: str) -> str:
     """The rule a name typed at the door meets: no hidden characters, no file that clashes with a split."""
-    from qaeval_tui.core.review.label_export import reviewer_name_problem  # light: no store, no statistics
-
     problem = reviewer_name_problem(name)
     if problem is not None:
         raise ValueError(f"{name!r}: {problem}")

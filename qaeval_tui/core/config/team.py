@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from qaeval_tui.core.config.sections import ReviewerName, Section, Seed
+from qaeval_tui.core.models.label import reviewer_name_problem
 
 ROLES = ("reviewer", "curator")
 Role = Literal["reviewer", "curator"]
@@ -32,8 +33,6 @@ def _team_reviewers(data: Any) -> Any:
     """Without `reviewers`, the default queue is built for the roster's reviewers (as far as they read as such)."""
     if not isinstance(data, dict) or "reviewers" in data or not isinstance(data.get("roster"), tuple | list):
         return data
-    from qaeval_tui.core.review.label_export import reviewer_name_problem  # light: no store, no statistics
-
     names = []
     for member in data["roster"]:
         if (

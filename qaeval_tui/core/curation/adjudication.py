@@ -24,8 +24,8 @@ from qaeval_tui.core.config import Config
 from qaeval_tui.core.curation.dossier import CONSENSUS_SOURCES, latest_blind_labels
 from qaeval_tui.core.curation.rulings import RulingView, ruling_views
 from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.review.label_rows import misfit_error
-from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.rubric_fit import score_misfits
 from qaeval_tui.core.rubric import Axis
 from qaeval_tui.core.statistics.calibration import adjudicate, human_consensus

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.curation.rulings import RulingView, ruling_views
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.models.label import Label
+from qaeval_tui.core.models.run import JudgeVerdict
 from qaeval_tui.core.review.views import CitationView, SourceView, content_views
-from qaeval_tui.core.running.models import JudgeVerdict
 from qaeval_tui.core.statistics.consensus import NO_HUMAN_VALUE, SOURCE_NAMES, human_consensus
 from qaeval_tui.core.statistics.label_table import LabelTable, select_labels
 from qaeval_tui.core.store.backend import StoreBackend

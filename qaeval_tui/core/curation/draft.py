@@ -14,8 +14,8 @@ from typing import Any
 
 from qaeval_tui.core.curation.inbox import ProductionMiss
 from qaeval_tui.core.golden.loader import case_to_json_dict, parse_case_line
-from qaeval_tui.core.golden.models import GoldenCase
 from qaeval_tui.core.jsonl import loads
+from qaeval_tui.core.models.golden import GoldenCase
 
 ORIGIN = "production_miss"
 BEHAVIORS = ("answer", "abstain")

@@ -17,13 +17,13 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from qaeval_tui.core.curation.models import TRACE_ID_PATTERN as TRACE_ID_PATTERN
-from qaeval_tui.core.curation.models import MissCitation as MissCitation
-from qaeval_tui.core.curation.models import ProductionMiss as ProductionMiss
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.golden.loader import iter_lines, problems_from_validation
-from qaeval_tui.core.golden.models import parse_timestamp
 from qaeval_tui.core.jsonl import json_problem, loads, lone_surrogate_column, lone_surrogate_message
+from qaeval_tui.core.models.golden import parse_timestamp
+from qaeval_tui.core.models.miss import TRACE_ID_PATTERN as TRACE_ID_PATTERN
+from qaeval_tui.core.models.miss import MissCitation as MissCitation
+from qaeval_tui.core.models.miss import ProductionMiss as ProductionMiss
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import InboxDecision as InboxDecision  # the curation API names it here
 from qaeval_tui.core.store.rows import InboxMiss, InboxRecord, StoredMiss

@@ -38,7 +38,7 @@ from qaeval_tui.core.curation.inbox import InboxEntry, inbox_entry
 from qaeval_tui.core.curation.target import GoldenSnapshot, GoldenTarget, living_file_lock
 from qaeval_tui.core.errors import QaevalError
 from qaeval_tui.core.golden.loader import GoldenSet, case_content_hash, load_golden
-from qaeval_tui.core.golden.models import CASE_ID_PATTERN, GoldenCase, LoadedCase
+from qaeval_tui.core.models.golden import CASE_ID_PATTERN, GoldenCase, LoadedCase
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.rows import InboxDecision

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 from qaeval_tui.core.atomic_file import held_lock, remove_leftover_temps
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.golden.loader import LIVING_SPLIT, GoldenSet, expand_paths, load_golden
+from qaeval_tui.core.golden.loader import GoldenSet, expand_paths, load_golden
+from qaeval_tui.core.models.golden import LIVING_SPLIT
 
 if TYPE_CHECKING:  # neardup brings numpy; only a promotion needs it
     from qaeval_tui.core.golden.neardup import QuestionIndex

@@ -1,3 +1,3 @@
 """The CI gate: the committed baseline, the pass/block decision, its reports (JSON, Markdown, JUnit),
-drift of run metrics over time, the calibration artifact (`calibration_file`) and which judge axes
+the calibration artifact (`calibration_file`) and which judge axes
 the gate may trust by it (`trust`). `delta` compares one metric with its baseline value."""

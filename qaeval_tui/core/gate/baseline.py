@@ -28,6 +28,7 @@ from qaeval_tui.core.batch import collector_paused
 from qaeval_tui.core.errors import InputError, Problem, UsageError
 from qaeval_tui.core.gate.ppi_values import RecordedPPI, ppi_problems, ppi_values
 from qaeval_tui.core.jsonl import RefusedJSON, loads
+from qaeval_tui.core.models.run import JudgeConfig
 from qaeval_tui.core.running.metrics import (
     METRIC_NAMES,
     METRIC_SPECS,
@@ -35,7 +36,6 @@ from qaeval_tui.core.running.metrics import (
     metric_value_from_json,
     rate_problem,
 )
-from qaeval_tui.core.running.models import JudgeConfig
 from qaeval_tui.core.running.result import ARTIFACT_VERSION, RUN_FORMAT, RunResult
 from qaeval_tui.core.text import one_line
 

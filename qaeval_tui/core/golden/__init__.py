@@ -1,2 +1,2 @@
-"""The golden set: the models of golden files, strict loading, content hashes, case selection and
-near-duplicate questions."""
+"""The golden set: strict loading of golden files (their models live in `core.models.golden`), case
+selection and near-duplicate questions."""

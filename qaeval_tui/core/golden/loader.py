@@ -20,11 +20,10 @@ from pydantic import ValidationError
 
 from qaeval_tui.core.batch import collector_paused
 from qaeval_tui.core.errors import InputError, Problem, UsageError
-from qaeval_tui.core.golden.hashing import suite_hash
-from qaeval_tui.core.golden.models import GoldenCase, LoadedCase, consistency_problems
+from qaeval_tui.core.hashing import suite_hash
 from qaeval_tui.core.jsonl import first_refusal, json_problem, loads, lone_surrogate_column, lone_surrogate_message
+from qaeval_tui.core.models.golden import LIVING_SPLIT, GoldenCase, LoadedCase, consistency_problems
 
-LIVING_SPLIT = "living"
 _BOM = b"\xef\xbb\xbf"
 _UNION_TAGS = {"str", "int", "float", "bool", "none", "retrieve", "value"}
 

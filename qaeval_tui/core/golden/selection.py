@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.golden.models import LoadedCase
+from qaeval_tui.core.models.golden import LoadedCase
 
 DIFFICULTIES = ("single_hop", "multi_hop", "aggregation")
 BEHAVIORS = ("answer", "abstain")

@@ -19,9 +19,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from qaeval_tui.core.golden.hashing import content_hash
 from qaeval_tui.core.golden.loader import case_content_hash
-from qaeval_tui.core.golden.models import GoldenCase
+from qaeval_tui.core.hashing import content_hash
+from qaeval_tui.core.models.golden import GoldenCase
+from qaeval_tui.core.models.run import JudgeConfig, SUTOutput
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.judge import (
     SAMPLE,
@@ -33,7 +34,6 @@ from qaeval_tui.core.running.judge import (
     known_hashes,
     validate_result,
 )
-from qaeval_tui.core.running.models import JudgeConfig, SUTOutput
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.judge_cache import CachedJudgement
 from qaeval_tui.core.text import one_line

@@ -16,8 +16,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from qaeval_tui.core.models.run import Attempt
 from qaeval_tui.core.running.judge import JudgeCall, JudgeFailure
-from qaeval_tui.core.running.models import Attempt
 
 MAX_WAIT_S = 30.0
 """The longest pause between two attempts, whatever a Retry-After asks."""

@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.golden.hashing import content_hash
-from qaeval_tui.core.golden.models import GoldenCase
+from qaeval_tui.core.hashing import content_hash
+from qaeval_tui.core.models.golden import GoldenCase
+from qaeval_tui.core.models.run import JudgeConfig, SUTOutput
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.adapters import describe_failure
 from qaeval_tui.core.running.judge import (
@@ -32,7 +33,6 @@ from qaeval_tui.core.running.judge import (
     is_asynchronous,
     validate_result,
 )
-from qaeval_tui.core.running.models import JudgeConfig, SUTOutput
 from qaeval_tui.core.text import one_line
 
 

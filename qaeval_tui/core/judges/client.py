@@ -17,7 +17,6 @@ from typing import Any, TypeVar
 
 from qaeval_tui.core.config.judge import JudgeSection
 from qaeval_tui.core.config.judge_providers import provider_of
-from qaeval_tui.core.golden.models import GoldenCase
 from qaeval_tui.core.judges.calls import call_with_retries
 from qaeval_tui.core.judges.prompt import (
     ReplyError,
@@ -29,9 +28,10 @@ from qaeval_tui.core.judges.prompt import (
     user_message,
 )
 from qaeval_tui.core.judges.providers import Endpoint, Send, transport
+from qaeval_tui.core.models.golden import GoldenCase
+from qaeval_tui.core.models.run import JudgeConfig, SUTOutput
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.judge import JudgeFailure, JudgeResult
-from qaeval_tui.core.running.models import JudgeConfig, SUTOutput
 
 T = TypeVar("T")
 

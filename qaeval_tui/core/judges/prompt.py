@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from qaeval_tui.core.config.judge import MIN_EVIDENCE_CHARS
-from qaeval_tui.core.golden.hashing import content_hash
-from qaeval_tui.core.golden.models import GoldenCase
+from qaeval_tui.core.hashing import content_hash
+from qaeval_tui.core.models.golden import GoldenCase
+from qaeval_tui.core.models.run import SUTOutput
 from qaeval_tui.core.rubric import Rubric
-from qaeval_tui.core.running.models import SUTOutput
 
 TEMPLATES: dict[str, str] = {
     "faithfulness-1": """\

@@ -1,3 +1,3 @@
 """Blind review: review sessions and their view models, the review queue and its assignment, the
-reviewer's ledger, preparing a store for a reviewer, and label files (reading, import, export,
+reviewer's ledger, and label files (reading, import, export,
 other tools' formats, fit to the rubric)."""

@@ -13,8 +13,7 @@ killed midway are removed by the next one.
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,61 +28,27 @@ from qaeval_tui.core.atomic_file import (
     write_output,
 )
 from qaeval_tui.core.errors import InputError, Problem, UsageError
-from qaeval_tui.core.golden.loader import LIVING_SPLIT, split_of
-from qaeval_tui.core.golden.models import CASE_ID_PATTERN
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.golden.loader import split_of
+from qaeval_tui.core.models.label import SPLIT_NAMES, VERDICTS_FILENAME, Label, reviewer_file_problem
 from qaeval_tui.core.review.quarantine import readable_labels
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.text import one_line
 
-if TYPE_CHECKING:  # the name rules below are read when a config is loaded: no store for that
+if TYPE_CHECKING:
     from qaeval_tui.core.store.backend import StoreBackend
     from qaeval_tui.core.store.rows import LabelRevision
 
-VERDICTS_FILENAME = "judge-verdicts.jsonl"
 EXPORT_LOCK = ".qaeval-export.lock"
 LABEL_FIELDS = (
     "item_id", "case_id", "reviewer", "scores", "note", "flagged", "skipped",
     "rubric_version", "revealed", "revision", "created_at", "seconds_spent",
 )  # fmt: skip
-SPLIT_NAMES = ("frozen", LIVING_SPLIT)
-_DEVICE_NAME = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])$", re.IGNORECASE)
 
 
 def label_record(label: Label) -> dict[str, Any]:
     """One §8.2 export line, keys in the documented order."""
     data = label.model_dump(mode="json")
     return {key: data[key] for key in LABEL_FIELDS}
-
-
-def reviewer_file_problem(name: str, splits: Collection[str] = SPLIT_NAMES) -> str | None:
-    """Why `<name>.jsonl` cannot be a reviewer's label file, or None. `splits`: golden split names, lower case."""
-    if not name:
-        return "an empty name cannot be a file name"
-    if not CASE_ID_PATTERN.match(name):
-        return "a file name takes letters, digits, '.', '_' and '-' only (no '/', spaces or control characters)"
-    if name.startswith("."):
-        return f"{name}.jsonl would be a hidden file"
-    folded = name.casefold()
-    if f"{folded}.jsonl" == VERDICTS_FILENAME:
-        return f"{name}.jsonl is the name of the judge-verdict export"
-    if folded in splits:
-        return f"{name}.jsonl would be taken for the golden split {folded!r}"
-    if _DEVICE_NAME.match(name):
-        return f"{name} is a device name on Windows, not a file"
-    return None
-
-
-def reviewer_name_problem(name: str) -> str | None:
-    """Why `name` cannot be a reviewer name (typed at the door, configured or given), or None when it can."""
-    if not name.strip():
-        return "a reviewer name is required"
-    if not CASE_ID_PATTERN.match(name):
-        return "use letters, digits, '.', '_' and '-' only"
-    # Refused at the door, not only at export: a reviewer named `frozen` could label for a week
-    # and then find that their labels can never be exported (their file would pass for a split).
-    problem = reviewer_file_problem(name)
-    return None if problem is None else f"{problem}; choose another name"
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.golden.models import CASE_ID_PATTERN
 from qaeval_tui.core.limits import MAX_NOTE_CHARS
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.models.golden import CASE_ID_PATTERN
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.review.rubric_fit import check_rubric_unchanged, score_misfits
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.store.rows import MAX_NAMED_ROWS, QUARANTINE_COMMAND, BadRow, StoredLabel

@@ -20,10 +20,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from qaeval_tui.core.errors import Problem, UsageError
-from qaeval_tui.core.golden.models import CASE_ID_PATTERN
 from qaeval_tui.core.jsonl import json_object_lines
+from qaeval_tui.core.models.golden import CASE_ID_PATTERN
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.review.label_rows import label_problems
-from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.session import score_problems
 from qaeval_tui.core.rubric import Rubric
 

@@ -16,22 +16,21 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from qaeval_tui.core.errors import InputError, Problem, UsageError
-from qaeval_tui.core.golden.hashing import canonical_json
 from qaeval_tui.core.golden.loader import problems_from_validation
+from qaeval_tui.core.hashing import canonical_json
 from qaeval_tui.core.jsonl import json_object_lines
+from qaeval_tui.core.models.label import VERDICTS_FILENAME, Label
+from qaeval_tui.core.models.run import JudgeVerdict
 from qaeval_tui.core.review.label_export import (
     LABEL_FIELDS,
-    VERDICTS_FILENAME,
     export_labels,
     export_verdicts,
     label_record,
 )
 from qaeval_tui.core.review.label_rows import label_problems
 from qaeval_tui.core.review.labels_foreign import FieldMapping, read_foreign_file
-from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.rubric_fit import score_misfits
 from qaeval_tui.core.rubric import Rubric
-from qaeval_tui.core.running.models import JudgeVerdict
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.rows import StoreConflictError

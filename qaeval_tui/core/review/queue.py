@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.golden.hashing import item_id_for
 from qaeval_tui.core.golden.loader import GoldenSet
-from qaeval_tui.core.golden.models import CASE_ID_PATTERN
+from qaeval_tui.core.hashing import item_id_for
+from qaeval_tui.core.models.golden import CASE_ID_PATTERN
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import CaseRecord, QueueEntry, ReviewItemRecord
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from qaeval_tui.core.atomic_file import write_output
 from qaeval_tui.core.config import ROLES, Config, RosterMember
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.review.label_export import reviewer_name_problem
+from qaeval_tui.core.models.label import reviewer_name_problem
 
 STATE_DIR_ENV = "QAEVAL_STATE_DIR"
 STATE_FILE = "state.json"

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import QaevalError, UsageError
 from qaeval_tui.core.limits import MAX_NOTE_CHARS
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.review.ledger import QueueLedger
-from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.review.queue import AssignmentReport, assign, build_review_items
 from qaeval_tui.core.review.views import (
     AxisView,

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from qaeval_tui.core.errors import InputError, Problem, UsageError
+from qaeval_tui.core.models.run import JudgeConfig, JudgeVerdict
 from qaeval_tui.core.review.labels_foreign import CANT_JUDGE, FieldMapping, _lookup, _records
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.judge import FAITHFULNESS, faithfulness_outcome, judge_descriptor
-from qaeval_tui.core.running.models import JudgeConfig, JudgeVerdict
 
 FOREIGN_PROMPT_VERSION = "foreign"
 _TEXT_FIELDS = ("item_id", "case_id", "created_at")

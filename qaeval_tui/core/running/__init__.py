@@ -1,2 +1,2 @@
-"""Running a suite: the adapter and judge protocols, loading the run a config describes, the runner
-and its results, the deterministic checks, trajectory scoring, lexical matching and the metrics."""
+"""Running a suite: the adapter and judge protocols, the runner and its results, the deterministic
+checks, trajectory scoring, lexical matching and the metrics."""

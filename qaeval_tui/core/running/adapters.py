@@ -14,8 +14,8 @@ import sys
 from typing import Protocol, runtime_checkable
 
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.golden.models import LoadedCase
-from qaeval_tui.core.running.models import CaseView, SUTOutput
+from qaeval_tui.core.models.golden import LoadedCase
+from qaeval_tui.core.models.run import CaseView, SUTOutput
 from qaeval_tui.core.text import one_line
 
 

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from qaeval_tui.core.golden.models import GoldenCase
+from qaeval_tui.core.models.golden import GoldenCase
+from qaeval_tui.core.models.run import Citation, SUTOutput
 from qaeval_tui.core.running.matching import normalize_space, split_sentences, support, terms
-from qaeval_tui.core.running.models import Citation, SUTOutput
 from qaeval_tui.core.text import one_line
 
 CheckStatus = Literal["pass", "fail", "skip"]

@@ -15,10 +15,10 @@ from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
 
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.golden.models import GoldenCase
+from qaeval_tui.core.models.golden import GoldenCase
+from qaeval_tui.core.models.run import Attempt, JudgeConfig, JudgeVerdict, Outcome, SUTOutput, TokenUsage
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.adapters import describe_failure, load_factory
-from qaeval_tui.core.running.models import Attempt, JudgeConfig, JudgeVerdict, Outcome, SUTOutput, TokenUsage
 from qaeval_tui.core.text import one_line
 
 FAITHFULNESS = "faithfulness"

@@ -11,11 +11,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from qaeval_tui.core.golden.models import GoldenCase
+from qaeval_tui.core.models.golden import GoldenCase
+from qaeval_tui.core.models.run import JudgeVerdict, SUTOutput
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.checks import CheckResult, citation_problems, coverage_counts
 from qaeval_tui.core.running.judge import ANSWER_CORRECTNESS, CITATION_CORRECTNESS, FAITHFULNESS
-from qaeval_tui.core.running.models import JudgeVerdict, SUTOutput
 from qaeval_tui.core.running.trajectory import TrajectoryResult
 
 

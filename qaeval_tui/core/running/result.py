@@ -9,11 +9,11 @@ from typing import Any
 
 from qaeval_tui import __version__
 from qaeval_tui.core.batch import collector_paused
-from qaeval_tui.core.golden.models import LoadedCase
+from qaeval_tui.core.models.golden import LoadedCase
+from qaeval_tui.core.models.run import JudgeConfig, JudgeVerdict, SUTOutput
 from qaeval_tui.core.running.checks import CheckResult
 from qaeval_tui.core.running.judge import judge_descriptor
 from qaeval_tui.core.running.metrics import Scoreboard
-from qaeval_tui.core.running.models import JudgeConfig, JudgeVerdict, SUTOutput
 from qaeval_tui.core.running.trajectory import TrajectoryResult
 
 RUN_FORMAT = "qaeval-run"

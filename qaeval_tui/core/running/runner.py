@@ -23,9 +23,10 @@ from pydantic import ValidationError
 
 from qaeval_tui.core.batch import collector_paused
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.golden.hashing import content_hash, item_id_for, suite_hash
 from qaeval_tui.core.golden.loader import case_to_json_dict
-from qaeval_tui.core.golden.models import LoadedCase
+from qaeval_tui.core.hashing import content_hash, item_id_for, suite_hash
+from qaeval_tui.core.models.golden import LoadedCase
+from qaeval_tui.core.models.run import CaseView, Citation, JudgeConfig, JudgeVerdict, SUTOutput
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.running.adapters import SystemAdapter, adapter_label, case_view, describe_failure
 from qaeval_tui.core.running.checks import CheckResult, run_checks
@@ -40,7 +41,6 @@ from qaeval_tui.core.running.judge import (
     judge_verdict,
 )
 from qaeval_tui.core.running.metrics import case_values, scoreboard
-from qaeval_tui.core.running.models import CaseView, Citation, JudgeConfig, JudgeVerdict, SUTOutput
 from qaeval_tui.core.running.pipeline import pipelined
 from qaeval_tui.core.running.result import CaseResult, RunResult, SampleRecord
 from qaeval_tui.core.running.trajectory import TrajectoryResult, score_trajectory

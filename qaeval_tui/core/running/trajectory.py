@@ -13,9 +13,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from qaeval_tui.core.golden.models import GoldenCase, RetrieveCheckpoint, ValueCheckpoint
+from qaeval_tui.core.models.golden import GoldenCase, RetrieveCheckpoint, ValueCheckpoint
+from qaeval_tui.core.models.run import SUTOutput
 from qaeval_tui.core.running.matching import is_identifier, support, terms
-from qaeval_tui.core.running.models import SUTOutput
 
 MULTI_STEP = ("multi_hop", "aggregation")
 # Without key facts, the answer must carry this share of the gold answer's terms.

@@ -12,9 +12,9 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from statistics import median
 
-from qaeval_tui.core.gate.drift import DriftPoint, check_drift
 from qaeval_tui.core.statistics.agreement import AgreementReport
 from qaeval_tui.core.statistics.calibration import CalibrationReport
+from qaeval_tui.core.statistics.drift import DriftPoint, check_drift
 from qaeval_tui.core.store.rows import RunRecord, StoredLabel
 
 PACE_POINTS = 40

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Literal, Protocol, Self
 
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.store.adjudications import RulingRow
 from qaeval_tui.core.store.flags import FlagRow
 from qaeval_tui.core.store.judge_cache import CachedJudgement

@@ -15,9 +15,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from qaeval_tui.core.curation.models import ProductionMiss
-from qaeval_tui.core.review.models import Label
-from qaeval_tui.core.running.models import JudgeVerdict
+from qaeval_tui.core.models.label import Label
+from qaeval_tui.core.models.miss import ProductionMiss
+from qaeval_tui.core.models.run import JudgeVerdict
 from qaeval_tui.core.store.rows import (
     BadRow,
     CaseRecord,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
-from qaeval_tui.core.curation.models import ProductionMiss
+from qaeval_tui.core.models.miss import ProductionMiss
 from qaeval_tui.core.store.codec import production_miss, utc_now
 from qaeval_tui.core.store.connection import SQLiteConnection
 from qaeval_tui.core.store.rows import InboxDecision, InboxImport, InboxMiss, InboxRecord, StoredMiss

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from types import MappingProxyType
 
 from qaeval_tui.core.limits import MAX_REVISION
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.store import codec
 from qaeval_tui.core.store.codec import LABEL_COLUMNS as _COLUMNS
 from qaeval_tui.core.store.codec import label_revision as _revision

@@ -23,7 +23,7 @@ import psycopg
 from psycopg import sql
 
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.review.label_export import reviewer_name_problem
+from qaeval_tui.core.models.label import reviewer_name_problem
 from qaeval_tui.core.store.pg_security import GROUPS, security_statements, side_channel_statements
 from qaeval_tui.core.store.postgres.connection import LOCK_TIMEOUT_S
 from qaeval_tui.core.store.rubrics import RUBRIC_COLUMNS, StoredRubric, stored_rubric

@@ -15,11 +15,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-from qaeval_tui.core.curation.models import ProductionMiss
 from qaeval_tui.core.errors import QaevalError, UsageError
 from qaeval_tui.core.limits import MAX_REVISION, MAX_SEED
-from qaeval_tui.core.review.models import Label
-from qaeval_tui.core.running.models import JudgeVerdict
+from qaeval_tui.core.models.label import Label
+from qaeval_tui.core.models.miss import ProductionMiss
+from qaeval_tui.core.models.run import JudgeVerdict
 from qaeval_tui.core.text import one_line
 
 JsonObject = dict[str, Any]

@@ -20,15 +20,15 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.gate.baseline import Baseline, load_baseline
 from qaeval_tui.core.gate.calibration_file import LoadedCalibration
 from qaeval_tui.core.gate.decision import GateReport, resolve_tolerances, run_gate
-from qaeval_tui.core.gate.drift import point_from_run
 from qaeval_tui.core.gate.ppi_gate import PPIGate, baseline_ppi, current_ppi, gated_judge_metrics
 from qaeval_tui.core.gate.report import gate_junit, gate_markdown
 from qaeval_tui.core.gate.report_html import gate_html
 from qaeval_tui.core.gate.trust import calibration_for_gate, gate_trust
-from qaeval_tui.core.running.configured import RunPlan
 from qaeval_tui.core.running.result import RunResult
+from qaeval_tui.core.statistics.drift import point_from_run
 from qaeval_tui.core.statistics.figures import BandedSeries, metric_histories, points_from_runs
 from qaeval_tui.core.store.backend import StoreBackend
+from qaeval_tui.core.usecases.configured import RunPlan
 from qaeval_tui.core.usecases.run import (
     ProgressDisplay,
     check_output_targets,

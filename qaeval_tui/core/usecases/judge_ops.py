@@ -9,9 +9,9 @@ from dataclasses import replace
 from typing import Protocol
 
 from qaeval_tui.core.judges.cache import SAVE_EVERY, CachedJudge, JudgeTally, Pricing, VerdictCache
-from qaeval_tui.core.running.configured import RunPlan
 from qaeval_tui.core.running.result import RunResult
 from qaeval_tui.core.store.backend import StoreBackend
+from qaeval_tui.core.usecases.configured import RunPlan
 
 ProgressUpdate = Callable[[int, int], None]
 

@@ -14,11 +14,11 @@ from qaeval_tui.core.atomic_file import check_output_target, require_finite, wri
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.gate.baseline import Baseline, check_settings
-from qaeval_tui.core.running.configured import RunPlan, plan_run
 from qaeval_tui.core.running.result import RunResult, dumps_document, write_json
 from qaeval_tui.core.running.runner import store_cases, store_run
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.text import json_visible
+from qaeval_tui.core.usecases.configured import RunPlan, plan_run
 from qaeval_tui.core.usecases.judge_ops import (
     StoreWriter,
     cached_judge,

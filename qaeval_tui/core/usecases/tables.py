@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import VerdictRecord
 

@@ -14,8 +14,8 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
 from qaeval_tui.core.golden.loader import GoldenSet
-from qaeval_tui.core.golden.models import LoadedCase
 from qaeval_tui.core.golden.selection import BEHAVIORS, DIFFICULTIES, CaseFilter, select_cases
+from qaeval_tui.core.models.golden import LoadedCase
 from qaeval_tui.core.text import one_line
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import cell, plain

@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from qaeval_tui.core.golden.models import LoadedCase
+from qaeval_tui.core.models.golden import LoadedCase
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.screens.oversight_commands import oversight_bindings

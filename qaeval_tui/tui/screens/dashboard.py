@@ -15,7 +15,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import LoadingIndicator, ProgressBar, Static
 
-from qaeval_tui.core.statistics.dashboard import STEPS, Dashboard
+from qaeval_tui.core.usecases.dashboard import STEPS, Dashboard
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import line, plain
 from qaeval_tui.tui.screens.base import AppScreen

@@ -10,7 +10,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from qaeval_tui.core.curation.dossier import ItemDossier
-from qaeval_tui.core.statistics.dashboard import CellItem, Dashboard
+from qaeval_tui.core.usecases.dashboard import CellItem, Dashboard
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import cell, line
 from qaeval_tui.tui.screens.base import AppScreen

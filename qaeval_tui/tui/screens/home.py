@@ -12,10 +12,10 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
-from qaeval_tui.core.review.prepare import StoreOverview, pace
 from qaeval_tui.core.review.session import Progress
 from qaeval_tui.core.review.views import Role
 from qaeval_tui.core.text import one_line
+from qaeval_tui.core.usecases.prepare import StoreOverview, pace
 from qaeval_tui.tui.commands import bindings, resolve_keys
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import plain, styled

@@ -9,8 +9,8 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from qaeval_tui.core.review.prepare import PrepareReport
 from qaeval_tui.core.review.roster import roles_of
+from qaeval_tui.core.usecases.prepare import PrepareReport
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import line, plain
 from qaeval_tui.tui.messages import Prepared, PrepareStep

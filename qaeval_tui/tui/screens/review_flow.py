@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 from textual.message import Message
 
-from qaeval_tui.core.review.prepare import pace
 from qaeval_tui.core.review.session import BlindItemView, Progress, SessionSummary
+from qaeval_tui.core.usecases.prepare import pace
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.draft import ItemTimer, LabelDraft
 from qaeval_tui.tui.literal import notice

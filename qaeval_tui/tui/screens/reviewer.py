@@ -7,7 +7,6 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Input, Static
 
-from qaeval_tui.core.review.prepare import picker_note
 from qaeval_tui.core.review.roster import (
     choose_reviewer,
     last_reviewer,
@@ -15,6 +14,7 @@ from qaeval_tui.core.review.roster import (
     roster_of,
     roster_problem,
 )
+from qaeval_tui.core.usecases.prepare import picker_note
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import line, plain, styled
 from qaeval_tui.tui.messages import TeamStanding

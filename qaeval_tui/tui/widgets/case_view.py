@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from qaeval_tui.core.golden.loader import LIVING_SPLIT
-from qaeval_tui.core.golden.models import LoadedCase, RetrieveCheckpoint
+from qaeval_tui.core.models.golden import LIVING_SPLIT, LoadedCase, RetrieveCheckpoint
 from qaeval_tui.tui.literal import line, plain
 
 HEAD = "bold $primary"

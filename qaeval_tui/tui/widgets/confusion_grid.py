@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from qaeval_tui.core.statistics.dashboard import ConfusionView
+from qaeval_tui.core.usecases.dashboard import ConfusionView
 from qaeval_tui.tui.literal import line
 
 CELL = 5

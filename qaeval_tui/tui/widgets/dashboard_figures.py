@@ -11,9 +11,9 @@ from typing import NamedTuple
 from textual.content import Content
 
 from qaeval_tui.core.statistics.alpha_interval import MIN_ITEMS_ALPHA_INTERVAL
-from qaeval_tui.core.statistics.dashboard import Dashboard
 from qaeval_tui.core.statistics.figures import agreement_figures, calibration_figures
 from qaeval_tui.core.statistics.verdict import bar_line, report_notes, verdict_line
+from qaeval_tui.core.usecases.dashboard import Dashboard
 from qaeval_tui.tui.literal import line, plain
 from qaeval_tui.tui.widgets.charts import interval_strip, pace_blocks
 from qaeval_tui.tui.widgets.figure_table import Cell, Column, figure, figure_table, interval

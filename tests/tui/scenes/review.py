@@ -18,10 +18,10 @@ from textual.worker import get_current_worker
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.review.prepare import PrepareReport, ensure_prepared
-from qaeval_tui.core.running.configured import plan_run
 from qaeval_tui.core.running.runner import store_run
 from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.usecases.configured import plan_run
+from qaeval_tui.core.usecases.prepare import PrepareReport, ensure_prepared
 from qaeval_tui.tui.app import ReviewApp, create_app
 from qaeval_tui.tui.services import Services
 

@@ -10,9 +10,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.running.configured import plan_run
 from qaeval_tui.core.running.runner import store_run
 from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.usecases.configured import plan_run
 from tests.tui.scenes.review import AnyPilot, wait_until
 
 BUGGY = "qaeval_tui.bundled.buggy_hub:make_buggy_hub"

@@ -19,7 +19,7 @@ import json
 from collections.abc import Iterable
 from types import MappingProxyType
 
-from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.store import codec
 from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.flags import FLAG_ROWS, FlagRow, flag_rows

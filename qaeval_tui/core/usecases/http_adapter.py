@@ -30,7 +30,7 @@ from qaeval_tui.core import jsonl
 from qaeval_tui.core.config import HttpSystemConfig
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.jsonl import RefusedJSON
-from qaeval_tui.core.running.models import CaseView, Citation, SUTOutput
+from qaeval_tui.core.models.run import CaseView, Citation, SUTOutput
 from qaeval_tui.core.text import one_line
 
 if TYPE_CHECKING:

@@ -12,12 +12,12 @@ from pathlib import Path
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
+from qaeval_tui.core.models.run import JudgeConfig
 from qaeval_tui.core.running.adapters import SystemAdapter, adapter_label, load_adapter
-from qaeval_tui.core.running.http_adapter import HTTP_ADAPTER, make_http_system
 from qaeval_tui.core.running.judge import JudgeClient, SkippedJudge, effective_config, load_judge
-from qaeval_tui.core.running.models import JudgeConfig
 from qaeval_tui.core.running.result import RunResult
 from qaeval_tui.core.running.runner import run_suite
+from qaeval_tui.core.usecases.http_adapter import HTTP_ADAPTER, make_http_system
 
 
 @dataclass(frozen=True)

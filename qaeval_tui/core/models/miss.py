@@ -1,14 +1,15 @@
 """A production miss as a file line holds it and the store keeps it (DESIGN §8.4).
 
-Apart from the inbox's import and status logic so the store can hand a stored miss back typed.
+Apart from the inbox's import and status logic (`core.curation.inbox`) so the store can hand a stored
+miss back typed.
 """
 
 from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from qaeval_tui.core.golden.hashing import canonical_json
-from qaeval_tui.core.golden.models import IsoTimestamp, Source, StrictModel
+from qaeval_tui.core.hashing import canonical_json
+from qaeval_tui.core.models.golden import IsoTimestamp, Source, StrictModel
 
 # Typeable as a command-line argument and safe to show anywhere.
 TRACE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]*$"

@@ -19,7 +19,7 @@ from pathlib import Path
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import QaevalError, UsageError
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
-from qaeval_tui.core.review.label_export import reviewer_name_problem as reviewer_name_problem  # the one rule
+from qaeval_tui.core.models.label import reviewer_name_problem as reviewer_name_problem  # the one rule
 from qaeval_tui.core.review.session import Progress, assign, build_review_items
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import QueueEntry

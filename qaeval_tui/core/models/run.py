@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from qaeval_tui.core.golden.models import Source
+from qaeval_tui.core.models.golden import Source
 
 
 class CaseView(BaseModel):
@@ -73,7 +73,7 @@ class JudgeConfig(BaseModel):
     min_evidence_chars: int | None = None
 
     def config_hash(self) -> str:
-        from qaeval_tui.core.golden.hashing import content_hash
+        from qaeval_tui.core.hashing import content_hash
 
         return content_hash(self.model_dump(mode="json", exclude_none=True))
 

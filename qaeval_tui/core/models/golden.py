@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 CASE_ID_PATTERN = re.compile(r"^[A-Za-z0-9._-]+$")
+LIVING_SPLIT = "living"  # the split promoted production misses join (`golden/living.jsonl`)
 
 Difficulty = Literal["single_hop", "multi_hop", "aggregation"]
 Behavior = Literal["answer", "abstain"]
