@@ -11,7 +11,7 @@ run while a store opens or the review TUI starts, and sqlite-utils (whose `enabl
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
@@ -21,6 +21,7 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.store.codec import parse_object
 from qaeval_tui.core.store.rows import ChangeToken, StoreConflictError
 from qaeval_tui.core.store.schema import MIGRATIONS, SCHEMA_VERSION
+from qaeval_tui.core.store.seam import Driver, Params, Row
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -45,8 +46,8 @@ def store_error(path: str, exc: OSError | sqlite3.Error) -> UsageError | None:
     return None if reason is None else UsageError(f"{path}: {reason}; nothing was changed")
 
 
-class SQLiteConnection:
-    """One open SQLite database; the domain modules add their reads and writes to it."""
+class SQLiteConnection(Driver):
+    """The SQLite driver: one open database; the domain modules add their reads and writes to it."""
 
     def __init__(self, connection: sqlite3.Connection, path: str) -> None:
         self.conn = connection
@@ -92,6 +93,46 @@ class SQLiteConnection:
     def parsed(self, text: object, table: str, row_id: object, field: str) -> Any:
         """A JSON column's document; text that is not a JSON object is a CorruptRowError naming the row."""
         return parse_object(self.path, text, table, row_id, field)
+
+    # -- the seam's statements -----------------------------------------------------------------
+
+    def _rows(self, sql: str, params: Params = ()) -> list[Row]:
+        return self.conn.execute(sql, params).fetchall()
+
+    def _row(self, sql: str, params: Params = ()) -> Row | None:
+        rows = self.conn.execute(sql, params).fetchall()  # whole: an INSERT ... RETURNING finishes its step
+        return rows[0] if rows else None
+
+    def _keyed_rows(self, sql: str, params: Params = ()) -> list[dict[str, Any]]:
+        cursor = self.conn.execute(sql, params)
+        keys = [column[0] for column in cursor.description]
+        return [dict(zip(keys, row, strict=True)) for row in cursor]
+
+    def _many(self, sql: str, rows: Iterable[Params]) -> int:
+        before = self.conn.total_changes
+        self.conn.executemany(sql, rows)
+        return self.conn.total_changes - before
+
+    def _insert_all(self, table: str, rows: Iterable[Mapping[str, Any]], *, ignore: bool = False) -> int:
+        """sqlite-utils' `insert_all` (it batches under SQLite's bound-parameter limit)."""
+        with self._write() as conn:
+            before = conn.total_changes
+            self.db.table(table).insert_all(map(dict, rows), ignore=ignore)
+            return int(conn.total_changes - before)
+
+    def _hold(self, *writers: str) -> None:
+        """Nothing to take: BEGIN IMMEDIATE made this transaction the store's one writer."""
+
+    def _first_mistyped(self, table: str, types: Mapping[str, tuple[str, ...]]) -> tuple[Any, str] | None:
+        """SQLite's columns hold any type: `typeof` finds a value qaeval never writes there."""
+        tests = {
+            field: f"typeof({field}) NOT IN ({', '.join(repr(t) for t in allowed)})" for field, allowed in types.items()
+        }
+        case = " ".join(f"WHEN {test} THEN '{field}'" for field, test in tests.items())
+        row = self.conn.execute(
+            f"SELECT id, CASE {case} END FROM {table} WHERE {' OR '.join(tests.values())} ORDER BY id LIMIT 1"
+        ).fetchone()
+        return None if row is None else (row[0], str(row[1]))
 
     def __enter__(self) -> Self:
         return self

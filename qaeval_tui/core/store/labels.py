@@ -177,7 +177,7 @@ class LabelTables(SQLiteConnection):
             ).fetchone()
             revealed, reason = draft.revealed, None
             if revealed is None:  # a reveal or an exposure makes it not blind, and says why
-                reason = not_blind_reason(conn, item_id, reviewer)
+                reason = not_blind_reason(self, item_id, reviewer)
                 revealed = reason is not None
             cursor = conn.execute(
                 _INSERT,

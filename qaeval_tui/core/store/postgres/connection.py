@@ -19,8 +19,9 @@ session (or a statement that runs away) into a StoreBusyError naming what was wa
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
 from typing import Any, Self
 
 import psycopg
@@ -30,6 +31,7 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.store.codec import parse_object, utc_now
 from qaeval_tui.core.store.rows import ChangeToken, StoreConflictError, StoreUnavailableError
 from qaeval_tui.core.store.schema import PG_MIGRATIONS, SCHEMA_VERSION
+from qaeval_tui.core.store.seam import Driver, Row
 from qaeval_tui.core.store.urls import redacted, refuse_server_options, scrubbed
 
 CONNECT_TIMEOUT_S = 10
@@ -52,6 +54,19 @@ def label_writer(reviewer: str) -> str:
 Params = Sequence[Any] | dict[str, Any]
 
 
+@lru_cache(maxsize=512)
+def pg_sql(statement: str) -> str:
+    """A statement of the seam's (`?` placeholders) in psycopg's (`%s`, a literal `%` doubled)."""
+    return statement.replace("%", "%%").replace("?", "%s")
+
+
+def insert_sql(table: str, row: Mapping[str, Any], suffix: str = "") -> str:
+    """An INSERT of `row`'s columns with named placeholders (for executemany over rows like it)."""
+    columns = ", ".join(row)
+    values = ", ".join(f"%({column})s" for column in row)
+    return f"INSERT INTO {table} ({columns}) VALUES ({values}) {suffix}"
+
+
 class StoreRefusedError(UsageError):
     """The login may not read or write that (a team store's grants and row-level security): exit 2."""
 
@@ -68,8 +83,8 @@ class StoreValueError(UsageError):
     """A value PostgreSQL cannot hold (text with a NUL character, a number out of its column's range): exit 2."""
 
 
-class PgConnection:
-    """One open PostgreSQL store; the domain modules add their reads and writes to it."""
+class PgConnection(Driver):
+    """The PostgreSQL driver: one open store; the domain modules add their reads and writes to it."""
 
     def __init__(self, connection: psycopg.Connection[tuple[Any, ...]], url: str) -> None:
         self.conn = connection
@@ -143,12 +158,51 @@ class PgConnection:
         if self.conn.broken:
             self.conn = self._connect(self.url)
 
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        return self._q(pg_sql(sql), tuple(params)).fetchall()
+
+    def _row(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        return self._q(pg_sql(sql), tuple(params)).fetchone()
+
+    def _keyed_rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        cursor = self._q(pg_sql(sql), tuple(params))
+        keys = [column.name for column in cursor.description or ()]
+        return [dict(zip(keys, row, strict=True)) for row in cursor]
+
+    def _many(self, sql: str, rows: Iterable[Sequence[Any]]) -> int:
+        params = [tuple(row) for row in rows]
+        if not params:
+            return 0
+        with self._statement(), self.conn.cursor() as cursor:
+            cursor.executemany(pg_sql(sql), params)
+            return max(cursor.rowcount, 0)
+
+    def _insert_all(self, table: str, rows: Iterable[Mapping[str, Any]], *, ignore: bool = False) -> int:
+        """Insert rows of one shape; returns how many were written (`ignore` skips a stored key)."""
+        rows = list(rows)
+        if not rows:
+            return 0
+        with self._write() as conn, conn.cursor() as cursor:
+            cursor.executemany(insert_sql(table, rows[0], "ON CONFLICT DO NOTHING" if ignore else ""), rows)
+            return max(cursor.rowcount, 0)
+
+    def _first_mistyped(self, table: str, types: Mapping[str, tuple[str, ...]]) -> tuple[Any, str] | None:
+        """None: the columns' types refused any other value on the way in."""
+        return None
+
     def _q(self, query: str, params: Params | None = None) -> psycopg.Cursor[tuple[Any, ...]]:
         """Run one statement; a lost server is a StoreUnavailableError naming the store."""
+        with self._statement():
+            return self.conn.execute(query, params)
+
+    @contextmanager
+    def _statement(self) -> Iterator[None]:
+        """Around one statement: a dropped connection renewed first (outside a transaction), the driver's
+        errors mapped to the store's."""
         if not self._in_transaction():
             self._ready()
         try:
-            return self.conn.execute(query, params)
+            yield
         except psycopg.OperationalError as exc:
             raise self._unavailable(exc) from exc
         except errors.InsufficientPrivilege as exc:

@@ -1,4 +1,4 @@
-"""The production-miss inbox, its one decision per entry, and adjudications, on PostgreSQL.
+"""The production-miss inbox and its one decision per entry, on PostgreSQL.
 
 Inbox writers queue on the inbox's writer lock (curators' and the owner's), held to their commit,
 as SQLite's writers queue on its write lock: an import sees every miss stored before it, and the
@@ -10,15 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
-from qaeval_tui.core.store.adjudications import RulingRow
 from qaeval_tui.core.store.codec import production_miss, utc_now
 from qaeval_tui.core.store.postgres.connection import INBOX_WRITER
 from qaeval_tui.core.store.postgres.labels import PgLabelTables
-from qaeval_tui.core.store.rows import InboxDecision, InboxImport, InboxMiss, InboxRecord, ItemAxis, StoredMiss
+from qaeval_tui.core.store.rows import InboxDecision, InboxImport, InboxMiss, InboxRecord, StoredMiss
 
 
 class PgCurationTables(PgLabelTables):
-    """The `inbox`, `inbox_decisions` and `adjudications` tables."""
+    """The `inbox` and `inbox_decisions` tables."""
 
     def inbox_payloads(self, trace_ids: Iterable[str]) -> dict[str, StoredMiss]:
         """What the inbox holds of each given trace id already in it."""
@@ -106,28 +105,3 @@ class PgCurationTables(PgLabelTables):
             if effect is not None:
                 effect()
         return None
-
-    def insert_adjudication(
-        self, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str, cites: str | None = None
-    ) -> None:
-        with self._write():
-            self._q(
-                """INSERT INTO adjudications (item_id, axis, score, reason, adjudicator, created_at, cites)
-                   VALUES (%s, %s, %s, %s, %s, %s, %s)""",
-                (item_id, axis, score, reason, adjudicator, utc_now(), cites),
-            )
-
-    def adjudications(self) -> dict[ItemAxis, int | None]:
-        """The latest adjudicated score per item and axis; a later adjudication supersedes an earlier one."""
-        rows = self._q("SELECT item_id, axis, score FROM adjudications ORDER BY id")
-        return {ItemAxis(item_id, axis): score for item_id, axis, score in rows}
-
-    def rulings(self, item_id: str | None = None) -> dict[ItemAxis, RulingRow]:
-        """The latest ruling per item and axis (of one item, or all), with its reason and cited section."""
-        where, args = ("WHERE item_id = %s", (item_id,)) if item_id is not None else ("", ())
-        rows = self._q(
-            f"""SELECT id, item_id, axis, score, reason, adjudicator, created_at, cites
-                FROM adjudications {where} ORDER BY id""",
-            args,
-        )
-        return {ItemAxis(row[1], row[2]): RulingRow(*row) for row in rows}

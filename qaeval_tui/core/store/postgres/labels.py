@@ -22,7 +22,7 @@ from types import MappingProxyType
 from qaeval_tui.core.review.models import Label
 from qaeval_tui.core.store import codec
 from qaeval_tui.core.store.codec import utc_now
-from qaeval_tui.core.store.flags import FLAG_ROWS, FlagRow, flag_rows
+from qaeval_tui.core.store.exposures import not_blind_reason
 from qaeval_tui.core.store.postgres.connection import label_writer
 from qaeval_tui.core.store.postgres.review import PgReviewTables
 from qaeval_tui.core.store.rows import (
@@ -118,7 +118,7 @@ class PgLabelTables(PgReviewTables):
             ).fetchone()
             revealed, reason = draft.revealed, None
             if revealed is None:  # a reveal or an exposure makes it not blind, and says why
-                reason = self._not_blind_reason(item_id, reviewer)
+                reason = not_blind_reason(self, item_id, reviewer)
                 revealed = reason is not None
             row = self._q(
                 _INSERT + self._label_columns,
@@ -189,19 +189,3 @@ class PgLabelTables(PgReviewTables):
             )
             for item, reviewer, revision, skipped, version, revealed, flagged, secs, text, row_id in rows
         ]
-
-    # -- flags --------------------------------------------------------------------------------
-
-    def flag_rows(self) -> list[FlagRow]:
-        """Each reviewer's latest revision per item that is flagged or carries a note, oldest first."""
-        return flag_rows(self._q(FLAG_ROWS).fetchall())
-
-    def resolve_flag(self, label_id: int, note: str, curator: str) -> bool:
-        """Record a resolution; False (nothing written) when that flag was already resolved."""
-        with self._write():
-            row = self._q(
-                """INSERT INTO flag_resolutions (label_id, note, curator, resolved_at) VALUES (%s, %s, %s, %s)
-                   ON CONFLICT DO NOTHING RETURNING label_id""",
-                (label_id, note, curator, utc_now()),
-            ).fetchone()
-        return row is not None

@@ -1,4 +1,4 @@
-"""Review items, reviewers' queues (assignments), reveals and exposures, on PostgreSQL.
+"""Review items, reviewers' queues (assignments), and reveals, on PostgreSQL.
 
 A team reviewer's login reads an item through the database's `qaeval_review_item`, which redacts the
 case to what the review screen shows before a submit until the gold lock (then the reveal) is on
@@ -8,7 +8,6 @@ record, and never names the run; its list of review items has no case, hash or r
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 import psycopg
 
@@ -18,25 +17,21 @@ from qaeval_tui.core.store.postgres.runs import PgRunTables
 from qaeval_tui.core.store.rows import (
     Assignment,
     CorruptRowError,
-    Exposure,
     QueueEntry,
     ReviewItemContent,
     ReviewItemRecord,
     checked_seed,
 )
 
-_OWN_ITEM = """(EXISTS (SELECT 1 FROM assignments WHERE reviewer = %(person)s AND item_id = %(item)s)
-                OR EXISTS (SELECT 1 FROM labels WHERE reviewer = %(person)s AND item_id = %(item)s))"""
-
 
 class PgReviewTables(PgRunTables):
-    """The `review_items`, `assignments`, `reveals` and `exposures` tables."""
+    """The `review_items`, `assignments`, `reveals` and `gold_shown` tables."""
 
     def insert_review_items(self, items: Iterable[ReviewItemRecord]) -> int:
         """Store review items; an existing item is kept as is. Returns how many were new."""
         now = utc_now()
         rows = (codec.review_item_row(item, now) for item in items)
-        return self._insert_all("review_items", rows, "ON CONFLICT DO NOTHING")
+        return self._insert_all("review_items", rows, ignore=True)
 
     def review_items(self) -> list[ReviewItemRecord]:
         columns = (
@@ -93,9 +88,7 @@ class PgReviewTables(PgRunTables):
         with self._write():
             if replace:
                 self._q("DELETE FROM assignments")
-            return self._insert_all(
-                "assignments", ({**row, "created_at": now} for row in rows), "ON CONFLICT DO NOTHING"
-            )
+            return self._insert_all("assignments", ({**row, "created_at": now} for row in rows), ignore=True)
 
     def queue_length(self, reviewer: str) -> int:
         row = self._q("SELECT count(*) FROM assignments WHERE reviewer = %s", (reviewer,)).fetchone()
@@ -149,67 +142,3 @@ class PgReviewTables(PgRunTables):
             return None
         where = f"{item_id}/{reviewer}"
         return codec.gold_lock(self.path, where, self.parsed(row[0], "gold_shown", where, "blind_scores_json"))
-
-    # -- exposures (DESIGN §4) ----------------------------------------------------------------
-
-    def record_exposure(self, person: str, item_ids: Iterable[str], view: str, seen: str) -> int:
-        """Record that `person` saw `seen` of each of `item_ids` in `view`, for their own items only.
-
-        Returns how many exposures were new (an item seen before in the same view is not again)."""
-        now = utc_now()
-        params: list[dict[str, Any]] = [
-            {"item": item, "person": person, "view": view, "seen": seen, "now": now} for item in set(item_ids)
-        ]
-        if not params:
-            return 0
-        with self._write() as conn, conn.cursor() as cursor:
-            cursor.executemany(
-                f"""INSERT INTO exposures (item_id, person, view, seen, seen_at)
-                    SELECT %(item)s, %(person)s, %(view)s, %(seen)s, %(now)s WHERE {_OWN_ITEM}
-                    ON CONFLICT DO NOTHING""",
-                params,
-            )
-            return max(cursor.rowcount, 0)
-
-    def exposures(self, *, person: str | None = None, item_id: str | None = None) -> list[Exposure]:
-        """Recorded exposures, oldest first."""
-        wanted = {"person": person, "item_id": item_id}
-        where = " AND ".join(f"{column} = %s" for column, value in wanted.items() if value is not None) or "TRUE"
-        rows = self._q(
-            f"SELECT item_id, person, view, seen, seen_at FROM exposures WHERE {where} ORDER BY seen_at, item_id",
-            [value for value in wanted.values() if value is not None],
-        )
-        return [Exposure(*row) for row in rows]
-
-    def unblinded_at(self) -> dict[tuple[str, str], str]:
-        """The first time each (item, person) saw hidden information: a reveal or an exposure."""
-        rows = self._q(
-            """SELECT item_id, person, min(at) FROM (
-                   SELECT item_id, reviewer AS person, revealed_at AS at FROM reveals
-                   UNION ALL SELECT item_id, person, seen_at FROM exposures) AS seen
-               GROUP BY item_id, person"""
-        )
-        return {(item, person): at for item, person, at in rows}
-
-    def not_blind_reasons(self, *, reviewer: str | None = None) -> dict[tuple[str, str, int], str]:
-        """Why each non-blind label revision is not blind, by (item, reviewer, revision); blind ones are absent."""
-        where, params = ("reviewer = %s", (reviewer,)) if reviewer is not None else ("TRUE", ())
-        rows = self._q(
-            f"""SELECT item_id, reviewer, revision, not_blind_reason FROM labels
-                WHERE {where} AND not_blind_reason IS NOT NULL ORDER BY id""",
-            params,
-        )
-        return {(item, who, revision): reason for item, who, revision, reason in rows}
-
-    def _not_blind_reason(self, item_id: str, reviewer: str) -> str | None:
-        """Why a label `reviewer` appends now on `item_id` is not blind: the reveal, else the first exposure."""
-        row = self._q(
-            "SELECT revealed_at FROM reveals WHERE item_id = %s AND reviewer = %s", (item_id, reviewer)
-        ).fetchone()
-        if row is not None:
-            return codec.reveal_reason(row[0])
-        row = self._q(
-            "SELECT view, seen, seen_at FROM exposures WHERE item_id = %s AND person = %s ORDER BY seen_at LIMIT 1",
-            (item_id, reviewer),
-        ).fetchone()
-        return None if row is None else codec.exposure_reason(*row)

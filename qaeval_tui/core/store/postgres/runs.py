@@ -33,28 +33,12 @@ _RUN_COLUMNS = (
 _VERDICT_COLUMNS = "id, item_id, case_id, judge_name, config_hash, status, verdict_json, created_at"
 
 
-def insert_sql(table: str, row: Mapping[str, Any], suffix: str = "") -> str:
-    """An INSERT of `row`'s columns with named placeholders (for executemany over rows like it)."""
-    columns = ", ".join(row)
-    values = ", ".join(f"%({column})s" for column in row)
-    return f"INSERT INTO {table} ({columns}) VALUES ({values}) {suffix}"
-
-
 class PgRunTables(PgConnection):
     """The `cases`, `runs`, `run_outputs` and `judge_verdicts` tables."""
 
-    def _insert_all(self, table: str, rows: Iterable[Mapping[str, Any]], suffix: str = "") -> int:
-        """Insert rows of one shape; returns how many were written (ON CONFLICT DO NOTHING skips some)."""
-        rows = list(rows)
-        if not rows:
-            return 0
-        with self._write() as conn, conn.cursor() as cursor:
-            cursor.executemany(insert_sql(table, rows[0], suffix), rows)
-            return max(cursor.rowcount, 0)
-
     def upsert_cases(self, cases: Iterable[CaseRecord]) -> int:
         """Store golden cases; content-addressed, so re-adding one is a no-op. Returns how many were new."""
-        return self._insert_all("cases", map(codec.case_row, cases), "ON CONFLICT DO NOTHING")
+        return self._insert_all("cases", map(codec.case_row, cases), ignore=True)
 
     def case_json(self, case_hash: str) -> JsonObject | None:
         row = self._q("SELECT case_json FROM cases WHERE case_hash = %s", (case_hash,)).fetchone()
