@@ -49,7 +49,7 @@ from qaeval_tui.core.review.prepare import (
 )
 from qaeval_tui.core.review.session import BlindItemView, Progress, RevealView, ReviewSession, SessionSummary
 from qaeval_tui.core.store.backend import StoreBackend
-from qaeval_tui.core.store.opening import StoreTarget
+from qaeval_tui.core.store.opening import StoreLocation
 from qaeval_tui.tui.store_thread import StoreThread
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ class Services:
     def __init__(
         self,
         config: Config,
-        db_path: StoreTarget,
+        db_path: StoreLocation,
         data_paths: Sequence[Path] = (),
         *,
         now: Callable[[], str] | None = None,

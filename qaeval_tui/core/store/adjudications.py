@@ -36,10 +36,10 @@ class AdjudicationTables(Driver):
         self, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str, cites: str | None = None
     ) -> None:
         with self._write():
-            self._many(
+            self._execute(
                 """INSERT INTO adjudications (item_id, axis, score, reason, adjudicator, created_at, cites)
                    VALUES (?, ?, ?, ?, ?, ?, ?)""",
-                [(item_id, axis, score, reason, adjudicator, utc_now(), cites)],
+                (item_id, axis, score, reason, adjudicator, utc_now(), cites),
             )
 
     def _check_adjudications(self, *text_fields: str) -> None:

@@ -18,6 +18,7 @@ session (or a statement that runs away) into a StoreBusyError naming what was wa
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -28,8 +29,8 @@ import psycopg
 from psycopg import errors, pq
 
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.store.codec import parse_object, utc_now
-from qaeval_tui.core.store.rows import ChangeToken, StoreConflictError, StoreUnavailableError
+from qaeval_tui.core.store.codec import utc_now
+from qaeval_tui.core.store.rows import BadRow, ChangeToken, CorruptRowError, StoreConflictError, StoreUnavailableError
 from qaeval_tui.core.store.schema import PG_MIGRATIONS, SCHEMA_VERSION
 from qaeval_tui.core.store.seam import Driver, Row
 from qaeval_tui.core.store.urls import redacted, refuse_server_options, scrubbed
@@ -43,12 +44,6 @@ STATEMENT_TIMEOUT_S = 600
 
 # Advisory lock key of a migration (the owner's alone: the tables do not exist yet for a row lock).
 LOCK_MIGRATE = 0x71A0_0001
-INBOX_WRITER = "inbox"
-
-
-def label_writer(reviewer: str) -> str:
-    """The writer lock a label revision of `reviewer` holds (a login may take only its own)."""
-    return f"labels:{reviewer}"
 
 
 Params = Sequence[Any] | dict[str, Any]
@@ -93,16 +88,17 @@ class PgConnection(Driver):
         self._own_commits = 0
         self._groups: tuple[bool, bool] | None = None
         self._salted = False
+        self._may_read_quarantine: bool | None = None
 
     # -- opening and closing ------------------------------------------------------------------
 
     @classmethod
-    def open(cls, url: str, *, one_thread: bool = False) -> Self:
-        """Connect to the store at `url`, creating and migrating its schema as needed.
+    def open(cls, location: str, *, one_thread: bool = False) -> Self:
+        """Connect to the store at `location`, a URL, creating and migrating its schema as needed.
 
         `one_thread` is accepted for the SQLite backend's signature: a psycopg connection may be
         used from any thread."""
-        store = cls(cls._connect(url), url)
+        store = cls(cls._connect(location), location)
         try:
             store.migrate()
         except BaseException:
@@ -128,15 +124,6 @@ class PgConnection(Driver):
 
     def close(self) -> None:
         self.conn.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
-
-    def parsed(self, text: object, table: str, row_id: object, field: str) -> Any:
-        return parse_object(self.path, text, table, row_id, field)
 
     # -- statements ---------------------------------------------------------------------------
 
@@ -169,6 +156,22 @@ class PgConnection(Driver):
         keys = [column.name for column in cursor.description or ()]
         return [dict(zip(keys, row, strict=True)) for row in cursor]
 
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        return max(self._q(pg_sql(sql), tuple(params)).rowcount, 0)
+
+    def _column(self, sql: str, params: Sequence[Any] = ()) -> Iterable[Any]:
+        return [row[0] for row in self._q(pg_sql(sql), tuple(params))]
+
+    def _review_item_row(self, item_id: str, query: str) -> Row | None:
+        """A team reviewer's login reads the item through `qaeval_review_item`, which redacts the case to what
+        the review screen shows before a submit until the gold lock (then the reveal) is on record."""
+        if not self.team_reviewer:
+            return self._row(query, (item_id,))
+        try:
+            return self._q("SELECT * FROM qaeval_review_item(%s)", (item_id,)).fetchone()
+        except errors.DataError:  # the redacting read parses the case on the server: one that is not JSON
+            raise CorruptRowError(self.path, "cases", f"of item {item_id}", "case_json", "not JSON") from None
+
     def _many(self, sql: str, rows: Iterable[Sequence[Any]]) -> int:
         params = [tuple(row) for row in rows]
         if not params:
@@ -185,6 +188,40 @@ class PgConnection(Driver):
         with self._write() as conn, conn.cursor() as cursor:
             cursor.executemany(insert_sql(table, rows[0], "ON CONFLICT DO NOTHING" if ignore else ""), rows)
             return max(cursor.rowcount, 0)
+
+    def _verdict_fields(self, where: str, params: Sequence[Any]) -> list[Row] | None:
+        """The json operators over each document, parsed once on the server."""
+        try:
+            # Inside a caller's transaction, a savepoint: a document that is not JSON fails it alone.
+            with self.conn.transaction() if self._in_transaction() else contextlib.nullcontext():
+                return self._q(
+                    pg_sql(
+                        f"""SELECT CASE WHEN json_typeof(d->'item_id') = 'string' THEN d->>'item_id' END,
+                                   json_build_array(d->'status', d->'judge', d->'scores')::text
+                            FROM (SELECT id, verdict_json::json AS d FROM judge_verdicts {where}) v ORDER BY id"""
+                    ),
+                    tuple(params),
+                ).fetchall()
+        except errors.DataError:  # a verdict_json that is not JSON: the caller finds it
+            return None
+
+    def _quarantine_readable(self) -> bool:
+        """A curator's login and the owner's may read the quarantine; a reviewer's may not (asked once)."""
+        if self._may_read_quarantine is None:
+            row = self._q("SELECT has_table_privilege('label_quarantine', 'SELECT')").fetchone()
+            self._may_read_quarantine = bool(row and row[0])
+        return self._may_read_quarantine
+
+    def _bad_rows(
+        self, table: str, where: str, params: Sequence[Any], checks: Mapping[str, tuple[str, str]]
+    ) -> list[BadRow]:
+        """None: the columns' types and CHECK constraints refused such values on the way in."""
+        return []
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """Nothing to open: each read is one statement, and sees one committed state."""
+        yield
 
     def _first_mistyped(self, table: str, types: Mapping[str, tuple[str, ...]]) -> tuple[Any, str] | None:
         """None: the columns' types refused any other value on the way in."""
@@ -203,16 +240,24 @@ class PgConnection(Driver):
             self._ready()
         try:
             yield
-        except psycopg.OperationalError as exc:
-            raise self._unavailable(exc) from exc
-        except errors.InsufficientPrivilege as exc:
-            raise self._refused(exc) from exc
-        except psycopg.ProgrammingError as exc:
-            raise self._misplaced(exc) from exc
-        except psycopg.DataError as exc:
-            if exc.sqlstate is not None:  # the server's (a stored value it cannot read): the caller's to name
+        except psycopg.Error as exc:
+            error = self._store_error(exc)
+            if error is None:
                 raise
-            raise self._unstorable(exc) from exc
+            raise error from exc
+
+    def _store_error(self, exc: psycopg.Error) -> UsageError | None:
+        """The store's error for the driver's, or None for one the caller names (a stored value the server
+        cannot read) or that is no store condition at all."""
+        if isinstance(exc, psycopg.OperationalError):
+            return self._unavailable(exc)
+        if isinstance(exc, errors.InsufficientPrivilege):
+            return self._refused(exc)
+        if isinstance(exc, psycopg.ProgrammingError):
+            return self._misplaced(exc)
+        if isinstance(exc, psycopg.DataError) and exc.sqlstate is None:  # the driver refused to send a value
+            return self._unstorable(exc)
+        return None
 
     def _misplaced(self, exc: psycopg.Error) -> StoreSettingsError:
         """A statement the server could not place (no schema to create in, a table not on the search
@@ -307,17 +352,6 @@ class PgConnection(Driver):
     # -- transactions -------------------------------------------------------------------------
 
     @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """One write transaction: everything inside commits together or not at all.
-
-        Nested inside another, it is a savepoint of the outer one: an error inside undoes only the
-        nested block's writes. A write that collides with a stored row (a key or a uniqueness
-        rule) is a StoreConflictError; a server that cannot be reached, a StoreUnavailableError.
-        """
-        with self._write():
-            yield
-
-    @contextmanager
     def _write(self) -> Iterator[psycopg.Connection[tuple[Any, ...]]]:
         outer = not self._in_transaction()
         if outer:
@@ -327,16 +361,11 @@ class PgConnection(Driver):
                 yield self.conn
         except errors.IntegrityError as exc:
             raise StoreConflictError(self._why(self.url, exc)) from exc
-        except psycopg.OperationalError as exc:
-            raise self._unavailable(exc) from exc
-        except errors.InsufficientPrivilege as exc:
-            raise self._refused(exc) from exc
-        except psycopg.ProgrammingError as exc:
-            raise self._misplaced(exc) from exc
-        except psycopg.DataError as exc:
-            if exc.sqlstate is not None:  # the server's (a stored value it cannot read): the caller's to name
+        except psycopg.Error as exc:
+            error = self._store_error(exc)
+            if error is None:
                 raise
-            raise self._unstorable(exc) from exc
+            raise error from exc
         if outer:
             self._own_commits += 1
 
@@ -379,12 +408,6 @@ class PgConnection(Driver):
     def table_names(self) -> list[str]:
         rows = self._q("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")
         return [name for (name,) in rows]
-
-    def count(self, table: str) -> int:
-        if table not in self.table_names():
-            raise KeyError(table)
-        row = self._q(f'SELECT count(*) FROM "{table}"').fetchone()
-        return int(row[0]) if row else 0
 
     def change_token(self) -> ChangeToken:
         """Differs from an earlier token once anything was committed since, by this connection or another.
