@@ -80,7 +80,8 @@ class Driver:
     # -- statements -----------------------------------------------------------------------------
 
     def _rows(self, sql: str, params: Params = ()) -> list[Row]:
-        """Every row `sql` returns (`?` placeholders)."""
+        """Every row `sql` returns (`?` placeholders; a statement's text holds no other `?`: values go in
+        as parameters)."""
         raise NotImplementedError
 
     def _row(self, sql: str, params: Params = ()) -> Row | None:
