@@ -220,8 +220,14 @@ class PgConnection(Driver):
 
     @contextmanager
     def _snapshot(self) -> Iterator[None]:
-        """Nothing to open: each read is one statement, and sees one committed state."""
-        yield
+        """Several reads that see one state of the store: a read-only repeatable-read transaction (it
+        takes no transaction id and blocks no writer), or the transaction already open."""
+        if self._in_transaction():
+            yield
+            return
+        with self._statement(), self.conn.transaction():
+            self.conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            yield
 
     def _first_mistyped(self, table: str, types: Mapping[str, tuple[str, ...]]) -> tuple[Any, str] | None:
         """None: the columns' types refused any other value on the way in."""
