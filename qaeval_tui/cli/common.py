@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from qaeval_tui.cli.literal_console import LiteralConsole
     from qaeval_tui.core.config import Config
     from qaeval_tui.core.store.backend import StoreBackend
-    from qaeval_tui.core.store.opening import StoreTarget
+    from qaeval_tui.core.store.opening import StoreLocation
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -78,12 +78,12 @@ def config_from(ctx: typer.Context, *, team_rubric: bool = True) -> Config:
 
 
 def _with_team_rubric(ctx: typer.Context, config: Config) -> Config:
-    from qaeval_tui.core.store.opening import is_postgres_url, redacted, resolve_target
+    from qaeval_tui.core.store.opening import is_postgres_url, redacted, resolve_location
 
     db = ctx.params.get("db")
     chosen = db if isinstance(db, str) and db else os.environ.get(STORE_ENV)
     try:
-        target = resolve_target(chosen or config.paths.store, Path.cwd() if chosen else Path(config.base_dir))
+        target = resolve_location(chosen or config.paths.store, Path.cwd() if chosen else Path(config.base_dir))
     except UsageError:  # not a store URL: the command says so if it opens the store
         return config
     if not is_postgres_url(target):
@@ -124,18 +124,18 @@ def choose_reviewer(config: Config, option: str | None) -> str | None:
 STORE_ENV = "QAEVAL_DB"
 
 
-def store_path(ctx: typer.Context, db: str | None) -> StoreTarget:
+def store_path(ctx: typer.Context, db: str | None) -> StoreLocation:
     """The store a command uses: `--db`, else $QAEVAL_DB, else `paths.store` from the config.
 
     Each is a SQLite file path or a `postgresql://` URL; a relative `paths.store` is against the
     config file's folder, a relative `--db` or $QAEVAL_DB against the working folder."""
-    from qaeval_tui.core.store.opening import resolve_target
+    from qaeval_tui.core.store.opening import resolve_location
 
     config = config_from(ctx)
     chosen = db or os.environ.get(STORE_ENV)
     if chosen:
-        return resolve_target(chosen, Path.cwd())
-    return resolve_target(config.paths.store, Path(config.base_dir))
+        return resolve_location(chosen, Path.cwd())
+    return resolve_location(config.paths.store, Path(config.base_dir))
 
 
 def open_store(ctx: typer.Context, db: str | None, *, must_exist: bool = False) -> StoreBackend:

@@ -15,7 +15,7 @@ from qaeval_tui.core.errors import UsageError
 if TYPE_CHECKING:
     from qaeval_tui.core.config import Config
     from qaeval_tui.core.review.views import Role
-    from qaeval_tui.core.store.opening import StoreTarget
+    from qaeval_tui.core.store.opening import StoreLocation
 
 
 def name_given(option: str | None, configured: str | None) -> str | None:
@@ -58,7 +58,7 @@ def review(
     open_app(config, "reviewer", name, target, data)
 
 
-def open_app(config: Config, role: Role, name: str | None, db_path: StoreTarget, data: list[Path] | None) -> None:
+def open_app(config: Config, role: Role, name: str | None, db_path: StoreLocation, data: list[Path] | None) -> None:
     """Run the reviewer or the curator app until it quits; raise what stopped it (the CLI's exit code)."""
     from qaeval_tui.tui.app import create_app
 

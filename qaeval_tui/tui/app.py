@@ -19,7 +19,7 @@ from textual.screen import Screen
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.review.session import BlindItemView, SessionSummary
 from qaeval_tui.core.review.views import Role, seat_for
-from qaeval_tui.core.store.opening import StoreTarget
+from qaeval_tui.core.store.opening import StoreLocation
 from qaeval_tui.tui.commands import RULE_HELP, Scope, bindings, commands_for, keymap, resolve_keys, scale_digits
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import notice, palette
@@ -203,7 +203,7 @@ class ReviewApp(QaevalApp[int]):
 def create_app(
     config: Config,
     *,
-    db_path: StoreTarget,
+    db_path: StoreLocation,
     data_paths: Sequence[Path],
     reviewer: str | None,
     clock: Callable[[], float] = time.monotonic,

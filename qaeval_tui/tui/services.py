@@ -41,7 +41,7 @@ from qaeval_tui.core.golden.loader import GoldenSet, load_golden
 from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.review.session import BlindItemView, Progress, RevealView, ReviewSession, SessionSummary
 from qaeval_tui.core.store.backend import StoreBackend
-from qaeval_tui.core.store.opening import StoreTarget
+from qaeval_tui.core.store.opening import StoreLocation
 from qaeval_tui.core.usecases.prepare import (
     PrepareReport,
     QueueStanding,
@@ -75,7 +75,7 @@ class Services:
     def __init__(
         self,
         config: Config,
-        db_path: StoreTarget,
+        db_path: StoreLocation,
         data_paths: Sequence[Path] = (),
         *,
         now: Callable[[], str] | None = None,

@@ -27,7 +27,7 @@ from typing import Any, TypeVar, cast
 
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.store.backend import StoreBackend
-from qaeval_tui.core.store.opening import StoreTarget, open_store
+from qaeval_tui.core.store.opening import StoreLocation, open_store
 from qaeval_tui.core.store.rows import StoreUnavailableError
 
 T = TypeVar("T")
@@ -56,7 +56,7 @@ class StoreHandle:
 class StoreThread:
     """One thread, one connection opened on first use; `call` runs work on it and returns its result."""
 
-    def __init__(self, path: StoreTarget, *, on_unavailable: Callable[[str | None], object] | None = None) -> None:
+    def __init__(self, path: StoreLocation, *, on_unavailable: Callable[[str | None], object] | None = None) -> None:
         self.path = path
         self.on_unavailable = on_unavailable
         """Told the reason once when the store becomes unreachable, then None once it is back; on the store thread."""

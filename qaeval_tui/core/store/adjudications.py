@@ -1,10 +1,9 @@
 """Adjudications: an adjudicator's final score on one axis of one item, append-only.
 
-sqlite-utils writes the rows (`insert`); a later adjudication supersedes an earlier one when read,
-and nothing is ever overwritten. Raw SQL for the reads: the dashboard (in the oversight TUI) and
-the calibration make them, and their processes keep sqlite-utils unimported, as the review TUI
-does. A score the calibration could not count (edited by hand) is a located CorruptRowError, as is
-a ruling's text field that is not text.
+A later adjudication supersedes an earlier one when read, and nothing is ever overwritten. Raw
+SQL: the dashboard (in the oversight TUI) and the calibration read them, and their processes keep
+sqlite-utils unimported, as the review TUI does. A score the calibration could not count (a SQLite
+store edited by hand) is a located CorruptRowError, as is a ruling's text field that is not text.
 """
 
 from __future__ import annotations
@@ -12,8 +11,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from qaeval_tui.core.store.codec import utc_now
-from qaeval_tui.core.store.connection import SQLiteConnection
 from qaeval_tui.core.store.rows import CorruptRowError, ItemAxis
+from qaeval_tui.core.store.seam import Driver
 
 
 class RulingRow(NamedTuple):
@@ -30,50 +29,39 @@ class RulingRow(NamedTuple):
     cites: str | None
 
 
-class AdjudicationTables(SQLiteConnection):
+class AdjudicationTables(Driver):
     """The `adjudications` table."""
 
     def insert_adjudication(
         self, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str, cites: str | None = None
     ) -> None:
         with self._write():
-            self.db.table("adjudications").insert(
-                {
-                    "item_id": item_id,
-                    "axis": axis,
-                    "score": score,
-                    "reason": reason,
-                    "adjudicator": adjudicator,
-                    "created_at": utc_now(),
-                    "cites": cites,
-                }
+            self._execute(
+                """INSERT INTO adjudications (item_id, axis, score, reason, adjudicator, created_at, cites)
+                   VALUES (?, ?, ?, ?, ?, ?, ?)""",
+                (item_id, axis, score, reason, adjudicator, utc_now(), cites),
             )
 
     def _check_adjudications(self, *text_fields: str) -> None:
-        checks = [("item_id", "typeof(item_id) != 'text'"), ("axis", "typeof(axis) != 'text'")]
-        checks.append(("score", "typeof(score) NOT IN ('integer', 'null')"))
-        checks += [(field, f"typeof({field}) != 'text'") for field in text_fields]
+        types = {"item_id": ("text",), "axis": ("text",), "score": ("integer", "null")}
+        types |= {field: ("text",) for field in text_fields}
         if text_fields:
-            checks.append(("cites", "typeof(cites) NOT IN ('text', 'null')"))
-        case = " ".join(f"WHEN {test} THEN '{field}'" for field, test in checks)
-        bad = self.conn.execute(
-            f"""SELECT id, CASE {case} END FROM adjudications
-                WHERE {" OR ".join(test for _, test in checks)} ORDER BY id LIMIT 1"""
-        ).fetchone()
+            types["cites"] = ("text", "null")
+        bad = self._first_mistyped("adjudications", types)
         if bad is not None:
             raise CorruptRowError(self.path, "adjudications", bad[0], bad[1], "not what qaeval writes there")
 
     def adjudications(self) -> dict[ItemAxis, int | None]:
         """The latest adjudicated score per item and axis; a later adjudication supersedes an earlier one."""
         self._check_adjudications()
-        rows = self.conn.execute("SELECT item_id, axis, score FROM adjudications ORDER BY id")
+        rows = self._rows("SELECT item_id, axis, score FROM adjudications ORDER BY id")
         return {ItemAxis(item_id, axis): score for item_id, axis, score in rows}
 
     def rulings(self, item_id: str | None = None) -> dict[ItemAxis, RulingRow]:
         """The latest ruling per item and axis (of one item, or all), with its reason and cited section."""
         self._check_adjudications("reason", "adjudicator", "created_at")
         where, args = ("WHERE item_id = ?", (item_id,)) if item_id is not None else ("", ())
-        rows = self.conn.execute(
+        rows = self._rows(
             f"""SELECT id, item_id, axis, score, reason, adjudicator, created_at, cites
                 FROM adjudications {where} ORDER BY id""",
             args,

@@ -8,39 +8,39 @@ unimported, as the review TUI does.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 
 from qaeval_tui.core.store.codec import exposure_reason, reveal_reason, utc_now
-from qaeval_tui.core.store.connection import SQLiteConnection
 from qaeval_tui.core.store.rows import Exposure
+from qaeval_tui.core.store.seam import Driver
 
-_OWN_ITEM = """EXISTS (SELECT 1 FROM assignments WHERE reviewer = :person AND item_id = :item)
-               OR EXISTS (SELECT 1 FROM labels WHERE reviewer = :person AND item_id = :item)"""
+_RECORD = """INSERT INTO exposures (item_id, person, view, seen, seen_at)
+             SELECT ?, ?, ?, ?, ?
+             WHERE EXISTS (SELECT 1 FROM assignments WHERE reviewer = ? AND item_id = ?)
+                OR EXISTS (SELECT 1 FROM labels WHERE reviewer = ? AND item_id = ?)
+             ON CONFLICT DO NOTHING"""
+"""One exposure of the person's own item (the WHERE also tells SQLite's parser the ON CONFLICT is the INSERT's)."""
 
 
-class ExposureTables(SQLiteConnection):
-    """The `exposures` table, and why a label is not blind (`labels.not_blind_reason`)."""
+class ExposureTables(Driver):
+    """The `exposures` table, and why a label is not blind (`not_blind_reason`)."""
 
     def record_exposure(self, person: str, item_ids: Iterable[str], view: str, seen: str) -> int:
         """Record that `person` saw `seen` of each of `item_ids` in `view`, for their own items only.
 
         Returns how many exposures were new (an item seen before in the same view is not again)."""
         now = utc_now()
-        with self._write() as conn:
-            before = conn.total_changes
-            conn.executemany(
-                f"""INSERT OR IGNORE INTO exposures (item_id, person, view, seen, seen_at)
-                    SELECT :item, :person, :view, :seen, :now WHERE {_OWN_ITEM}""",
-                ({"item": item, "person": person, "view": view, "seen": seen, "now": now} for item in set(item_ids)),
-            )
-            return conn.total_changes - before
+        rows = [(item, person, view, seen, now, person, item, person, item) for item in set(item_ids)]
+        if not rows:
+            return 0
+        with self._write():
+            return self._many(_RECORD, rows)
 
     def exposures(self, *, person: str | None = None, item_id: str | None = None) -> list[Exposure]:
         """Recorded exposures, oldest first."""
         wanted = {"person": person, "item_id": item_id}
-        where = " AND ".join(f"{column} = ?" for column, value in wanted.items() if value is not None) or "1"
-        rows = self.conn.execute(
+        where = " AND ".join(f"{column} = ?" for column, value in wanted.items() if value is not None) or "TRUE"
+        rows = self._rows(
             f"SELECT item_id, person, view, seen, seen_at FROM exposures WHERE {where} ORDER BY seen_at, item_id",
             [value for value in wanted.values() if value is not None],
         )
@@ -48,18 +48,18 @@ class ExposureTables(SQLiteConnection):
 
     def unblinded_at(self) -> dict[tuple[str, str], str]:
         """The first time each (item, person) saw hidden information: a reveal or an exposure."""
-        rows = self.conn.execute(
+        rows = self._rows(
             """SELECT item_id, person, min(at) FROM (
                    SELECT item_id, reviewer AS person, revealed_at AS at FROM reveals
-                   UNION ALL SELECT item_id, person, seen_at FROM exposures)
+                   UNION ALL SELECT item_id, person, seen_at FROM exposures) AS seen
                GROUP BY item_id, person"""
         )
         return {(item, person): at for item, person, at in rows}
 
     def not_blind_reasons(self, *, reviewer: str | None = None) -> dict[tuple[str, str, int], str]:
         """Why each non-blind label revision is not blind, by (item, reviewer, revision); blind ones are absent."""
-        where, params = ("reviewer = ?", (reviewer,)) if reviewer is not None else ("1", ())
-        rows = self.conn.execute(
+        where, params = ("reviewer = ?", (reviewer,)) if reviewer is not None else ("TRUE", ())
+        rows = self._rows(
             f"""SELECT item_id, reviewer, revision, not_blind_reason FROM labels
                 WHERE {where} AND not_blind_reason IS NOT NULL ORDER BY id""",
             params,
@@ -67,14 +67,13 @@ class ExposureTables(SQLiteConnection):
         return {(item, who, revision): reason for item, who, revision, reason in rows}
 
 
-def not_blind_reason(conn: sqlite3.Connection, item_id: str, reviewer: str) -> str | None:
+def not_blind_reason(store: Driver, item_id: str, reviewer: str) -> str | None:
     """Why a label `reviewer` appends now on `item_id` is not blind: the reveal, else the first exposure."""
-    reveal = conn.execute("SELECT revealed_at FROM reveals WHERE item_id = ? AND reviewer = ?", (item_id, reviewer))
-    row = reveal.fetchone()
+    row = store._row("SELECT revealed_at FROM reveals WHERE item_id = ? AND reviewer = ?", (item_id, reviewer))
     if row is not None:
         return reveal_reason(row[0])
-    row = conn.execute(
+    row = store._row(
         "SELECT view, seen, seen_at FROM exposures WHERE item_id = ? AND person = ? ORDER BY seen_at LIMIT 1",
         (item_id, reviewer),
-    ).fetchone()
+    )
     return None if row is None else exposure_reason(*row)

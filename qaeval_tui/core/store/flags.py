@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from qaeval_tui.core.store.codec import utc_now
-from qaeval_tui.core.store.connection import SQLiteConnection
+from qaeval_tui.core.store.seam import Driver
 
 
 class FlagRow(NamedTuple):
@@ -36,7 +36,7 @@ FLAG_ROWS = """SELECT l.id, l.item_id, l.case_id, l.reviewer, l.revision, l.flag
                                      AND m.id NOT IN (SELECT label_id FROM label_quarantine))
                ORDER BY l.id"""
 """Each reviewer's latest revision per item that is flagged or carries a note, with its resolution
-(quarantined rows left out): the same statement on both backends (no parameters)."""
+(quarantined rows left out)."""
 
 
 def flag_rows(rows: Iterable[Sequence[Any]]) -> list[FlagRow]:
@@ -47,21 +47,19 @@ def flag_rows(rows: Iterable[Sequence[Any]]) -> list[FlagRow]:
     ]
 
 
-class FlagTables(SQLiteConnection):
+class FlagTables(Driver):
     """The `flag_resolutions` table, read together with `labels`."""
 
     def flag_rows(self) -> list[FlagRow]:
         """Each reviewer's latest revision per item that is flagged or carries a note, oldest first."""
-        return flag_rows(self.conn.execute(FLAG_ROWS).fetchall())
+        return flag_rows(self._rows(FLAG_ROWS))
 
     def resolve_flag(self, label_id: int, note: str, curator: str) -> bool:
         """Record a resolution; False (nothing written) when that flag was already resolved."""
-        with self._write() as conn:
-            done = conn.execute("SELECT 1 FROM flag_resolutions WHERE label_id = ?", (label_id,)).fetchone()
-            if done is not None:
-                return False
-            conn.execute(
-                "INSERT INTO flag_resolutions (label_id, note, curator, resolved_at) VALUES (?, ?, ?, ?)",
+        with self._write():
+            row = self._row(
+                """INSERT INTO flag_resolutions (label_id, note, curator, resolved_at) VALUES (?, ?, ?, ?)
+                   ON CONFLICT DO NOTHING RETURNING label_id""",
                 (label_id, note, curator, utc_now()),
             )
-        return True
+        return row is not None

@@ -1,9 +1,9 @@
 """The production-miss inbox and the one decision on each entry.
 
-sqlite-utils reads and writes the rows (`insert_all`, `insert`, `rows_where`). Raw SQL where it has
-nothing better: the entries joined to their first decision (a correlated subquery), and the
-lookup of many trace ids at once. A stored miss comes back as a validated `ProductionMiss`; one
-edited by hand is a `CorruptRowError` naming the trace id and the field.
+Inbox writers hold the inbox's writer lock to their commit (on SQLite, the one write lock; on a
+team store, its inbox row of `writer_locks`): an import sees every miss stored before it, and the
+first decision on an entry is the one that counts. A stored miss comes back as a validated
+`ProductionMiss`; one edited by hand is a `CorruptRowError` naming the trace id and the field.
 """
 
 from __future__ import annotations
@@ -11,32 +11,30 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
-from qaeval_tui.core.models.miss import ProductionMiss
 from qaeval_tui.core.store.codec import production_miss, utc_now
-from qaeval_tui.core.store.connection import SQLiteConnection
 from qaeval_tui.core.store.rows import InboxDecision, InboxImport, InboxMiss, InboxRecord, StoredMiss
+from qaeval_tui.core.store.seam import INBOX_WRITER, Driver
 
-_DECISION_COLUMNS = "decision, case_id, reason, curator, decided_at"
+_CHUNK = 500
+"""Trace ids looked up per statement: under SQLite's bound-parameter limit."""
 
 
-class InboxTables(SQLiteConnection):
+class InboxTables(Driver):
     """The `inbox` and `inbox_decisions` tables."""
-
-    def _stored_misses(self, trace_ids: Iterable[str]) -> dict[str, StoredMiss]:
-        ids = list(dict.fromkeys(trace_ids))
-        found: dict[str, StoredMiss] = {}
-        for start in range(0, len(ids), 500):  # stay under SQLite's bound-parameter limit
-            chunk = ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = self.conn.execute(
-                f"SELECT trace_id, miss_json, source, imported_at FROM inbox WHERE trace_id IN ({marks})", chunk
-            )
-            found.update((trace_id, StoredMiss(miss, source, at)) for trace_id, miss, source, at in rows)
-        return found
 
     def inbox_payloads(self, trace_ids: Iterable[str]) -> dict[str, StoredMiss]:
         """What the inbox holds of each given trace id already in it."""
-        return self._stored_misses(trace_ids)
+        ids = list(dict.fromkeys(trace_ids))
+        found: dict[str, StoredMiss] = {}
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start : start + _CHUNK]
+            rows = self._rows(
+                f"""SELECT trace_id, miss_json, source, imported_at FROM inbox
+                    WHERE trace_id IN ({", ".join("?" * len(chunk))}) ORDER BY rowid""",
+                chunk,
+            )
+            found.update((trace_id, StoredMiss(miss, source, at)) for trace_id, miss, source, at in rows)
+        return found
 
     def add_inbox_misses(self, misses: Sequence[InboxMiss]) -> InboxImport:
         """Add production misses in one transaction; says which trace ids were added, or which conflict.
@@ -46,7 +44,8 @@ class InboxTables(SQLiteConnection):
         added and those trace ids come back as conflicts.
         """
         with self._write():
-            stored = self._stored_misses(miss.trace_id for miss in misses)
+            self._hold(INBOX_WRITER)
+            stored = self.inbox_payloads(miss.trace_id for miss in misses)
             conflicts = tuple(
                 m.trace_id for m in misses if m.trace_id in stored and stored[m.trace_id].miss_json != m.miss_json
             )
@@ -54,15 +53,19 @@ class InboxTables(SQLiteConnection):
                 return InboxImport(added=(), conflicts=conflicts)
             now = utc_now()
             new = [miss for miss in misses if miss.trace_id not in stored]
-            self.db.table("inbox").insert_all(
-                {"trace_id": m.trace_id, "miss_json": m.miss_json, "source": m.source, "imported_at": now} for m in new
+            self._insert_all(
+                "inbox",
+                (
+                    {"trace_id": m.trace_id, "miss_json": m.miss_json, "source": m.source, "imported_at": now}
+                    for m in new
+                ),
             )
         return InboxImport(added=tuple(miss.trace_id for miss in new), conflicts=())
 
     def inbox_entries(self, trace_id: str | None = None) -> list[InboxRecord]:
         """Inbox entries in import order, each with its first decision (None while pending)."""
         where = "WHERE i.trace_id = ?" if trace_id is not None else ""
-        rows = self.conn.execute(
+        rows = self._rows(
             f"""SELECT i.trace_id, i.miss_json, i.source, i.imported_at,
                        d.decision, d.case_id, d.reason, d.curator, d.decided_at
                 FROM inbox i
@@ -72,12 +75,15 @@ class InboxTables(SQLiteConnection):
             () if trace_id is None else (trace_id,),
         )
         return [
-            InboxRecord(tid, self._miss(tid, miss), source, at, None if rest[0] is None else InboxDecision(*rest))
+            InboxRecord(
+                tid,
+                production_miss(self.path, tid, miss),
+                source,
+                at,
+                None if rest[0] is None else InboxDecision(*rest),
+            )
             for tid, miss, source, at, *rest in rows
         ]
-
-    def _miss(self, trace_id: str, text: object) -> ProductionMiss:
-        return production_miss(self.path, trace_id, text)
 
     def record_inbox_decision(
         self,
@@ -98,25 +104,18 @@ class InboxTables(SQLiteConnection):
         write lock, and if it raises, the decision is rolled back.
         """
         with self._write():
-            earlier = next(
-                iter(
-                    self.db.table("inbox_decisions").rows_where(
-                        "trace_id = ?", [trace_id], select=_DECISION_COLUMNS, order_by="id", limit=1
-                    )
-                ),
-                None,
+            self._hold(INBOX_WRITER)
+            earlier = self._row(
+                """SELECT decision, case_id, reason, curator, decided_at FROM inbox_decisions
+                   WHERE trace_id = ? ORDER BY id LIMIT 1""",
+                (trace_id,),
             )
             if earlier is not None:
-                return InboxDecision(**earlier)
-            self.db.table("inbox_decisions").insert(
-                {
-                    "trace_id": trace_id,
-                    "decision": decision,
-                    "case_id": case_id,
-                    "reason": reason,
-                    "curator": curator,
-                    "decided_at": decided_at,
-                }
+                return InboxDecision(*earlier)
+            self._execute(
+                """INSERT INTO inbox_decisions (trace_id, decision, case_id, reason, curator, decided_at)
+                   VALUES (?, ?, ?, ?, ?, ?)""",
+                (trace_id, decision, case_id, reason, curator, decided_at),
             )
             if effect is not None:
                 effect()

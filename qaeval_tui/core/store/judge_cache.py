@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from qaeval_tui.core.store.codec import utc_now
-from qaeval_tui.core.store.connection import SQLiteConnection
 from qaeval_tui.core.store.rows import JsonObject
+from qaeval_tui.core.store.seam import Driver
 
 
 class CachedJudgement(NamedTuple):
@@ -46,14 +46,14 @@ def judgements(
     ]
 
 
-class JudgeCacheTables(SQLiteConnection):
-    """The `judge_cache` table."""
+class JudgeCacheTables(Driver):
+    """The `judge_cache` table (on a team store, shared by everyone who runs against it)."""
 
     def cached_judgements(self, config_hash: str) -> list[CachedJudgement]:
         """Every cached result of one judge config; a row no qaeval wrote is a located CorruptRowError."""
-        rows = self.conn.execute(
+        rows = self._rows(
             "SELECT case_hash, output_hash, result_json FROM judge_cache WHERE config_hash = ?", (config_hash,)
-        ).fetchall()
+        )
         return judgements(config_hash, rows, self.parsed)
 
     def cache_judgements(self, entries: Iterable[CachedJudgement]) -> int:
@@ -61,8 +61,8 @@ class JudgeCacheTables(SQLiteConnection):
         rows = cache_rows(entries)
         if not rows:
             return 0
-        with self._write() as conn:
-            conn.executemany(
+        with self._write():
+            self._many(
                 """INSERT INTO judge_cache (config_hash, case_hash, output_hash, result_json, created_at)
                    VALUES (?, ?, ?, ?, ?)
                    ON CONFLICT (config_hash, case_hash, output_hash)

@@ -1,16 +1,22 @@
 """Label revisions: appended one by one by review sessions, imported in bulk, read back typed.
 
-sqlite-utils imports whole label files (`insert_all`). Raw SQL where it does better: appending one
-revision takes its number inside the same write transaction (a read then an insert, on the review
-TUI's submit path, where sqlite-utils stays unimported), and the ledger and statistics read bare
+Whole label files go in through the driver's bulk insert (sqlite-utils' `insert_all` on SQLite).
+Raw SQL where it does better: appending one revision takes its number inside the same write
+transaction, holding its reviewer's writer lock (a read then an insert, on the review TUI's submit
+path, where sqlite-utils stays unimported), so two sessions never take the same number and one
+reviewer's ids are handed out in commit order: a reader catching up past the last id it saw of
+theirs (`label_marks(reviewer, after_id=...)`) misses nothing. The ledger and statistics read bare
 rows from a covering index over histories of 100,000 revisions.
 
-Rows are read back without pydantic's validation (0.5 s for 100,000 labels: half as much again as
-the whole dashboard), but never blindly: one SQL pass per read checks the type and range of each
-column the read takes, as `Label` would (about 40 ms over 100,000 rows), and each distinct scores
-text is checked once. A row edited by hand or damaged is a `CorruptRowError` naming the table, the
-row id and the field (every such row the read met), never a crash or a wrong figure. A row a
-curator quarantined (`label_quarantine`) is left out of every read; only `store copy` moves it.
+Rows are read back without pydantic's validation, but never blindly: on SQLite (whose columns hold
+anything) one SQL pass per read checks the type and range of each column the read takes, as
+`Label` would (`SQLITE_CHECKS`, through the driver's `_bad_rows`); on PostgreSQL the column types
+and CHECK constraints refused such values on the way in. Each distinct scores text is checked once.
+A row edited by hand or damaged is a `CorruptRowError` naming the table, the row id and the field
+(every such row the read met), never a crash or a wrong figure. A row a curator quarantined
+(`label_quarantine`) is left out of every read; only `store copy` moves it. A team reviewer's login
+may not read the quarantine (its reads leave nothing out) nor a label's readable case id (a skip
+would show it before the submit): it reads '' there.
 """
 
 from __future__ import annotations
@@ -26,7 +32,6 @@ from qaeval_tui.core.store.codec import LABEL_COLUMNS as _COLUMNS
 from qaeval_tui.core.store.codec import label_revision as _revision
 from qaeval_tui.core.store.codec import scores_json as _scores_json
 from qaeval_tui.core.store.codec import utc_now
-from qaeval_tui.core.store.connection import SQLiteConnection
 from qaeval_tui.core.store.exposures import not_blind_reason
 from qaeval_tui.core.store.rows import (
     BadRow,
@@ -39,8 +44,11 @@ from qaeval_tui.core.store.rows import (
     StoredLabel,
     checked_revision,
 )
+from qaeval_tui.core.store.seam import Driver, label_writer
 
-_INSERT = f"INSERT INTO labels ({_COLUMNS.removesuffix(', id')}, not_blind_reason) VALUES ({', '.join('?' * 14)})"
+_INSERT = f"""INSERT INTO labels ({_COLUMNS.removesuffix(", id")}, not_blind_reason)
+               VALUES ({", ".join("?" * 14)}) RETURNING """
+_REDACTED_COLUMNS = _COLUMNS.replace("case_id", "CAST('' AS TEXT) AS case_id")
 
 
 _TEXT = "text"
@@ -49,7 +57,7 @@ _FLAG = "0 or 1"
 # function calls but one): a row failing any of them was not written by qaeval. A TEXT column holds
 # only text or a blob (SQLite turns a number into text there), and text sorts before any blob; in
 # the numeric columns text and blobs sort after every number.
-_CHECKS: dict[str, tuple[str, str]] = {
+SQLITE_CHECKS: dict[str, tuple[str, str]] = {
     "item_id": ("item_id > '' AND item_id < x''", "non-empty text"),
     "case_id": ("case_id < x''", _TEXT),
     "reviewer": ("reviewer > '' AND reviewer < x''", "non-empty text"),
@@ -73,36 +81,23 @@ _STATISTICS_FIELDS = (*_MARK_FIELDS, "reviewer", "revision", "rubric_version", "
 
 KEPT = "id NOT IN (SELECT label_id FROM label_quarantine)"
 """A label row no curator quarantined: every read of labels but `table_rows` (a copy moves them all) keeps to it."""
+_CHECKS = SQLITE_CHECKS
 
 
-class LabelTables(SQLiteConnection):
+class LabelTables(Driver):
     """The `labels` table (append-only: a changed mind is a new revision) and its quarantine."""
 
-    def _bad_rows(self, where: str, params: Sequence[object], fields: Iterable[str]) -> list[BadRow]:
-        """Every row among `where` (quarantined rows left out) whose `fields` `Label` would refuse, located.
+    def _kept(self) -> str:
+        """The condition keeping a label row no curator quarantined (none for a login that may not read them)."""
+        return KEPT if self._quarantine_readable() else "TRUE"
 
-        One pass in SQLite over the columns the read takes anyway, no Python per good row.
-        """
-        checks = {name: _CHECKS[name][0] for name in fields}
-        bad = f"({' AND '.join(checks.values())}) IS NOT 1"  # IS NOT: a NULL counts as a failure too
-        found: list[BadRow] = []
-        ids = self.conn.execute(
-            f"SELECT id FROM labels WHERE ({where}) AND {KEPT} AND {bad} ORDER BY id", tuple(params)
-        ).fetchall()
-        for row in ids:
-            values = self.conn.execute(
-                f"SELECT {', '.join(f'({check}) IS 1, {name}' for name, check in checks.items())} FROM labels "
-                "WHERE id = ?",
-                row,
-            ).fetchone()
-            for name, ok, value in zip(checks, values[::2], values[1::2], strict=True):
-                if not ok:
-                    found.append(BadRow("labels", row[0], name, f"holds {value!r}, not {_CHECKS[name][1]}"))
-        return found
+    @property
+    def _label_columns(self) -> str:
+        return _REDACTED_COLUMNS if self.reviewer_columns_only else _COLUMNS
 
     def _check_labels(self, where: str, params: Sequence[object], fields: Iterable[str]) -> None:
         """Raise a CorruptRowError naming every row among `where` whose `fields` `Label` would refuse."""
-        found = self._bad_rows(where, params, fields)
+        found = self._bad_rows("labels", f"({where}) AND {self._kept()}", params, {f: _CHECKS[f] for f in fields})
         if found:
             raise CorruptRowError.of_rows(self.path, found)
 
@@ -111,9 +106,9 @@ class LabelTables(SQLiteConnection):
         parsed, bad = codec.bad_scores_text(texts)
         rows: list[tuple[int, str]] = []
         for text in bad:
-            rows += self.conn.execute(
-                f"SELECT id, scores_json FROM labels WHERE scores_json = ? AND {KEPT} ORDER BY id", (text,)
-            ).fetchall()
+            rows += self._rows(
+                f"SELECT id, scores_json FROM labels WHERE scores_json = ? AND {self._kept()} ORDER BY id", (text,)
+            )
         return parsed, codec.bad_scores_rows(sorted(rows))
 
     def _scores(self, texts: Iterable[str]) -> dict[str, dict[str, int | None]]:
@@ -125,16 +120,13 @@ class LabelTables(SQLiteConnection):
     def bad_label_rows(self, check: RowCheck | None = None) -> list[BadRow]:
         """Every label row no curator quarantined whose columns `Label` would refuse, then every other
         such row `check` finds fault with (each one located)."""
+        kept = self._kept()
         with self._snapshot():
-            found = self._bad_rows("1", (), _CHECKS)
-            texts = [text for (text,) in self.conn.execute(f"SELECT DISTINCT scores_json FROM labels WHERE {KEPT}")]
+            found = self._bad_rows("labels", kept, (), _CHECKS)
+            texts = self._column(f"SELECT DISTINCT scores_json FROM labels WHERE {kept}")
             parsed, bad_scores = self._bad_scores([text for text in texts if isinstance(text, str)])
             found += bad_scores
-            rows = (
-                []
-                if check is None
-                else self.conn.execute(f"SELECT {_COLUMNS} FROM labels WHERE {KEPT} ORDER BY id").fetchall()
-            )
+            rows = [] if check is None else self._rows(f"SELECT {_COLUMNS} FROM labels WHERE {kept} ORDER BY id")
         if check is not None:
             unread = {row.row_id for row in found}
             found += codec.checked_rows([row for row in rows if row[13] not in unread], parsed, check)
@@ -145,42 +137,43 @@ class LabelTables(SQLiteConnection):
 
         A label id the store does not hold is a KeyError.
         """
-        with self._write() as conn:
-            if conn.execute("SELECT 1 FROM labels WHERE id = ?", (label_id,)).fetchone() is None:
+        with self._write():
+            if self._row("SELECT 1 FROM labels WHERE id = ?", (label_id,)) is None:
                 raise KeyError(label_id)
-            if conn.execute("SELECT 1 FROM label_quarantine WHERE label_id = ?", (label_id,)).fetchone():
-                return None
-            row = (label_id, reason, curator, utc_now())
-            conn.execute(
-                "INSERT INTO label_quarantine (label_id, reason, curator, quarantined_at) VALUES (?, ?, ?, ?)", row
+            row = self._row(
+                """INSERT INTO label_quarantine (label_id, reason, curator, quarantined_at) VALUES (?, ?, ?, ?)
+                   ON CONFLICT DO NOTHING RETURNING label_id, reason, curator, quarantined_at""",
+                (label_id, reason, curator, utc_now()),
             )
-        return Quarantine(*row)
+        return None if row is None else Quarantine._make(row)
 
     def quarantines(self) -> list[Quarantine]:
-        """Every recorded quarantine, by label id."""
-        rows = self.conn.execute(
-            "SELECT label_id, reason, curator, quarantined_at FROM label_quarantine ORDER BY label_id"
-        ).fetchall()
+        """Every recorded quarantine, by label id (none for a login that may not read them)."""
+        if not self._quarantine_readable():
+            return []
+        rows = self._rows("SELECT label_id, reason, curator, quarantined_at FROM label_quarantine ORDER BY label_id")
         return list(map(Quarantine._make, rows))
 
     def append_label(self, draft: LabelDraft, origin: str = "review") -> LabelRevision:
         """Append one label revision in one committed transaction and return it as stored.
 
-        The revision number is taken inside the transaction, so two sessions labeling the same
-        item at once get distinct revisions instead of a lost write. `revealed` is read from the
-        reveals and exposures when the draft leaves it None, the reason stored beside it.
+        The revision number is taken inside the transaction, under the reviewer's writer lock, so two
+        sessions labeling the same item at once get distinct revisions instead of a lost write.
+        `revealed` is read from the reveals and exposures when the draft leaves it None, the reason
+        stored beside it.
         """
-        with self._write() as conn:
+        with self._write():
+            self._hold(label_writer(draft.reviewer))
             item_id, reviewer = draft.item_id, draft.reviewer
-            (latest,) = conn.execute(
+            latest = self._row(
                 "SELECT coalesce(max(revision), 0) FROM labels WHERE item_id = ? AND reviewer = ?", (item_id, reviewer)
-            ).fetchone()
+            )
             revealed, reason = draft.revealed, None
             if revealed is None:  # a reveal or an exposure makes it not blind, and says why
-                reason = not_blind_reason(conn, item_id, reviewer)
+                reason = not_blind_reason(self, item_id, reviewer)
                 revealed = reason is not None
-            cursor = conn.execute(
-                _INSERT,
+            row = self._row(
+                _INSERT + self._label_columns,
                 (
                     item_id,
                     draft.case_id,
@@ -191,53 +184,53 @@ class LabelTables(SQLiteConnection):
                     int(draft.skipped),
                     draft.rubric_version,
                     int(revealed),
-                    checked_revision(latest + 1, item_id, reviewer),
+                    checked_revision(int(latest[0] if latest else 0) + 1, item_id, reviewer),
                     draft.created_at or utc_now(),
                     float(draft.seconds_spent),
                     origin,
                     reason,
                 ),
             )
-            row = conn.execute(f"SELECT {_COLUMNS} FROM labels WHERE id = ?", (cursor.lastrowid,)).fetchone()
-        return _revision(row, json.loads(row[3]))  # the row this transaction just wrote
+        assert row is not None  # INSERT ... RETURNING returns the row it wrote
+        return _revision(row, json.loads(row[3]))
 
     def insert_labels(self, labels: Iterable[Label], origin: str) -> int:
         """Insert fully specified label revisions (revision numbers given) in one transaction."""
-        with self._write() as conn:
-            before = conn.total_changes
-            self.db.table("labels").insert_all(codec.label_row(label, origin) for label in labels)
-            return conn.total_changes - before
+        labels = list(labels)
+        with self._write():
+            self._hold(*(label_writer(label.reviewer) for label in labels))
+            return self._insert_all("labels", (codec.label_row(label, origin) for label in labels))
 
     def labels(self, *, reviewer: str | None = None, item_id: str | None = None) -> list[LabelRevision]:
         """Every label revision (history included), oldest first."""
         wanted = {"reviewer": reviewer, "item_id": item_id}
-        where = " AND ".join([*(f"{column} = ?" for column, value in wanted.items() if value is not None), KEPT])
+        where = " AND ".join(
+            [*(f"{column} = ?" for column, value in wanted.items() if value is not None), self._kept()]
+        )
         params = [value for value in wanted.values() if value is not None]
         with self._snapshot():
             self._check_labels(where, params, _CHECKS)
-            rows = self.conn.execute(f"SELECT {_COLUMNS} FROM labels WHERE {where} ORDER BY id", params).fetchall()
-        texts = {row[3] for row in rows}
-        scores = self._scores(texts)
+            rows = self._rows(f"SELECT {self._label_columns} FROM labels WHERE {where} ORDER BY id", params)
+        scores = self._scores({row[3] for row in rows})
         # Each label gets its own dict: a caller changing one label's scores must not change another's.
         return [_revision(row, dict(scores[row[3]])) for row in rows]
 
     def label_reviewers(self) -> list[str]:
-        rows = self.conn.execute(f"SELECT DISTINCT reviewer FROM labels WHERE {KEPT} ORDER BY reviewer")
-        return [row[0] for row in rows]
+        return list(self._column(f"SELECT DISTINCT reviewer FROM labels WHERE {self._kept()} ORDER BY reviewer"))
 
     def label_marks(self, reviewer: str, *, after_id: int = 0) -> list[LabelMark]:
         """`reviewer`'s revisions with id > `after_id`, oldest first, as the ledger reads them.
 
-        Label ids grow in commit order (one writer at a time, AUTOINCREMENT, append-only), so reading
+        Label ids grow in commit order (one writer per reviewer at a time, append-only), so reading
         past the last id seen catches up on every revision committed since, by any connection.
         """
         with self._snapshot():
             self._check_labels("reviewer = ? AND id > ?", (reviewer, after_id), _MARK_FIELDS)
-            rows = self.conn.execute(
-                """SELECT id, item_id, skipped, flagged, seconds_spent FROM labels
-                   WHERE reviewer = ? AND id > ? AND id NOT IN (SELECT label_id FROM label_quarantine) ORDER BY id""",
+            rows = self._rows(
+                f"""SELECT id, item_id, skipped, flagged, seconds_spent FROM labels
+                    WHERE reviewer = ? AND id > ? AND {self._kept()} ORDER BY id""",
                 (reviewer, after_id),
-            ).fetchall()
+            )
         return list(map(LabelMark._make, rows))
 
     def label_revisions(self) -> list[StoredLabel]:
@@ -247,11 +240,11 @@ class LabelTables(SQLiteConnection):
         the mappings handed out are shared between rows and read-only.
         """
         with self._snapshot():
-            self._check_labels("1", (), _STATISTICS_FIELDS)
-            rows = self.conn.execute(
+            self._check_labels("TRUE", (), _STATISTICS_FIELDS)
+            rows = self._rows(
                 f"""SELECT item_id, reviewer, revision, skipped, rubric_version, revealed, flagged, seconds_spent,
-                          scores_json, id FROM labels WHERE {KEPT} ORDER BY id"""
-            ).fetchall()
+                          scores_json, id FROM labels WHERE {self._kept()} ORDER BY id"""
+            )
         scores = {text: MappingProxyType(value) for text, value in self._scores({row[8] for row in rows}).items()}
         return [
             StoredLabel(

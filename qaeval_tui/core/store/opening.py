@@ -1,4 +1,5 @@
-"""Opening a store by what names it: a SQLite file path, or a `postgresql://` (or `postgres://`) URL.
+"""Opening a store by what `--db` names, its *location*: a SQLite file path, or a `postgresql://`
+(or `postgres://`) URL.
 
 The one function every command and both apps open their store with (`open_store`): nothing
 outside `core.store` knows which backend it got, only the `StoreBackend` interface. A URL's
@@ -19,25 +20,25 @@ if TYPE_CHECKING:
 
 __all__ = [
     "URL_SCHEMES",
-    "StoreTarget",
+    "StoreLocation",
     "is_postgres_url",
     "open_store",
     "redacted",
-    "resolve_target",
+    "resolve_location",
     "store_exists",
     "store_name",
 ]
 
-StoreTarget = str | Path
-"""What names a store: a SQLite path, or a PostgreSQL URL (kept as text: a Path would fold its `//`)."""
+StoreLocation = str | Path
+"""What names a store (`--db`): a SQLite path, or a PostgreSQL URL (kept as text: a Path would fold its `//`)."""
 
 
-def store_name(target: StoreTarget) -> str:
+def store_name(location: StoreLocation) -> str:
     """How messages name the store: its path, or its URL (of any scheme: a mistyped one too) without the password."""
-    return redacted(str(target)) if is_postgres_url(target) or "://" in str(target) else str(target)
+    return redacted(str(location)) if is_postgres_url(location) or "://" in str(location) else str(location)
 
 
-def resolve_target(value: str | Path, base: Path) -> StoreTarget:
+def resolve_location(value: str | Path, base: Path) -> StoreLocation:
     """A configured store: a URL as it is, a relative path against `base`; a URL of another scheme is refused."""
     if is_postgres_url(value):
         return str(value)
@@ -46,25 +47,25 @@ def resolve_target(value: str | Path, base: Path) -> StoreTarget:
     return path if path.is_absolute() else base / path
 
 
-def store_exists(target: StoreTarget) -> bool:
+def store_exists(location: StoreLocation) -> bool:
     """Whether there is a store there already: a SQLite file, or (assumed) the database a URL names."""
-    return is_postgres_url(target) or Path(target).is_file()
+    return is_postgres_url(location) or Path(location).is_file()
 
 
-def open_store(target: StoreTarget, *, one_thread: bool = False) -> StoreBackend:
-    """Open (creating and migrating as needed) the store `target` names; close it with `close()` or `with`.
+def open_store(location: StoreLocation, *, one_thread: bool = False) -> StoreBackend:
+    """Open (creating and migrating as needed) the store at `location`; close it with `close()` or `with`.
 
     A URL of another scheme, an unreachable server or a refused login is a UsageError naming the
     store (password masked); `one_thread` pins a SQLite connection to the opening thread.
     """
-    if is_postgres_url(target):
+    if is_postgres_url(location):
         from qaeval_tui.core.store.postgres.store import PgStore
 
-        return PgStore.open(str(target))
-    _refuse_other_urls(str(target))
+        return PgStore.open(str(location))
+    _refuse_other_urls(str(location))
     from qaeval_tui.core.store.sqlite import Store
 
-    return Store.open(target, one_thread=one_thread)
+    return Store.open(location, one_thread=one_thread)
 
 
 def _refuse_other_urls(text: str) -> None:

@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
+from qaeval_tui.core.store.tables import TABLES as TABLE_SPECS
+
 REVIEWER_GROUP = "qaeval_reviewer"
 CURATOR_GROUP = "qaeval_curator"
 GROUPS = {"reviewer": REVIEWER_GROUP, "curator": CURATOR_GROUP}
 
-TABLES = (
-    "cases",
-    "runs",
-    "run_outputs",
-    "judge_verdicts",
-    "review_items",
-    "assignments",
-    "labels",
-    "reveals",
-    "adjudications",
-    "inbox",
-    "inbox_decisions",
-    "exposures",
-    "flag_resolutions",
-    "gold_shown",
-    "judge_cache",
-    "label_quarantine",
-    "rubrics",
-    "writer_locks",
-)
-"""Every table of the store (schema.STEPS); row security is enabled on each."""
+TABLES = (*(spec.name for spec in TABLE_SPECS), "writer_locks")
+"""Every table of the store (schema.STEPS): the tables a copy moves, and the writer locks; row security is
+enabled on each."""

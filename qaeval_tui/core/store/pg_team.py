@@ -307,21 +307,26 @@ def reset_password(url: str, name: str) -> NewMember:
     return NewMember(login, roles, member_url(url, login, password))
 
 
+def _session_login(conn: psycopg.Connection[tuple[object, ...]]) -> tuple[str, bool, set[str]]:
+    """The session's login, whether it is a superuser, and which of qaeval's groups it is in."""
+    row = conn.execute(
+        """SELECT session_user, r.rolsuper,
+              coalesce(array_agg(g.rolname) FILTER (WHERE g.rolname IS NOT NULL), '{}')
+           FROM pg_catalog.pg_roles r
+           LEFT JOIN pg_catalog.pg_auth_members m ON m.member = r.oid
+           LEFT JOIN pg_catalog.pg_roles g ON g.oid = m.roleid AND g.rolname = ANY(%s)
+           WHERE r.rolname = session_user GROUP BY r.rolname, r.rolsuper""",
+        (list(GROUPS.values()),),
+    ).fetchone()
+    assert row is not None  # the session's own role exists
+    return str(row[0]), bool(row[1]), set(row[2])  # type: ignore[call-overload]
+
+
 def require_whole_view(url: str, command: str) -> None:
     """UsageError when the login of `url` is a reviewer's and no curator's: row security shows it only
     its own queue and what it revealed, so figures over the store would silently be over a part of it."""
     with connect(url) as conn:
-        row = conn.execute(
-            """SELECT session_user, r.rolsuper,
-                      coalesce(array_agg(g.rolname) FILTER (WHERE g.rolname IS NOT NULL), '{}')
-               FROM pg_catalog.pg_roles r
-               LEFT JOIN pg_catalog.pg_auth_members m ON m.member = r.oid
-               LEFT JOIN pg_catalog.pg_roles g ON g.oid = m.roleid AND g.rolname = ANY(%s)
-               WHERE r.rolname = session_user GROUP BY r.rolname, r.rolsuper""",
-            (list(GROUPS.values()),),
-        ).fetchone()
-    assert row is not None  # the session's own role exists
-    login, superuser, groups = str(row[0]), bool(row[1]), set(row[2])  # type: ignore[call-overload]
+        login, superuser, groups = _session_login(conn)
     if not superuser and GROUPS["reviewer"] in groups and GROUPS["curator"] not in groups:
         raise UsageError(
             f"{login}: a reviewer's login on {redacted(url)} sees only its own queue and the items it revealed, so "
@@ -364,17 +369,7 @@ def person_for_login(url: str, chosen: str | None, role: Literal["reviewer", "cu
     qaeval group (the owner, a superuser) acts as `chosen`, as on SQLite.
     """
     with connect(url) as conn:
-        row = conn.execute(
-            """SELECT session_user, r.rolsuper,
-                      coalesce(array_agg(g.rolname) FILTER (WHERE g.rolname IS NOT NULL), '{}')
-               FROM pg_catalog.pg_roles r
-               LEFT JOIN pg_catalog.pg_auth_members m ON m.member = r.oid
-               LEFT JOIN pg_catalog.pg_roles g ON g.oid = m.roleid AND g.rolname = ANY(%s)
-               WHERE r.rolname = session_user GROUP BY r.rolname, r.rolsuper""",
-            (list(GROUPS.values()),),
-        ).fetchone()
-        assert row is not None  # the session's own role exists
-        login, superuser, groups = str(row[0]), bool(row[1]), set(row[2])  # type: ignore[call-overload]
+        login, superuser, groups = _session_login(conn)
         if superuser or not groups:
             return chosen
         if GROUPS[role] not in groups:

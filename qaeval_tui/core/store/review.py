@@ -1,69 +1,52 @@
 """Review items, reviewers' queues (assignments), reveals and gold answers shown.
 
-sqlite-utils writes the review items (`insert_all` with `ignore`: an existing item is kept as it
-is). Raw SQL for what the review TUI does while it starts and between two submits (the items, an
-item with its case and output, a queue in order, a new reviewer joining the queues, a reveal) and
-for the dashboard's queues as sets (the oversight TUI): sqlite-utils stays unimported there, it
-slows the TUI's cold start and every full garbage collection after it.
+Raw SQL for what the review TUI does while it starts and between two submits (the items, an item
+with its case and output, a queue in order, a new reviewer joining the queues, a reveal) and for
+the dashboard's queues as sets (the oversight TUI): sqlite-utils stays unimported there, it slows
+the TUI's cold start and every full garbage collection after it. The review items themselves go
+in through the driver's bulk insert (sqlite-utils on SQLite), an existing item kept as it is.
+
+A team reviewer's login (PostgreSQL) reads an item through the database's `qaeval_review_item`
+(the driver's `_review_item_row`), which redacts the case until the gold lock (then the reveal) is
+on record, and never names the run; its list of review items has no case, hash or run either.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Mapping
 
 from qaeval_tui.core.store import codec
 from qaeval_tui.core.store.codec import utc_now
-from qaeval_tui.core.store.connection import SQLiteConnection
 from qaeval_tui.core.store.rows import Assignment, QueueEntry, ReviewItemContent, ReviewItemRecord, checked_seed
+from qaeval_tui.core.store.seam import Driver
 
-_QUEUE = "SELECT item_id FROM assignments WHERE reviewer = ?"
+REVIEW_ITEM = """SELECT r.item_id, r.case_id, r.case_hash, r.output_hash, r.run_id, c.case_json, o.output_json
+                 FROM review_items r
+                 LEFT JOIN cases c ON c.case_hash = r.case_hash
+                 LEFT JOIN run_outputs o ON o.run_id = r.run_id AND o.case_id = r.case_id
+                 WHERE r.item_id = ?"""
+"""One review item with its case and output, as a login that may read them all reads it."""
 
 
-def _first_column(_cursor: sqlite3.Cursor, row: tuple[str, ...]) -> str:
-    return row[0]
-
-
-class ReviewTables(SQLiteConnection):
+class ReviewTables(Driver):
     """The `review_items`, `assignments`, `reveals` and `gold_shown` tables."""
 
     def insert_review_items(self, items: Iterable[ReviewItemRecord]) -> int:
         """Store review items; an existing item is kept as is. Returns how many were new."""
-        with self._write() as conn:
-            before = conn.total_changes
-            now = utc_now()
-            self.db.table("review_items").insert_all(
-                (
-                    {
-                        "item_id": i.item_id,
-                        "case_id": i.case_id,
-                        "case_hash": i.case_hash,
-                        "output_hash": i.output_hash,
-                        "run_id": i.run_id,
-                        "created_at": now,
-                    }
-                    for i in items
-                ),
-                ignore=True,
-            )
-            return conn.total_changes - before
+        now = utc_now()
+        return self._insert_all("review_items", (codec.review_item_row(item, now) for item in items), ignore=True)
 
     def review_items(self) -> list[ReviewItemRecord]:
-        rows = self.conn.execute(
-            "SELECT item_id, case_id, case_hash, output_hash, run_id FROM review_items ORDER BY item_id"
+        columns = (
+            "item_id, '', '', output_hash, ''"
+            if self.reviewer_columns_only
+            else "item_id, case_id, case_hash, output_hash, run_id"
         )
-        return [ReviewItemRecord(*row) for row in rows]
+        return [ReviewItemRecord(*row) for row in self._rows(f"SELECT {columns} FROM review_items ORDER BY item_id")]
 
     def review_item(self, item_id: str) -> ReviewItemContent | None:
         """One review item with its case content and the system output it pairs, or None."""
-        row = self.conn.execute(
-            """SELECT r.item_id, r.case_id, r.case_hash, r.output_hash, r.run_id, c.case_json, o.output_json
-               FROM review_items r
-               LEFT JOIN cases c ON c.case_hash = r.case_hash
-               LEFT JOIN run_outputs o ON o.run_id = r.run_id AND o.case_id = r.case_id
-               WHERE r.item_id = ?""",
-            (item_id,),
-        ).fetchone()
+        row = self._review_item_row(item_id, REVIEW_ITEM)
         if row is None:
             return None
         return ReviewItemContent(
@@ -73,14 +56,14 @@ class ReviewTables(SQLiteConnection):
         )
 
     def case_ids_by_item(self) -> dict[str, str]:
-        return dict(self.conn.execute("SELECT item_id, case_id FROM review_items").fetchall())
+        return {item: case for item, case in self._rows("SELECT item_id, case_id FROM review_items")}
 
     def assignments(self, reviewer: str | None = None) -> list[Assignment]:
         """Queue entries, in each reviewer's queue order."""
         if reviewer is None:
-            rows = self.conn.execute("SELECT reviewer, item_id, position FROM assignments ORDER BY reviewer, position")
+            rows = self._rows("SELECT reviewer, item_id, position FROM assignments ORDER BY reviewer, position")
         else:
-            rows = self.conn.execute(
+            rows = self._rows(
                 "SELECT reviewer, item_id, position FROM assignments WHERE reviewer = ? ORDER BY position", (reviewer,)
             )
         return [Assignment(r, i, int(p)) for r, i, p in rows]
@@ -90,63 +73,57 @@ class ReviewTables(SQLiteConnection):
 
         Labels are untouched either way: a reassigned reviewer keeps every label already made.
         """
-        with self._write() as conn:
+        now = utc_now()
+        rows = [(e.reviewer, e.item_id, e.position, checked_seed(e.seed), now) for e in entries]
+        with self._write():
             if replace:
-                conn.execute("DELETE FROM assignments")
-            before = conn.total_changes
-            now = utc_now()
+                self._execute("DELETE FROM assignments")
             # Raw SQL: a new reviewer joins the queues from inside the review TUI, whose process must
             # not import sqlite-utils (its import doubles the cost of every full garbage collection
             # afterwards, which shows in the submit-to-next latency).
-            conn.executemany(
-                """INSERT OR IGNORE INTO assignments (reviewer, item_id, position, seed, created_at)
-                   VALUES (?, ?, ?, ?, ?)""",
-                ((e.reviewer, e.item_id, e.position, checked_seed(e.seed), now) for e in entries),
+            return self._many(
+                """INSERT INTO assignments (reviewer, item_id, position, seed, created_at) VALUES (?, ?, ?, ?, ?)
+                   ON CONFLICT DO NOTHING""",
+                rows,
             )
-            return conn.total_changes - before
 
     def queue_length(self, reviewer: str) -> int:
-        (length,) = self.conn.execute("SELECT count(*) FROM assignments WHERE reviewer = ?", (reviewer,)).fetchone()
-        return int(length)
+        row = self._row("SELECT count(*) FROM assignments WHERE reviewer = ?", (reviewer,))
+        return int(row[0]) if row else 0
 
     def queue_item_ids(self, reviewer: str) -> list[str]:
         """The item ids of `reviewer`'s queue, in queue order."""
-        rows = self.conn.execute("SELECT item_id FROM assignments WHERE reviewer = ? ORDER BY position", (reviewer,))
-        return [item_id for (item_id,) in rows]
+        return list(self._column("SELECT item_id FROM assignments WHERE reviewer = ? ORDER BY position", (reviewer,)))
 
     def queued_items(self) -> dict[str, frozenset[str]]:
         """The item ids in each reviewer's queue, by reviewer: the queues as sets."""
-        queues: dict[str, frozenset[str]] = {}
         with self._snapshot():
-            for (reviewer,) in self.conn.execute("SELECT DISTINCT reviewer FROM assignments").fetchall():
-                cursor = self.conn.cursor()
-                cursor.row_factory = _first_column  # each item id straight into the set, no tuple per row
-                queues[reviewer] = frozenset(cursor.execute(_QUEUE, (reviewer,)))
-        return queues
+            reviewers = list(self._column("SELECT DISTINCT reviewer FROM assignments"))
+            return {
+                reviewer: frozenset(self._column("SELECT item_id FROM assignments WHERE reviewer = ?", (reviewer,)))
+                for reviewer in reviewers
+            }
 
     def record_reveal(self, item_id: str, reviewer: str) -> None:
         """Remember that `reviewer` saw the judge verdict of `item_id` (the first time counts)."""
-        with self._write() as conn:
-            conn.execute(
-                "INSERT OR IGNORE INTO reveals (item_id, reviewer, revealed_at) VALUES (?, ?, ?)",
+        with self._write():
+            self._execute(
+                "INSERT INTO reveals (item_id, reviewer, revealed_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 (item_id, reviewer, utc_now()),
             )
 
     def has_revealed(self, item_id: str, reviewer: str) -> bool:
-        row = self.conn.execute(
-            "SELECT 1 FROM reveals WHERE item_id = ? AND reviewer = ?", (item_id, reviewer)
-        ).fetchone()
-        return row is not None
+        return self._row("SELECT 1 FROM reveals WHERE item_id = ? AND reviewer = ?", (item_id, reviewer)) is not None
 
     def record_gold_shown(
         self, item_id: str, reviewer: str, blind_scores: Mapping[str, int | None]
     ) -> dict[str, int | None]:
         """Remember that `reviewer` was shown the gold answer of `item_id` while its blind axes held
         `blind_scores`. The first showing counts: returns the blind scores it locked."""
-        with self._write() as conn:
-            conn.execute(
-                """INSERT OR IGNORE INTO gold_shown (item_id, reviewer, blind_scores_json, shown_at)
-                   VALUES (?, ?, ?, ?)""",
+        with self._write():
+            self._execute(
+                """INSERT INTO gold_shown (item_id, reviewer, blind_scores_json, shown_at) VALUES (?, ?, ?, ?)
+                   ON CONFLICT DO NOTHING""",
                 (item_id, reviewer, codec.gold_lock_json(blind_scores), utc_now()),
             )
             locked = self.gold_shown(item_id, reviewer)
@@ -154,9 +131,9 @@ class ReviewTables(SQLiteConnection):
 
     def gold_shown(self, item_id: str, reviewer: str) -> dict[str, int | None] | None:
         """The blind scores locked when `reviewer` was first shown the gold answer of `item_id`; None if never."""
-        row = self.conn.execute(
+        row = self._row(
             "SELECT blind_scores_json FROM gold_shown WHERE item_id = ? AND reviewer = ?", (item_id, reviewer)
-        ).fetchone()
+        )
         if row is None:
             return None
         where = f"{item_id}/{reviewer}"

@@ -7,8 +7,8 @@ import json
 from typing import Any, NamedTuple
 
 from qaeval_tui.core.store.codec import utc_now
-from qaeval_tui.core.store.connection import SQLiteConnection
 from qaeval_tui.core.store.rows import JsonObject
+from qaeval_tui.core.store.seam import Driver
 
 
 class StoredRubric(NamedTuple):
@@ -37,19 +37,20 @@ def stored_rubric(row: tuple[Any, ...], parsed: Any) -> StoredRubric:
     )
 
 
-class RubricTables(SQLiteConnection):
-    """The `rubrics` table."""
+class RubricTables(Driver):
+    """The `rubrics` table: every login reads it; on a team store curators and the owner add versions."""
 
     def publish_rubric(self, version: str, document: JsonObject, published_by: str) -> int:
-        """Append a rubric version; returns its id."""
-        with self._write() as conn:
-            cursor = conn.execute(
-                "INSERT INTO rubrics (rubric_version, rubric_json, published_by, published_at) VALUES (?, ?, ?, ?)",
+        """Append a rubric version; returns its id (a team store writes the login as `published_by`)."""
+        with self._write():
+            row = self._row(
+                """INSERT INTO rubrics (rubric_version, rubric_json, published_by, published_at)
+                   VALUES (?, ?, ?, ?) RETURNING id""",
                 rubric_row(version, document, published_by),
             )
-            return int(cursor.lastrowid or 0)
+        return int(row[0]) if row else 0
 
     def latest_rubric(self) -> StoredRubric | None:
         """The rubric published last, or None when none was."""
-        row = self.conn.execute(f"SELECT {RUBRIC_COLUMNS} FROM rubrics ORDER BY id DESC LIMIT 1").fetchone()
+        row = self._row(f"SELECT {RUBRIC_COLUMNS} FROM rubrics ORDER BY id DESC LIMIT 1")
         return None if row is None else stored_rubric(tuple(row), self.parsed)

@@ -1,10 +1,11 @@
 """Golden cases, runs, their per-case outputs and the judge verdicts.
 
-sqlite-utils writes the rows (`insert`, `insert_all`, with `ignore` for content-addressed cases)
-and reads whole tables (`rows_where`: every case, a run's outputs, the verdicts). Raw SQL where it
-does better: what the review TUI reads while it starts or reveals a verdict (the runs, one case,
-an item's latest verdict; sqlite-utils stays unimported there), and the statistics' bulk read of
-verdict fields with `json_extract`, so the evidence never reaches Python.
+Rows go in through the driver's bulk insert (sqlite-utils' `insert_all` on SQLite; content-addressed
+cases with `ignore`). Raw SQL for the reads: what the review TUI reads while it starts or reveals
+a verdict (the runs, one case, an item's latest verdict; sqlite-utils stays unimported there), and
+the statistics' bulk read of verdict fields, which the database takes out of each document (the
+driver's `_verdict_fields`: SQLite's `json_extract`, PostgreSQL's json operators), so the evidence
+never reaches Python.
 
 A verdict comes back as the runner's `JudgeVerdict`, validated from its stored text; the bulk read
 checks each distinct text of fields once. A JSON column no qaeval wrote is a `CorruptRowError`
@@ -14,12 +15,10 @@ naming the table, the row and the field.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from qaeval_tui.core.store import codec
-from qaeval_tui.core.store.connection import SQLiteConnection
 from qaeval_tui.core.store.rows import (
     CaseRecord,
     CorruptRowError,
@@ -29,61 +28,42 @@ from qaeval_tui.core.store.rows import (
     StoredVerdict,
     VerdictRecord,
 )
+from qaeval_tui.core.store.seam import Driver
 
-_RUN_ORDER = "started_at DESC, rowid DESC"
+_RUN_COLUMNS = (
+    "run_id, suite_hash, adapter, judge_name, judge_config_hash, code_version, started_at, finished_at, "
+    "n_cases, data_json, metrics_json"
+)
+_VERDICT_COLUMNS = "id, item_id, case_id, judge_name, config_hash, status, verdict_json, created_at"
 
 
-class RunTables(SQLiteConnection):
+class RunTables(Driver):
     """The `cases`, `runs`, `run_outputs` and `judge_verdicts` tables."""
-
-    def _run(self, row: Mapping[str, Any]) -> RunRecord:
-        return codec.run_record(self.path, row)
-
-    def _verdict(self, row: Mapping[str, Any]) -> VerdictRecord:
-        return codec.verdict_record(self.path, row)
 
     def upsert_cases(self, cases: Iterable[CaseRecord]) -> int:
         """Store golden cases; content-addressed, so re-adding one is a no-op. Returns how many were new."""
-        with self._write() as conn:
-            before = conn.total_changes
-            self.db.table("cases").insert_all(map(codec.case_row, cases), ignore=True)
-            return conn.total_changes - before
+        return self._insert_all("cases", map(codec.case_row, cases), ignore=True)
 
     def case_json(self, case_hash: str) -> JsonObject | None:
-        row = self.conn.execute("SELECT case_json FROM cases WHERE case_hash = ?", (case_hash,)).fetchone()
+        row = self._row("SELECT case_json FROM cases WHERE case_hash = ?", (case_hash,))
         return None if row is None else dict(self.parsed(row[0], "cases", case_hash, "case_json"))
 
     def case_rows(self) -> list[CaseRecord]:
-        rows = self.db.table("cases").rows_where(select="case_hash, case_id, split, case_json", order_by="case_id")
-        return [
-            CaseRecord(
-                r["case_hash"],
-                r["case_id"],
-                r["split"],
-                self.parsed(r["case_json"], "cases", r["case_hash"], "case_json"),
-            )
-            for r in rows
-        ]
+        rows = self._rows("SELECT case_hash, case_id, split, case_json FROM cases ORDER BY case_id, case_hash")
+        return [CaseRecord(h, c, s, self.parsed(text, "cases", h, "case_json")) for h, c, s, text in rows]
 
     def insert_run(self, run: RunRecord, outputs: Sequence[RunOutput], verdicts: Sequence[VerdictRecord]) -> None:
         """Store one whole run (its record, per-case outputs and judge verdicts) in one transaction."""
         with self._write():
-            self.db.table("runs").insert(codec.run_row(run))
-            self.db.table("run_outputs").insert_all(codec.output_rows(run.run_id, outputs))
-            self.db.table("judge_verdicts").insert_all(codec.verdict_rows(run.run_id, verdicts))
-
-    _RUN_COLUMNS = (
-        "run_id, suite_hash, adapter, judge_name, judge_config_hash, code_version, started_at, finished_at, "
-        "n_cases, data_json, metrics_json"
-    )
+            self._insert_all("runs", [codec.run_row(run)])
+            self._insert_all("run_outputs", codec.output_rows(run.run_id, outputs))
+            self._insert_all("judge_verdicts", codec.verdict_rows(run.run_id, verdicts))
 
     def _runs(self, where: str = "", params: Sequence[str] = (), limit: str = "") -> list[RunRecord]:
-        # Raw SQL: `qaeval review` reads the runs while it starts, before sqlite-utils is needed.
-        cursor = self.conn.execute(
-            f"SELECT {self._RUN_COLUMNS} FROM runs {where} ORDER BY {_RUN_ORDER} {limit}", tuple(params)
+        rows = self._keyed_rows(
+            f"SELECT {_RUN_COLUMNS} FROM runs {where} ORDER BY started_at DESC, rowid DESC {limit}", params
         )
-        keys = [column[0] for column in cursor.description]
-        return [self._run(dict(zip(keys, row, strict=True))) for row in cursor]
+        return [codec.run_record(self.path, row) for row in rows]
 
     def list_runs(self) -> list[RunRecord]:
         """Every run, newest first."""
@@ -99,71 +79,58 @@ class RunTables(SQLiteConnection):
 
     def run_outputs(self, run_id: str) -> list[RunOutput]:
         """Per-case outputs of a run, in suite order."""
-        rows = self.db.table("run_outputs").rows_where(
-            "run_id = ?",
-            [run_id],
-            select="position, case_id, case_hash, output_hash, output_json, result_json",
-            order_by="position",
+        rows = self._rows(
+            """SELECT position, case_id, case_hash, output_hash, output_json, result_json FROM run_outputs
+               WHERE run_id = ? ORDER BY position""",
+            (run_id,),
         )
         where = f"{run_id}/"
         return [
             RunOutput(
-                r["position"],
-                r["case_id"],
-                r["case_hash"],
-                r["output_hash"],
-                self.parsed(r["output_json"], "run_outputs", where + r["case_id"], "output_json"),
-                self.parsed(r["result_json"], "run_outputs", where + r["case_id"], "result_json"),
+                position,
+                case_id,
+                case_hash,
+                output_hash,
+                self.parsed(output, "run_outputs", where + case_id, "output_json"),
+                self.parsed(result, "run_outputs", where + case_id, "result_json"),
             )
-            for r in rows
+            for position, case_id, case_hash, output_hash, output, result in rows
         ]
+
+    @staticmethod
+    def _filters(run_id: str | None, config_hash: str | None, item_id: str | None) -> tuple[str, list[str]]:
+        wanted = {"run_id": run_id, "config_hash": config_hash, "item_id": item_id}
+        clauses = [f"{column} = ?" for column, value in wanted.items() if value is not None]
+        return ("WHERE " + " AND ".join(clauses)) if clauses else "", [v for v in wanted.values() if v is not None]
 
     def verdicts(
         self, *, run_id: str | None = None, config_hash: str | None = None, item_id: str | None = None
     ) -> list[VerdictRecord]:
         """Stored judge verdicts, oldest first, optionally for one run, one judge config or one item."""
-        wanted = {"run_id": run_id, "config_hash": config_hash, "item_id": item_id}
-        clauses = [f"{column} = :{column}" for column, value in wanted.items() if value is not None]
-        rows = self.db.table("judge_verdicts").rows_where(
-            " AND ".join(clauses) or None,
-            {column: value for column, value in wanted.items() if value is not None},
-            order_by="id",
-        )
-        return [self._verdict(row) for row in rows]
+        where, params = self._filters(run_id, config_hash, item_id)
+        rows = self._keyed_rows(f"SELECT {_VERDICT_COLUMNS} FROM judge_verdicts {where} ORDER BY id", params)
+        return [codec.verdict_record(self.path, row) for row in rows]
 
     def latest_verdict(self, item_id: str) -> VerdictRecord | None:
         """The most recently stored judge verdict for one item, any judge."""
-        cursor = self.conn.execute(
-            """SELECT id, item_id, case_id, judge_name, config_hash, status, verdict_json, created_at
-               FROM judge_verdicts WHERE item_id = ? ORDER BY id DESC LIMIT 1""",
-            (item_id,),
+        rows = self._keyed_rows(
+            f"SELECT {_VERDICT_COLUMNS} FROM judge_verdicts WHERE item_id = ? ORDER BY id DESC LIMIT 1", (item_id,)
         )
-        row = cursor.fetchone()
-        if row is None:
-            return None
-        return self._verdict(dict(zip([column[0] for column in cursor.description], row, strict=True)))
+        return codec.verdict_record(self.path, rows[0]) if rows else None
 
     def verdict_scores(self, *, config_hash: str | None = None) -> list[StoredVerdict]:
         """What a calibration reads of `verdicts()`, in the same order; the evidence never reaches Python.
 
         JSON is parsed once per distinct text, so the mappings handed out are shared and read-only.
         """
-        where, params = ("WHERE config_hash = ?", (config_hash,)) if config_hash is not None else ("", ())
-        try:
-            rows = self.conn.execute(
-                f"""SELECT json_extract(verdict_json, '$.item_id'),
-                           json_extract(verdict_json, '$.status', '$.judge', '$.scores')
-                    FROM judge_verdicts {where} ORDER BY id""",
-                params,
-            ).fetchall()
-        except sqlite3.OperationalError:  # a verdict_json that is not JSON: find it below
-            rows = None
+        where, params = self._filters(None, config_hash, None)
+        rows = self._verdict_fields(where, params)
         fields: dict[str, tuple[str, Mapping[str, Any], Mapping[str, Any]]] = {}
         # The integrity check stays cheap: the fields once per distinct text, the item ids once each.
         for text in {row[1] for row in rows or ()}:
             try:
                 fields[text] = codec.verdict_fields(*json.loads(text))
-            except ValueError:
+            except (ValueError, TypeError, KeyError):
                 rows = None
                 break
         if rows is None or not all(type(item) is str for item, _ in rows):
@@ -172,6 +139,6 @@ class RunTables(SQLiteConnection):
 
     def _corrupt_verdict(self, where: str, params: Sequence[str]) -> CorruptRowError:
         """The first verdict among `where` that fails validation, located (called once one is known to)."""
-        cursor = self.conn.execute(f"SELECT * FROM judge_verdicts {where} ORDER BY id", params)
-        keys = [column[0] for column in cursor.description]
-        return codec.corrupt_verdict(self.path, (dict(zip(keys, values, strict=True)) for values in cursor))
+        return codec.corrupt_verdict(
+            self.path, self._keyed_rows(f"SELECT * FROM judge_verdicts {where} ORDER BY id", params)
+        )

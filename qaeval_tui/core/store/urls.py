@@ -22,8 +22,8 @@ HIDDEN = "(credentials hidden)"
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)(.*)$", re.DOTALL)
 
 
-def is_postgres_url(target: object) -> bool:
-    return isinstance(target, str) and target.startswith(URL_SCHEMES)
+def is_postgres_url(location: object) -> bool:
+    return isinstance(location, str) and location.startswith(URL_SCHEMES)
 
 
 def libpq_split(url: str) -> tuple[str, str | None, str] | None:

@@ -1,6 +1,7 @@
-"""The PostgreSQL store backend (psycopg 3): the same tables, columns and behaviour as the SQLite one.
+"""The PostgreSQL driver (psycopg 3): the same tables, columns and behaviour as the SQLite one.
 
-`connection` opens a store by URL, migrates it and groups writes into transactions; `runs`,
-`review`, `labels` and `curation` add each domain's statements; `store.PgStore` assembles them.
-Rows are built and checked by `core.store.codec`, shared with the SQLite backend.
+`connection.PgConnection` opens a store by URL, migrates it, groups writes into transactions, maps
+the server's errors and implements the dialect seam's hooks (writer locks, the team store's
+redacting reads); `bulk` moves whole tables with COPY; `store.PgStore` puts the domain modules'
+statements over it.
 """

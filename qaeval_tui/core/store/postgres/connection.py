@@ -18,18 +18,21 @@ session (or a statement that runs away) into a StoreBusyError naming what was wa
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
 from typing import Any, Self
 
 import psycopg
 from psycopg import errors, pq
 
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.store.codec import parse_object, utc_now
-from qaeval_tui.core.store.rows import ChangeToken, StoreConflictError, StoreUnavailableError
+from qaeval_tui.core.store.codec import utc_now
+from qaeval_tui.core.store.rows import BadRow, ChangeToken, CorruptRowError, StoreConflictError, StoreUnavailableError
 from qaeval_tui.core.store.schema import PG_MIGRATIONS, SCHEMA_VERSION
+from qaeval_tui.core.store.seam import Driver, Row
 from qaeval_tui.core.store.urls import redacted, refuse_server_options, scrubbed
 
 CONNECT_TIMEOUT_S = 10
@@ -41,15 +44,22 @@ STATEMENT_TIMEOUT_S = 600
 
 # Advisory lock key of a migration (the owner's alone: the tables do not exist yet for a row lock).
 LOCK_MIGRATE = 0x71A0_0001
-INBOX_WRITER = "inbox"
-
-
-def label_writer(reviewer: str) -> str:
-    """The writer lock a label revision of `reviewer` holds (a login may take only its own)."""
-    return f"labels:{reviewer}"
 
 
 Params = Sequence[Any] | dict[str, Any]
+
+
+@lru_cache(maxsize=512)
+def pg_sql(statement: str) -> str:
+    """A statement of the seam's (`?` placeholders) in psycopg's (`%s`, a literal `%` doubled)."""
+    return statement.replace("%", "%%").replace("?", "%s")
+
+
+def insert_sql(table: str, row: Mapping[str, Any], suffix: str = "") -> str:
+    """An INSERT of `row`'s columns with named placeholders (for executemany over rows like it)."""
+    columns = ", ".join(row)
+    values = ", ".join(f"%({column})s" for column in row)
+    return f"INSERT INTO {table} ({columns}) VALUES ({values}) {suffix}"
 
 
 class StoreRefusedError(UsageError):
@@ -68,8 +78,8 @@ class StoreValueError(UsageError):
     """A value PostgreSQL cannot hold (text with a NUL character, a number out of its column's range): exit 2."""
 
 
-class PgConnection:
-    """One open PostgreSQL store; the domain modules add their reads and writes to it."""
+class PgConnection(Driver):
+    """The PostgreSQL driver: one open store; the domain modules add their reads and writes to it."""
 
     def __init__(self, connection: psycopg.Connection[tuple[Any, ...]], url: str) -> None:
         self.conn = connection
@@ -78,16 +88,17 @@ class PgConnection:
         self._own_commits = 0
         self._groups: tuple[bool, bool] | None = None
         self._salted = False
+        self._may_read_quarantine: bool | None = None
 
     # -- opening and closing ------------------------------------------------------------------
 
     @classmethod
-    def open(cls, url: str, *, one_thread: bool = False) -> Self:
-        """Connect to the store at `url`, creating and migrating its schema as needed.
+    def open(cls, location: str, *, one_thread: bool = False) -> Self:
+        """Connect to the store at `location`, a URL, creating and migrating its schema as needed.
 
         `one_thread` is accepted for the SQLite backend's signature: a psycopg connection may be
         used from any thread."""
-        store = cls(cls._connect(url), url)
+        store = cls(cls._connect(location), location)
         try:
             store.migrate()
         except BaseException:
@@ -114,15 +125,6 @@ class PgConnection:
     def close(self) -> None:
         self.conn.close()
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
-
-    def parsed(self, text: object, table: str, row_id: object, field: str) -> Any:
-        return parse_object(self.path, text, table, row_id, field)
-
     # -- statements ---------------------------------------------------------------------------
 
     def _unavailable(self, exc: BaseException) -> StoreUnavailableError:
@@ -143,22 +145,125 @@ class PgConnection:
         if self.conn.broken:
             self.conn = self._connect(self.url)
 
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        return self._q(pg_sql(sql), tuple(params)).fetchall()
+
+    def _row(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        return self._q(pg_sql(sql), tuple(params)).fetchone()
+
+    def _keyed_rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        cursor = self._q(pg_sql(sql), tuple(params))
+        keys = [column.name for column in cursor.description or ()]
+        return [dict(zip(keys, row, strict=True)) for row in cursor]
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        return max(self._q(pg_sql(sql), tuple(params)).rowcount, 0)
+
+    def _column(self, sql: str, params: Sequence[Any] = ()) -> Iterable[Any]:
+        return [row[0] for row in self._q(pg_sql(sql), tuple(params))]
+
+    def _review_item_row(self, item_id: str, query: str) -> Row | None:
+        """A team reviewer's login reads the item through `qaeval_review_item`, which redacts the case to what
+        the review screen shows before a submit until the gold lock (then the reveal) is on record."""
+        if not self.team_reviewer:
+            return self._row(query, (item_id,))
+        try:
+            return self._q("SELECT * FROM qaeval_review_item(%s)", (item_id,)).fetchone()
+        except errors.DataError:  # the redacting read parses the case on the server: one that is not JSON
+            raise CorruptRowError(self.path, "cases", f"of item {item_id}", "case_json", "not JSON") from None
+
+    def _many(self, sql: str, rows: Iterable[Sequence[Any]]) -> int:
+        params = [tuple(row) for row in rows]
+        if not params:
+            return 0
+        with self._statement(), self.conn.cursor() as cursor:
+            cursor.executemany(pg_sql(sql), params)
+            return max(cursor.rowcount, 0)
+
+    def _insert_all(self, table: str, rows: Iterable[Mapping[str, Any]], *, ignore: bool = False) -> int:
+        """Insert rows of one shape; returns how many were written (`ignore` skips a stored key)."""
+        rows = list(rows)
+        if not rows:
+            return 0
+        with self._write() as conn, conn.cursor() as cursor:
+            cursor.executemany(insert_sql(table, rows[0], "ON CONFLICT DO NOTHING" if ignore else ""), rows)
+            return max(cursor.rowcount, 0)
+
+    def _verdict_fields(self, where: str, params: Sequence[Any]) -> list[Row] | None:
+        """The json operators over each document, parsed once on the server."""
+        try:
+            # Inside a caller's transaction, a savepoint: a document that is not JSON fails it alone.
+            with self.conn.transaction() if self._in_transaction() else contextlib.nullcontext():
+                return self._q(
+                    pg_sql(
+                        f"""SELECT CASE WHEN json_typeof(d->'item_id') = 'string' THEN d->>'item_id' END,
+                                   json_build_array(d->'status', d->'judge', d->'scores')::text
+                            FROM (SELECT id, verdict_json::json AS d FROM judge_verdicts {where}) v ORDER BY id"""
+                    ),
+                    tuple(params),
+                ).fetchall()
+        except errors.DataError:  # a verdict_json that is not JSON: the caller finds it
+            return None
+
+    def _quarantine_readable(self) -> bool:
+        """A curator's login and the owner's may read the quarantine; a reviewer's may not (asked once)."""
+        if self._may_read_quarantine is None:
+            row = self._q("SELECT has_table_privilege('label_quarantine', 'SELECT')").fetchone()
+            self._may_read_quarantine = bool(row and row[0])
+        return self._may_read_quarantine
+
+    def _bad_rows(
+        self, table: str, where: str, params: Sequence[Any], checks: Mapping[str, tuple[str, str]]
+    ) -> list[BadRow]:
+        """None: the columns' types and CHECK constraints refused such values on the way in."""
+        return []
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """Several reads that see one state of the store: a read-only repeatable-read transaction (it
+        takes no transaction id and blocks no writer), or the transaction already open."""
+        if self._in_transaction():
+            yield
+            return
+        with self._statement(), self.conn.transaction():
+            self.conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            yield
+
+    def _first_mistyped(self, table: str, types: Mapping[str, tuple[str, ...]]) -> tuple[Any, str] | None:
+        """None: the columns' types refused any other value on the way in."""
+        return None
+
     def _q(self, query: str, params: Params | None = None) -> psycopg.Cursor[tuple[Any, ...]]:
         """Run one statement; a lost server is a StoreUnavailableError naming the store."""
+        with self._statement():
+            return self.conn.execute(query, params)
+
+    @contextmanager
+    def _statement(self) -> Iterator[None]:
+        """Around one statement: a dropped connection renewed first (outside a transaction), the driver's
+        errors mapped to the store's."""
         if not self._in_transaction():
             self._ready()
         try:
-            return self.conn.execute(query, params)
-        except psycopg.OperationalError as exc:
-            raise self._unavailable(exc) from exc
-        except errors.InsufficientPrivilege as exc:
-            raise self._refused(exc) from exc
-        except psycopg.ProgrammingError as exc:
-            raise self._misplaced(exc) from exc
-        except psycopg.DataError as exc:
-            if exc.sqlstate is not None:  # the server's (a stored value it cannot read): the caller's to name
+            yield
+        except psycopg.Error as exc:
+            error = self._store_error(exc)
+            if error is None:
                 raise
-            raise self._unstorable(exc) from exc
+            raise error from exc
+
+    def _store_error(self, exc: psycopg.Error) -> UsageError | None:
+        """The store's error for the driver's, or None for one the caller names (a stored value the server
+        cannot read) or that is no store condition at all."""
+        if isinstance(exc, psycopg.OperationalError):
+            return self._unavailable(exc)
+        if isinstance(exc, errors.InsufficientPrivilege):
+            return self._refused(exc)
+        if isinstance(exc, psycopg.ProgrammingError):
+            return self._misplaced(exc)
+        if isinstance(exc, psycopg.DataError) and exc.sqlstate is None:  # the driver refused to send a value
+            return self._unstorable(exc)
+        return None
 
     def _misplaced(self, exc: psycopg.Error) -> StoreSettingsError:
         """A statement the server could not place (no schema to create in, a table not on the search
@@ -253,17 +358,6 @@ class PgConnection:
     # -- transactions -------------------------------------------------------------------------
 
     @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """One write transaction: everything inside commits together or not at all.
-
-        Nested inside another, it is a savepoint of the outer one: an error inside undoes only the
-        nested block's writes. A write that collides with a stored row (a key or a uniqueness
-        rule) is a StoreConflictError; a server that cannot be reached, a StoreUnavailableError.
-        """
-        with self._write():
-            yield
-
-    @contextmanager
     def _write(self) -> Iterator[psycopg.Connection[tuple[Any, ...]]]:
         outer = not self._in_transaction()
         if outer:
@@ -273,16 +367,11 @@ class PgConnection:
                 yield self.conn
         except errors.IntegrityError as exc:
             raise StoreConflictError(self._why(self.url, exc)) from exc
-        except psycopg.OperationalError as exc:
-            raise self._unavailable(exc) from exc
-        except errors.InsufficientPrivilege as exc:
-            raise self._refused(exc) from exc
-        except psycopg.ProgrammingError as exc:
-            raise self._misplaced(exc) from exc
-        except psycopg.DataError as exc:
-            if exc.sqlstate is not None:  # the server's (a stored value it cannot read): the caller's to name
+        except psycopg.Error as exc:
+            error = self._store_error(exc)
+            if error is None:
                 raise
-            raise self._unstorable(exc) from exc
+            raise error from exc
         if outer:
             self._own_commits += 1
 
@@ -325,12 +414,6 @@ class PgConnection:
     def table_names(self) -> list[str]:
         rows = self._q("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")
         return [name for (name,) in rows]
-
-    def count(self, table: str) -> int:
-        if table not in self.table_names():
-            raise KeyError(table)
-        row = self._q(f'SELECT count(*) FROM "{table}"').fetchone()
-        return int(row[0]) if row else 0
 
     def change_token(self) -> ChangeToken:
         """Differs from an earlier token once anything was committed since, by this connection or another.

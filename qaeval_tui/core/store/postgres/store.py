@@ -1,18 +1,16 @@
-"""The PostgreSQL backend: one class over one psycopg connection, assembled from the domain modules."""
+"""The PostgreSQL backend: the domain modules' statements over the PostgreSQL driver (`connection`)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from qaeval_tui.core.store.domains import DomainTables
 from qaeval_tui.core.store.postgres.bulk import PgBulkTables
-from qaeval_tui.core.store.postgres.curation import PgCurationTables
-from qaeval_tui.core.store.postgres.judge_cache import PgJudgeCacheTables
-from qaeval_tui.core.store.postgres.rubrics import PgRubricTables
 
 __all__ = ["PgStore"]
 
 
-class PgStore(PgCurationTables, PgBulkTables, PgJudgeCacheTables, PgRubricTables):
+class PgStore(DomainTables, PgBulkTables):
     """One open PostgreSQL store. Use `PgStore.open(url)`; close with `close()` or a `with` block."""
 
 

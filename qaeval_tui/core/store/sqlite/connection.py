@@ -5,22 +5,22 @@ transaction taken up front (BEGIN IMMEDIATE), so concurrent writers queue instea
 Raw SQL here: the pragmas (WAL included), BEGIN/SAVEPOINT, `user_version` and the table counts
 run while a store opens or the review TUI starts, and sqlite-utils (whose `enable_wal`,
 `table_names` and `count` would do) must stay unimported there: it slows the TUI's cold start.
-`db` is sqlite-utils over the same connection, for the domain modules' inserts and table reads.
+`db` is sqlite-utils over the same connection, for the bulk inserts (`_insert_all`) of the seam.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.store.codec import parse_object
-from qaeval_tui.core.store.rows import ChangeToken, StoreConflictError
+from qaeval_tui.core.store.rows import BadRow, ChangeToken, StoreConflictError
 from qaeval_tui.core.store.schema import MIGRATIONS, SCHEMA_VERSION
+from qaeval_tui.core.store.seam import Driver, Params, Row
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -45,8 +45,12 @@ def store_error(path: str, exc: OSError | sqlite3.Error) -> UsageError | None:
     return None if reason is None else UsageError(f"{path}: {reason}; nothing was changed")
 
 
-class SQLiteConnection:
-    """One open SQLite database; the domain modules add their reads and writes to it."""
+def _first_column(_cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> Any:
+    return row[0]
+
+
+class SQLiteConnection(Driver):
+    """The SQLite driver: one open database; the domain modules add their reads and writes to it."""
 
     def __init__(self, connection: sqlite3.Connection, path: str) -> None:
         self.conn = connection
@@ -60,12 +64,12 @@ class SQLiteConnection:
         return sqlite_utils.Database(self.conn, execute_plugins=False)
 
     @classmethod
-    def open(cls, path: str | Path, *, one_thread: bool = False) -> Self:
-        """Open (creating and migrating as needed) the store at `path`; ':memory:' works too.
+    def open(cls, location: str | Path, *, one_thread: bool = False) -> Self:
+        """Open (creating and migrating as needed) the store at `location`, a file path; ':memory:' works too.
 
         `one_thread` pins the connection to the opening thread (sqlite3 refuses a use from any
         other): for a caller that owns a thread for its store, as the TUI does."""
-        text = str(path)
+        text = str(location)
         connection = None
         try:
             if text != ":memory:":
@@ -89,15 +93,93 @@ class SQLiteConnection:
     def close(self) -> None:
         self.conn.close()
 
-    def parsed(self, text: object, table: str, row_id: object, field: str) -> Any:
-        """A JSON column's document; text that is not a JSON object is a CorruptRowError naming the row."""
-        return parse_object(self.path, text, table, row_id, field)
+    # -- the seam's statements -----------------------------------------------------------------
 
-    def __enter__(self) -> Self:
-        return self
+    def _rows(self, sql: str, params: Params = ()) -> list[Row]:
+        return self.conn.execute(sql, params).fetchall()
 
-    def __exit__(self, *_: object) -> None:
-        self.close()
+    def _row(self, sql: str, params: Params = ()) -> Row | None:
+        rows = self.conn.execute(sql, params).fetchall()  # whole: an INSERT ... RETURNING finishes its step
+        return rows[0] if rows else None
+
+    def _keyed_rows(self, sql: str, params: Params = ()) -> list[dict[str, Any]]:
+        cursor = self.conn.execute(sql, params)
+        keys = [column[0] for column in cursor.description]
+        return [dict(zip(keys, row, strict=True)) for row in cursor]
+
+    def _execute(self, sql: str, params: Params = ()) -> int:
+        return int(self.conn.execute(sql, params).rowcount)
+
+    def _column(self, sql: str, params: Params = ()) -> Iterable[Any]:
+        cursor = self.conn.cursor()
+        cursor.row_factory = _first_column  # each value straight out, no tuple per row
+        return cursor.execute(sql, params)
+
+    def _many(self, sql: str, rows: Iterable[Params]) -> int:
+        before = self.conn.total_changes
+        self.conn.executemany(sql, rows)
+        return self.conn.total_changes - before
+
+    def _insert_all(self, table: str, rows: Iterable[Mapping[str, Any]], *, ignore: bool = False) -> int:
+        """sqlite-utils' `insert_all` (it batches under SQLite's bound-parameter limit)."""
+        with self._write() as conn:
+            before = conn.total_changes
+            self.db.table(table).insert_all(map(dict, rows), ignore=ignore)
+            return int(conn.total_changes - before)
+
+    def _hold(self, *writers: str) -> None:
+        """Nothing to take: BEGIN IMMEDIATE made this transaction the store's one writer."""
+
+    @property
+    def reviewer_columns_only(self) -> bool:
+        """False: a SQLite file has no logins; whoever opens it reads every column."""
+        return False
+
+    def _review_item_row(self, item_id: str, query: str) -> Row | None:
+        return self._row(query, (item_id,))
+
+    def _verdict_fields(self, where: str, params: Params) -> list[Row] | None:
+        """`json_extract` of several paths is a JSON array of them already."""
+        try:
+            return self.conn.execute(
+                f"""SELECT json_extract(verdict_json, '$.item_id'),
+                           json_extract(verdict_json, '$.status', '$.judge', '$.scores')
+                    FROM judge_verdicts {where} ORDER BY id""",
+                params,
+            ).fetchall()
+        except sqlite3.OperationalError:  # a verdict_json that is not JSON: the caller finds it
+            return None
+
+    def _quarantine_readable(self) -> bool:
+        return True
+
+    def _bad_rows(self, table: str, where: str, params: Params, checks: Mapping[str, tuple[str, str]]) -> list[BadRow]:
+        """One pass in SQLite over the columns the read takes anyway, no Python per good row."""
+        conditions = {name: condition for name, (condition, _) in checks.items()}
+        bad = f"({' AND '.join(conditions.values())}) IS NOT 1"  # IS NOT: a NULL counts as a failure too
+        found: list[BadRow] = []
+        ids = self.conn.execute(f"SELECT id FROM {table} WHERE ({where}) AND {bad} ORDER BY id", tuple(params))
+        for row in ids.fetchall():
+            values = self.conn.execute(
+                f"SELECT {', '.join(f'({test}) IS 1, {name}' for name, test in conditions.items())} FROM {table} "
+                "WHERE id = ?",
+                row,
+            ).fetchone()
+            for name, ok, value in zip(conditions, values[::2], values[1::2], strict=True):
+                if not ok:
+                    found.append(BadRow(table, row[0], name, f"holds {value!r}, not {checks[name][1]}"))
+        return found
+
+    def _first_mistyped(self, table: str, types: Mapping[str, tuple[str, ...]]) -> tuple[Any, str] | None:
+        """SQLite's columns hold any type: `typeof` finds a value qaeval never writes there."""
+        tests = {
+            field: f"typeof({field}) NOT IN ({', '.join(repr(t) for t in allowed)})" for field, allowed in types.items()
+        }
+        case = " ".join(f"WHEN {test} THEN '{field}'" for field, test in tests.items())
+        row = self.conn.execute(
+            f"SELECT id, CASE {case} END FROM {table} WHERE {' OR '.join(tests.values())} ORDER BY id LIMIT 1"
+        ).fetchone()
+        return None if row is None else (row[0], str(row[1]))
 
     @contextmanager
     def exclusive(self, name: str) -> Iterator[None]:
@@ -114,18 +196,6 @@ class SQLiteConnection:
                 yield
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
-
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """One write transaction: everything inside commits together or not at all.
-
-        Nested inside another, it is a savepoint of the outer one: an error inside undoes only
-        the nested block's writes, and the outer transaction goes on if the caller handles it. A
-        store that cannot be written (read-only, disk full or failing) is a UsageError naming it; a
-        write that collides with a stored row (a key or a uniqueness rule) is a StoreConflictError.
-        """
-        with self._write():
-            yield
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -202,11 +272,6 @@ class SQLiteConnection:
 
     def table_names(self) -> list[str]:
         return [name for (name,) in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-
-    def count(self, table: str) -> int:
-        if table not in self.table_names():
-            raise KeyError(table)
-        return int(self.conn.execute(f"SELECT count(*) FROM [{table}]").fetchone()[0])
 
     def change_token(self) -> ChangeToken:
         """Differs from an earlier token once anything was committed since, by this connection or another."""

@@ -8,7 +8,7 @@ AUTOINCREMENT counters move past the highest id copied.
 
 from __future__ import annotations
 
-from qaeval_tui.core.store.connection import SQLiteConnection
+from qaeval_tui.core.store.sqlite.connection import SQLiteConnection
 from qaeval_tui.core.store.tables import TABLE_SPECS, TableRows
 
 
