@@ -83,9 +83,7 @@ def print_scoreboard(result: RunResult, ppi: RunPPI | None = None) -> None:
         slices = Table(kind, "n", *columns, box=None, pad_edge=False)
         for key, metrics in groups.items():
             size = board.slice_sizes[kind][key]
-            slices.add_row(
-                one_line(key, 26), str(size), *(_value(metrics[name].value) for name in columns.values())
-            )
+            slices.add_row(one_line(key, 26), str(size), *(_value(metrics[name].value) for name in columns.values()))
         stdout.print(slices)
     failing = [r for r in result.cases if not r.passed]
     if failing:

@@ -98,9 +98,12 @@ def test_a_registered_metric_is_n_a_against_an_older_baseline_and_leaves_no_trac
 
 
 def test_a_metric_is_declared_once_with_bounds_and_a_unique_name() -> None:
-    with registered_metric(THROWAWAY), pytest.raises(ValueError, match="already registered"):
-        with registered_metric(THROWAWAY):
-            pass
+    with (
+        registered_metric(THROWAWAY),
+        pytest.raises(ValueError, match="already registered"),
+        registered_metric(THROWAWAY),
+    ):
+        pass
     wide = MetricSpec("wide", "a count, not a rate", _quoted, bounds=(0.0, 10.0))
     with pytest.raises(ValueError, match="bounds must lie within"), registered_metric(wide):
         pass

@@ -222,9 +222,7 @@ def absent_metrics(overall: object, case_values: Sequence[Mapping[str, Any]]) ->
     """The registered metrics neither the scoreboard nor any case mentions: newer than the baseline."""
     scoreboard = overall if isinstance(overall, dict) else {}
     return tuple(
-        name
-        for name in METRIC_NAMES
-        if name not in scoreboard and not any(name in values for values in case_values)
+        name for name in METRIC_NAMES if name not in scoreboard and not any(name in values for values in case_values)
     )
 
 

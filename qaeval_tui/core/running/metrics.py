@@ -151,7 +151,9 @@ def register_metric(spec: MetricSpec) -> MetricSpec:
         raise ValueError(f"metric {spec.name!r} is already registered")
     low, high = spec.bounds
     if not 0 <= low < high <= 1:
-        raise ValueError(f"metric {spec.name!r}: bounds must lie within [0, 1] (the gate compares rates), got {spec.bounds}")
+        raise ValueError(
+            f"metric {spec.name!r}: bounds must lie within [0, 1] (the gate compares rates), got {spec.bounds}"
+        )
     if spec.tolerance is not None and not 0 <= spec.tolerance <= 1:
         raise ValueError(f"metric {spec.name!r}: tolerance must be from 0 to 1, got {spec.tolerance!r}")
     _REGISTRY[spec.name] = spec
