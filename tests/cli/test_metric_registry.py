@@ -1,5 +1,5 @@
 """A metric registered through the public API reaches every output, and a committed baseline older than it
-still loads: the gate shows it "n/a: not in the baseline" in text, JSON, Markdown and JUnit, with the exit
+still loads: the gate shows it "n/a: not in the baseline" in text, JSON, Markdown, JUnit and HTML, with the exit
 code and every other metric as they were. Unregistering it restores the outputs byte for byte."""
 
 from __future__ import annotations
@@ -46,10 +46,11 @@ THROWAWAY = MetricSpec(
 
 
 def _gate(tmp_path: Path, tag: str) -> dict[str, str | int]:
-    """The gate of the demo set against the committed baseline, every output normalized (ids, times, paths)."""
-    markdown, junit = tmp_path / f"{tag}.md", tmp_path / f"{tag}.xml"
+    """The gate of the demo set against the committed baseline, every output normalized (ids, times, paths;
+    `tag` names its files and store, so it must be a word no report contains)."""
+    markdown, junit, html = tmp_path / f"{tag}.md", tmp_path / f"{tag}.xml", tmp_path / f"{tag}.html"
     args = ["gate", "--data", str(DEMO_GOLDEN), "--baseline", str(COMMITTED), "--db", str(tmp_path / f"{tag}.db")]
-    text = runner.invoke(app, [*args, "--markdown", str(markdown), "--junit", str(junit)])
+    text = runner.invoke(app, [*args, "--markdown", str(markdown), "--junit", str(junit), "--html", str(html)])
     as_json = runner.invoke(app, [*args, "--json"])
     assert text.exit_code == as_json.exit_code, text.output
     return {
@@ -58,6 +59,7 @@ def _gate(tmp_path: Path, tag: str) -> dict[str, str | int]:
         "json": _normalized(as_json.stdout, tmp_path).replace(tag, "<tag>"),
         "markdown": _normalized(markdown.read_text(encoding="utf-8"), tmp_path).replace(tag, "<tag>"),
         "junit": _normalized(junit.read_text(encoding="utf-8"), tmp_path).replace(tag, "<tag>"),
+        "html": _normalized(html.read_text(encoding="utf-8"), tmp_path).replace(tag, "<tag>"),
     }
 
 
@@ -66,13 +68,13 @@ def test_a_registered_metric_is_n_a_against_an_older_baseline_and_leaves_no_trac
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)  # no config: the built-in tolerances
-    before = _gate(tmp_path, "before")
+    before = _gate(tmp_path, "q1z")
     with registered_metric(THROWAWAY):
         assert NAME in METRIC_NAMES and resolve_tolerances({})[NAME] == 0.05  # gated by its declared default
         loaded = load_baseline(COMMITTED)
         assert loaded.not_in_baseline == (NAME,) and NAME not in loaded.metrics
-        during = _gate(tmp_path, "during")
-    after = _gate(tmp_path, "after")
+        during = _gate(tmp_path, "q2z")
+    after = _gate(tmp_path, "q3z")
     assert NAME not in METRIC_NAMES
     assert after == before  # byte for byte, every output
 
@@ -95,6 +97,7 @@ def test_a_registered_metric_is_n_a_against_an_older_baseline_and_leaves_no_trac
     assert case is not None and case.find("failure") is None
     skipped = case.find("skipped")
     assert skipped is not None and skipped.get("message", "").startswith("n/a: not in the baseline")
+    assert "<td>n/a: not in the baseline</td>" in str(during["html"])
 
 
 def test_a_metric_is_declared_once_with_bounds_and_a_unique_name() -> None:
