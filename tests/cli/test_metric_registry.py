@@ -111,3 +111,22 @@ def test_a_metric_is_declared_once_with_bounds_and_a_unique_name() -> None:
     with pytest.raises(ValueError, match="bounds must lie within"), registered_metric(wide):
         pass
     assert NAME not in METRIC_NAMES and "wide" not in METRIC_NAMES
+
+
+def test_a_baseline_value_outside_a_metric_s_declared_bounds_is_located(tmp_path: Path) -> None:
+    from qaeval_tui.core.gate.baseline import BaselineInputError
+
+    narrow = MetricSpec("half_rate", "a share that cannot pass one half", _quoted, bounds=(0.0, 0.5))
+    document = json.loads(COMMITTED.read_text(encoding="utf-8"))
+    document["metrics"]["overall"]["half_rate"] = {"value": 0.8, "n": 1, "reason": None}
+    for index, case in enumerate(document["cases"]):
+        case["values"]["half_rate"] = 0.8 if index == 0 else None
+    path = tmp_path / "baseline.json"
+    path.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    with registered_metric(narrow), pytest.raises(BaselineInputError) as raised:
+        load_baseline(path)
+    messages = [str(problem) for problem in raised.value.problems]
+    assert any("cases[0].values.half_rate: must be from 0 to 0.5" in message for message in messages), messages
+    assert any("metrics.overall.half_rate.value: must be from 0 to 0.5" in message for message in messages)
+    with pytest.raises(BaselineInputError, match="unknown metric 'half_rate'"):
+        load_baseline(path)  # unregistered: a metric this qaeval does not know
