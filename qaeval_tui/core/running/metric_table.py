@@ -28,7 +28,7 @@ def _deterministic_pass(c: CaseContext) -> float | None:
 
 def _faithful(c: CaseContext) -> float | None:
     """1 when the judge gives an answer the top of the faithfulness scale (every claim supported)."""
-    if not c.answered or FAITHFULNESS not in c.rubric.axis_names or c.scores.get(FAITHFULNESS) is None:
+    if not c.answered or FAITHFULNESS not in c.axes or c.scores.get(FAITHFULNESS) is None:
         return None
     return 1.0 if c.scores[FAITHFULNESS] == c.rubric.axis(FAITHFULNESS).scale[-1] else 0.0
 

@@ -12,7 +12,6 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cached_property
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, overload
 
@@ -24,48 +23,58 @@ if TYPE_CHECKING:
     from qaeval_tui.core.running.trajectory import TrajectoryResult
 
 
-@dataclass(frozen=True)
 class CaseContext:
-    """What a metric's per-case function reads: one case, the system's output, its checks and verdict."""
+    """What a metric's per-case function reads: one case, the system's output, its checks and verdict,
+    and the facts several metrics share (computed once per case: this runs for every case of a run)."""
 
-    case: GoldenCase
-    output: SUTOutput
-    checks: Sequence[CheckResult]
-    verdict: JudgeVerdict
-    trajectory: TrajectoryResult | None
-    rubric: Rubric
-    top_k: int
+    __slots__ = (
+        "answerable",
+        "answered",
+        "axes",
+        "case",
+        "checks",
+        "gold",
+        "output",
+        "retrieved",
+        "rubric",
+        "scores",
+        "top_k",
+        "trajectory",
+        "verdict",
+        "with_gold",
+    )
 
-    @cached_property
-    def answerable(self) -> bool:
-        return self.case.expected_behavior == "answer"
-
-    @cached_property
-    def answered(self) -> bool:
+    def __init__(
+        self,
+        case: GoldenCase,
+        output: SUTOutput,
+        checks: Sequence[CheckResult],
+        verdict: JudgeVerdict,
+        trajectory: TrajectoryResult | None,
+        rubric: Rubric,
+        top_k: int,
+    ) -> None:
+        self.case = case
+        self.output = output
+        self.checks = checks
+        self.verdict = verdict
+        self.trajectory = trajectory
+        self.rubric = rubric
+        self.top_k = top_k
+        self.answerable: bool = case.expected_behavior == "answer"
+        self.answered: bool = not output.abstained and output.error is None
         """The system gave an answer: it neither refused nor failed."""
-        return not self.output.abstained and self.output.error is None
-
-    @cached_property
-    def retrieved(self) -> list[str]:
-        return list(self.output.retrieved_ids)
-
-    @cached_property
-    def gold(self) -> list[str]:
-        return list(self.case.gold_source_ids)
-
-    @cached_property
-    def with_gold(self) -> bool:
+        self.retrieved: list[str] = list(output.retrieved_ids)
+        self.gold: list[str] = list(case.gold_source_ids)
+        self.with_gold: bool = self.answerable and bool(self.gold)
         """An answerable case with gold sources: the retrieval metrics apply."""
-        return self.answerable and bool(self.gold)
-
-    @cached_property
-    def scores(self) -> Mapping[str, int | None]:
+        self.scores: Mapping[str, int | None] = verdict.scores if verdict.status == "ok" else {}
         """The judge's scores per axis; empty unless the verdict is ok."""
-        return self.verdict.scores if self.verdict.status == "ok" else {}
+        self.axes: frozenset[str] = frozenset(rubric.axis_names)
 
     def judged(self, axis: str) -> float | None:
         """The judge's score on `axis` scaled to 0..1; None when unscored or not in the rubric."""
-        if axis not in self.rubric.axis_names:
+        if axis not in self.axes:
             return None
         score = self.scores.get(axis)
         if score is None:
