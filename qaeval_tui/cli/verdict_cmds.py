@@ -74,25 +74,25 @@ def verdicts_import(
     unknown item or a missing column is listed as file:line: field: message and nothing is written.
     Exit 0 written, 1 invalid input, 2 usage.
     """
-    from qaeval_tui.core.usecases.verdicts_import import VerdictImport, import_verdicts, prepare_import
+    from qaeval_tui.core.usecases.verdicts_import import VerdictImport, check_import, import_verdicts
 
     request = VerdictImport(paths, judge, out, model, fmt, mapping or (), values or (), rounding, dry_run)
-    prepared = prepare_import(request, config_from(ctx).rubric)
+    rubric = config_from(ctx).rubric
+    check_import(request, rubric)
     with optional_store(ctx, db) as store:
         case_ids = store.case_ids_by_item() if store is not None else {}
-    _print_import(import_verdicts(prepared, case_ids), out, dry_run=dry_run, as_json=as_json)
+    _print_import(import_verdicts(request, rubric, case_ids), out, dry_run=dry_run, as_json=as_json)
 
 
 def _print_import(imported: ImportedVerdicts, out: Path, *, dry_run: bool, as_json: bool) -> None:
-    judge_config = imported.judge_config
-    config_hash = judge_config.config_hash()
+    config_hash = imported.config_hash
     if as_json:
         print_json(
             {
                 "verdicts": imported.count,
                 "written": not dry_run,
                 "out": str(out),
-                "judge": {"name": judge_config.name, "model": judge_config.model, "config_hash": config_hash},
+                "judge": {"name": imported.judge_name, "model": imported.judge_model, "config_hash": config_hash},
                 "mapped": imported.mapped,
                 "rounded": imported.rounded,
                 "unknown_items": imported.unknown_items,
@@ -101,7 +101,7 @@ def _print_import(imported: ImportedVerdicts, out: Path, *, dry_run: bool, as_js
         return
     verb = "would write" if dry_run else "wrote"
     stdout.print(
-        f"{verb} {imported.count} verdict(s) of judge {judge_config.name} "
+        f"{verb} {imported.count} verdict(s) of judge {imported.judge_name} "
         f"(config hash {config_hash[:12]}) to {out}; {imported.mapped} mapped by --values, "
         f"{imported.rounded} rounded"
     )

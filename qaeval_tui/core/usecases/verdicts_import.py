@@ -11,16 +11,17 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.review.labels_io import FieldMapping
 from qaeval_tui.core.review.verdicts_import import ValueMap, foreign_judge, read_foreign_verdicts
 from qaeval_tui.core.rubric import Rubric
-from qaeval_tui.core.running.models import JudgeConfig
 from qaeval_tui.core.store.codec import utc_now
 
 
 @dataclass(frozen=True)
 class ImportedVerdicts:
-    """What an import read (and wrote, unless a dry run): counts and the foreign judge's config."""
+    """What an import read (and wrote, unless a dry run): counts and the foreign judge it is bound to."""
 
     count: int
-    judge_config: JudgeConfig
+    judge_name: str
+    judge_model: str
+    config_hash: str
     mapped: int
     rounded: int
     unknown_items: int
@@ -41,17 +42,7 @@ class VerdictImport:
     dry_run: bool = False
 
 
-@dataclass(frozen=True)
-class PreparedImport:
-    """An import whose options were checked: the foreign judge's config and its value map."""
-
-    request: VerdictImport
-    rubric: Rubric
-    judge_config: JudgeConfig
-    value_map: ValueMap
-
-
-def prepare_import(request: VerdictImport, rubric: Rubric) -> PreparedImport:
+def check_import(request: VerdictImport, rubric: Rubric) -> None:
     """Refuse bad options before any file or store is read (UsageError, exit 2)."""
     if request.fmt is not None and request.fmt not in ("jsonl", "csv"):
         raise UsageError(f"--format must be jsonl or csv, not {request.fmt!r}")
@@ -61,24 +52,24 @@ def prepare_import(request: VerdictImport, rubric: Rubric) -> PreparedImport:
     if str(request.out) == "-":
         raise UsageError("--out -: a verdict file is written to a path (calibrate reads it from there)")
     check_output_target(request.out)
-    judge_config = foreign_judge(request.judge, request.model, rubric)
-    return PreparedImport(request, rubric, judge_config, ValueMap.parse(list(request.values), rubric))
+    foreign_judge(request.judge, request.model, rubric)
+    ValueMap.parse(list(request.values), rubric)
 
 
-def import_verdicts(prepared: PreparedImport, case_ids: Mapping[str, str]) -> ImportedVerdicts:
+def import_verdicts(request: VerdictImport, rubric: Rubric, case_ids: Mapping[str, str]) -> ImportedVerdicts:
     """Read the files against the rubric and the store's review items (`case_ids`), then write the
     verdict file unless a dry run. Every problem is an InputError and nothing is written."""
-    request = prepared.request
+    judge_config = foreign_judge(request.judge, request.model, rubric)
     fmt = request.fmt
     formats = {path: fmt or ("csv" if path.suffix.lower() == ".csv" else "jsonl") for path in request.paths}
     imported = read_foreign_verdicts(
         list(request.paths),
         formats,
         FieldMapping.parse(list(request.mapping)),
-        prepared.rubric,
-        prepared.judge_config,
+        rubric,
+        judge_config,
         case_ids,
-        values=prepared.value_map,
+        values=ValueMap.parse(list(request.values), rubric),
         rounding=request.rounding,
         now=utc_now(),
     )
@@ -90,4 +81,12 @@ def import_verdicts(prepared: PreparedImport, case_ids: Mapping[str, str]) -> Im
     if not request.dry_run:
         write_output(out, "".join(lines))
     unknown = sum(1 for verdict in imported.verdicts if verdict.item_id not in case_ids)
-    return ImportedVerdicts(len(imported.verdicts), prepared.judge_config, imported.mapped, imported.rounded, unknown)
+    return ImportedVerdicts(
+        len(imported.verdicts),
+        judge_config.name,
+        judge_config.model,
+        judge_config.config_hash(),
+        imported.mapped,
+        imported.rounded,
+        unknown,
+    )
