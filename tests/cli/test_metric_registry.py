@@ -81,6 +81,7 @@ def test_a_registered_metric_is_n_a_against_an_older_baseline_and_leaves_no_trac
     assert during["exit"] == before["exit"] == 0  # the verdict is the one without the metric
     scoreboard, gated = [line.rstrip() for line in str(during["text"]).splitlines() if line.startswith(NAME)]
     assert scoreboard.split() == [NAME, "1.000", "31"]  # the run's own table measures it
+    assert f"quoted = {NAME}" in str(during["text"])  # and its per-slice table has the declared column
     assert gated.endswith("  0.050  n/a: not in the baseline") and "pass" not in gated
     rows = json.loads(str(during["json"]))["metrics"]
     new = next(row for row in rows if row["name"] == NAME)
