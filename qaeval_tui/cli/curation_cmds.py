@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from contextlib import suppress
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -19,8 +19,16 @@ from qaeval_tui.core.text import literal, one_line
 
 if TYPE_CHECKING:
     from qaeval_tui.core.curation.inbox import InboxEntry
-    from qaeval_tui.core.curation.promotion import CurationError
+    from qaeval_tui.core.curation.promotion import (
+        CurationError,
+        GoldenTarget,
+        PromotionContext,
+        PromotionDraft,
+        PromotionResult,
+    )
+    from qaeval_tui.core.curation.traces.receiver import Received
     from qaeval_tui.core.golden.neardup import SimilarCase
+    from qaeval_tui.core.store.backend import StoreBackend
 
 # The curation core is imported inside each command, so other commands do not pay for it.
 
@@ -72,22 +80,33 @@ def _warn_near_duplicates(similar: list[SimilarCase]) -> None:
         _tell(f"  {case.case_id} ({case.score:.2f}): {one_line(case.question, 90)}")
 
 
+InboxFile = Annotated[
+    Path | None,
+    typer.Argument(help="Production-miss JSONL or a trace export (default: the configured paths.inbox)."),
+]
+ImportFormat = Annotated[
+    str,
+    typer.Option("--format", help="jsonl (production-miss lines), otlp, openinference or langfuse (trace exports)."),
+]
+ImportWhere = Annotated[
+    list[str],
+    typer.Option("--where", help="KEY=VALUE a trace must carry to be imported (repeatable: all must hold)."),
+]
+SkipIncomplete = Annotated[
+    bool,
+    typer.Option("--skip-incomplete", help="Leave out (and count) traces lacking a question, answer or sources."),
+]
+Reason = Annotated[str | None, typer.Option("--reason", help="Why these traces are misses (default: the --where).")]
+
+
 @guarded
 def inbox_import(
     ctx: typer.Context,
-    file: Path | None = typer.Argument(
-        None, help="Production-miss JSONL or a trace export (default: the configured paths.inbox)."
-    ),
-    fmt: str = typer.Option(
-        "jsonl", "--format", help="jsonl (production-miss lines), otlp, openinference or langfuse (trace exports)."
-    ),
-    where: list[str] = typer.Option(
-        [], "--where", help="KEY=VALUE a trace must carry to be imported (repeatable: all must hold)."
-    ),
-    skip_incomplete: bool = typer.Option(
-        False, "--skip-incomplete", help="Leave out (and count) traces lacking a question, answer or sources."
-    ),
-    reason: str | None = typer.Option(None, "--reason", help="Why these traces are misses (default: the --where)."),
+    file: InboxFile = None,
+    fmt: ImportFormat = "jsonl",
+    where: ImportWhere = [],  # noqa: B006  # typer's default, never mutated
+    skip_incomplete: SkipIncomplete = False,
+    reason: Reason = None,
     db: Db = None,
 ) -> None:
     """Import production misses: all lines or none, idempotent by trace id.
@@ -125,19 +144,28 @@ def inbox_import(
             _tell(f"skipped (incomplete): {trace_id}")
 
 
+ReceivePort = Annotated[int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1 (0: any free one).")]
+ReceiveFormat = Annotated[str, typer.Option("--format", help="otlp (GenAI conventions) or openinference.")]
+ReceiveWhere = Annotated[
+    list[str], typer.Option("--where", help="KEY=VALUE a trace must carry to be imported (repeatable).")
+]
+IdleExit = Annotated[
+    float | None,
+    typer.Option(
+        "--idle-exit", min=0.0, help="Stop after this many seconds without a request (default: run until Ctrl-C)."
+    ),
+]
+
+
 @guarded
 def inbox_receive(
     ctx: typer.Context,
-    port: int = typer.Option(4318, "--port", min=0, max=65535, help="Port on 127.0.0.1 (0: any free one)."),
-    fmt: str = typer.Option("otlp", "--format", help="otlp (GenAI conventions) or openinference."),
-    where: list[str] = typer.Option([], "--where", help="KEY=VALUE a trace must carry to be imported (repeatable)."),
-    skip_incomplete: bool = typer.Option(
-        False, "--skip-incomplete", help="Leave out (and count) traces lacking a question, answer or sources."
-    ),
-    reason: str | None = typer.Option(None, "--reason", help="Why these traces are misses (default: the --where)."),
-    idle_exit: float | None = typer.Option(
-        None, "--idle-exit", min=0.0, help="Stop after this many seconds without a request (default: run until Ctrl-C)."
-    ),
+    port: ReceivePort = 4318,
+    fmt: ReceiveFormat = "otlp",
+    where: ReceiveWhere = [],  # noqa: B006  # typer's default, never mutated
+    skip_incomplete: SkipIncomplete = False,
+    reason: Reason = None,
+    idle_exit: IdleExit = None,
     db: Db = None,
 ) -> None:
     """Receive OTLP/HTTP traces on loopback (POST /v1/traces) and import their misses as they come.
@@ -147,38 +175,39 @@ def inbox_receive(
     from qaeval_tui.core.curation.traces.conventions import genai_case, openinference_case
     from qaeval_tui.core.curation.traces.importer import Selection
     from qaeval_tui.core.curation.traces.model import parse_conditions
-    from qaeval_tui.core.curation.traces.receiver import PATH, Received, TraceReceiver, serve
+    from qaeval_tui.core.curation.traces.receiver import TraceReceiver, serve
     from qaeval_tui.core.errors import UsageError
 
     extractors = {"otlp": genai_case, "openinference": openinference_case}
     if fmt not in extractors:
         raise UsageError(f"--format: must be otlp or openinference, not {fmt!r}")
     selection = Selection(fmt, parse_conditions(where), skip_incomplete, reason)
-
-    def ready(bound: int) -> None:
-        _tell(f"listening on http://127.0.0.1:{bound}{PATH} (OTLP/HTTP, JSON or protobuf); Ctrl-C stops")
-
-    def received(result: Received) -> None:
-        for problem in result.problems:
-            _tell(str(problem))
-        if result.status != 200:
-            _tell(f"refused ({result.status}): {literal(result.message)}")
-        elif result.report is not None and (result.report.added or result.report.unchanged):
-            added, unchanged = len(result.report.added), len(result.report.unchanged)
-            _say(
-                f"imported {added} new production miss(es) from {result.report.path}; {unchanged} already in the inbox"
-            )
-        if result.chosen is not None:
-            for trace_id in result.chosen.skipped:
-                _tell(f"skipped (incomplete): {trace_id}")
-
     with open_store(ctx, db) as store:
         receiver = TraceReceiver(store, selection, extractors[fmt])
         with suppress(KeyboardInterrupt):  # Ctrl-C is how a receiver is stopped
-            serve(receiver, port, on_ready=ready, on_received=received, idle_exit=idle_exit)
+            serve(receiver, port, on_ready=_listening, on_received=_received, idle_exit=idle_exit)
     if receiver.waiting():
         _tell(f"{receiver.waiting()} trace(s) still without their root span: not imported")
     _tell(f"stopped after {receiver.requests} request(s)")
+
+
+def _listening(bound: int) -> None:
+    from qaeval_tui.core.curation.traces.receiver import PATH
+
+    _tell(f"listening on http://127.0.0.1:{bound}{PATH} (OTLP/HTTP, JSON or protobuf); Ctrl-C stops")
+
+
+def _received(result: Received) -> None:
+    for problem in result.problems:
+        _tell(str(problem))
+    if result.status != 200:
+        _tell(f"refused ({result.status}): {literal(result.message)}")
+    elif result.report is not None and (result.report.added or result.report.unchanged):
+        added, unchanged = len(result.report.added), len(result.report.unchanged)
+        _say(f"imported {added} new production miss(es) from {result.report.path}; {unchanged} already in the inbox")
+    if result.chosen is not None:
+        for trace_id in result.chosen.skipped:
+            _tell(f"skipped (incomplete): {trace_id}")
 
 
 @guarded
@@ -267,28 +296,44 @@ def _print_entry(entry: InboxEntry) -> None:
         _say(f"{done.decision}{target} by {literal(done.curator)} at {done.decided_at}: {literal(done.reason)}")
 
 
+PromoteTrace = Annotated[str, typer.Argument(help="Trace id of the miss to promote.")]
+CaseId = Annotated[str, typer.Option("--id", help="Id of the new golden case ([A-Za-z0-9._-]+, new to the set).")]
+Question = Annotated[str | None, typer.Option("--question", help="Edited question (default: the miss's question).")]
+Behavior = Annotated[str, typer.Option("--behavior", help="Expected behaviour: answer or abstain.")]
+GoldAnswer = Annotated[
+    str, typer.Option("--gold-answer", help="The gold answer (required to answer, absent to abstain).")
+]
+GoldSources = Annotated[
+    list[str], typer.Option("--gold-source", help="A gold source id from the miss's sources (repeat).")
+]
+Difficulty = Annotated[str, typer.Option("--difficulty", help="single_hop, multi_hop or aggregation.")]
+Tag = Annotated[str, typer.Option("--tag", help="Adversarial tag, e.g. time_sensitive, decoy, prompt_injection.")]
+Checkpoints = Annotated[
+    list[str],
+    typer.Option(
+        "--checkpoint", help="retrieve:SOURCE_ID or value:NAME=VALUE (repeat; needed for multi_hop/aggregation)."
+    ),
+]
+PromoteReason = Annotated[str | None, typer.Option("--reason", help="Why it is promoted (default: the miss's reason).")]
+PromoteDryRun = Annotated[bool, typer.Option("--dry-run", help="Validate and print the line; write nothing.")]
+
+
 @guarded
 def promote_cmd(
     ctx: typer.Context,
-    trace_id: str = typer.Argument(..., help="Trace id of the miss to promote."),
+    trace_id: PromoteTrace,
     *,
-    case_id: str = typer.Option(..., "--id", help="Id of the new golden case ([A-Za-z0-9._-]+, new to the set)."),
-    question: str | None = typer.Option(None, "--question", help="Edited question (default: the miss's question)."),
-    behavior: str = typer.Option("answer", "--behavior", help="Expected behaviour: answer or abstain."),
-    gold_answer: str = typer.Option(
-        "", "--gold-answer", help="The gold answer (required to answer, absent to abstain)."
-    ),
-    gold_sources: list[str] = typer.Option(
-        [], "--gold-source", help="A gold source id from the miss's sources (repeat)."
-    ),
-    difficulty: str = typer.Option("single_hop", "--difficulty", help="single_hop, multi_hop or aggregation."),
-    tag: str = typer.Option("", "--tag", help="Adversarial tag, e.g. time_sensitive, decoy, prompt_injection."),
-    checkpoints: list[str] = typer.Option(
-        [], "--checkpoint", help="retrieve:SOURCE_ID or value:NAME=VALUE (repeat; needed for multi_hop/aggregation)."
-    ),
+    case_id: CaseId,
+    question: Question = None,
+    behavior: Behavior = "answer",
+    gold_answer: GoldAnswer = "",
+    gold_sources: GoldSources = [],  # noqa: B006  # typer's default, never mutated
+    difficulty: Difficulty = "single_hop",
+    tag: Tag = "",
+    checkpoints: Checkpoints = [],  # noqa: B006  # typer's default, never mutated
     curator: Curator,
-    reason: str | None = typer.Option(None, "--reason", help="Why it is promoted (default: the miss's reason)."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Validate and print the line; write nothing."),
+    reason: PromoteReason = None,
+    dry_run: PromoteDryRun = False,
     db: Db = None,
 ) -> None:
     """Promote a production miss to a golden case in the living split, with provenance.
@@ -298,44 +343,39 @@ def promote_cmd(
     Exit 0 promoted, 1 invalid (nothing written; a miss already in the golden set: that promotion
     is recorded), 2 usage.
     """
-    from qaeval_tui.core.curation.promotion import (
-        CurationError,
-        GoldenTarget,
-        PromotionDraft,
-        case_from_draft,
-        case_line,
-        promote,
-        promotion_context,
-    )
+    from qaeval_tui.core.curation.promotion import GoldenTarget, PromotionDraft, promotion_context
 
     target = GoldenTarget.from_config(config_from(ctx))
     with open_store(ctx, db) as store:
         context = promotion_context(store, target, trace_id)
-        entry, snapshot = context.entry, context.snapshot
+        miss = context.entry.miss
         draft = PromotionDraft(
-            trace_id=trace_id,
-            case_id=case_id,
-            question=entry.miss.question if question is None else question,
-            expected_behavior=behavior,
-            gold_answer=gold_answer,
-            gold_source_ids=tuple(gold_sources),
-            difficulty=difficulty,
-            adversarial=tag,
-            checkpoints=tuple(checkpoints),
-            curator=curator,
-            reason=entry.miss.reason if reason is None else reason,
-        )
+            trace_id=trace_id, case_id=case_id, question=miss.question if question is None else question,
+            expected_behavior=behavior, gold_answer=gold_answer, gold_source_ids=tuple(gold_sources),
+            difficulty=difficulty, adversarial=tag, checkpoints=tuple(checkpoints), curator=curator,
+            reason=miss.reason if reason is None else reason,
+        )  # fmt: skip
         _warn_near_duplicates(context.near_duplicates(draft.question))
-        try:
-            if dry_run:
-                _say(case_line(case_from_draft(draft, context)))
-                _tell("dry run: valid; nothing was written")
-                return
-            result = promote(store, draft, target, snapshot=snapshot)
-        except CurationError as exc:
-            raise _fail(exc) from exc
-    _say(f"promoted {trace_id} as {result.case.id}: {result.loaded.path}:{result.loaded.line}")
-    _say(f"golden set still valid: {len(result.golden.cases)} cases, suite hash {result.golden.suite_hash}")
+        result = _promote(store, draft, context, target, dry_run=dry_run)
+    if result is not None:
+        _say(f"promoted {trace_id} as {result.case.id}: {result.loaded.path}:{result.loaded.line}")
+        _say(f"golden set still valid: {len(result.golden.cases)} cases, suite hash {result.golden.suite_hash}")
+
+
+def _promote(
+    store: StoreBackend, draft: PromotionDraft, context: PromotionContext, target: GoldenTarget, *, dry_run: bool
+) -> PromotionResult | None:
+    """The promotion, or (a dry run) the line it would append, printed; a curation error is its exit."""
+    from qaeval_tui.core.curation.promotion import CurationError, case_from_draft, case_line, promote
+
+    try:
+        if dry_run:
+            _say(case_line(case_from_draft(draft, context)))
+            _tell("dry run: valid; nothing was written")
+            return None
+        return promote(store, draft, target, snapshot=context.snapshot)
+    except CurationError as exc:
+        raise _fail(exc) from exc
 
 
 @guarded

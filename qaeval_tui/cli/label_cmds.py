@@ -8,7 +8,7 @@ INSUFFICIENT · 2 usage/input.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -29,7 +29,9 @@ from qaeval_tui.core.limits import MAX_SEED
 
 if TYPE_CHECKING:
     from qaeval_tui.core.gate.calibration_file import CalibrationArtifact
-    from qaeval_tui.core.review.labels_io import Format
+    from qaeval_tui.core.review.label_export import ExportReport
+    from qaeval_tui.core.review.labels_io import Format, ImportReport
+    from qaeval_tui.core.statistics.calibration import CalibrationReport
 
 # The statistics (numpy, krippendorff) and report modules are imported inside the commands
 # that use them, so `qaeval --help`, `validate` and `review` start without them.
@@ -70,21 +72,34 @@ def _check_outputs(as_json: bool, markdown: Path | None, html: Path | None, out:
 # -- labels export / import --------------------------------------------------------------------------
 
 
+ExportOut = Annotated[
+    Path | None, typer.Option("--out", help="Folder for <reviewer>.jsonl files (default: paths.labels).")
+]
+ExportReviewers = Annotated[list[str] | None, typer.Option("--reviewer", help="Only these reviewers (repeatable).")]
+ExportVerdicts = Annotated[
+    bool,
+    typer.Option(
+        "--verdicts", help="Also write judge-verdicts.jsonl (the latest run's judge, or --judge-config-hash)."
+    ),
+]
+ExportJudge = Annotated[str | None, typer.Option("--judge-config-hash", help="Which judge's verdicts to export.")]
+ExportTable = Annotated[
+    str | None,
+    typer.Option("--format", help="csv or jsonl: one table, a row per revision and axis, to --out FILE or stdout."),
+]
+
+
 @labels_app.command("export")
 @guarded
 def labels_export(
     ctx: typer.Context,
-    out: Path | None = typer.Option(None, "--out", help="Folder for <reviewer>.jsonl files (default: paths.labels)."),
-    reviewer: list[str] | None = typer.Option(None, "--reviewer", help="Only these reviewers (repeatable)."),
-    verdicts: bool = typer.Option(
-        False, "--verdicts", help="Also write judge-verdicts.jsonl (the latest run's judge, or --judge-config-hash)."
-    ),
-    judge_config_hash: str | None = typer.Option(None, "--judge-config-hash", help="Which judge's verdicts to export."),
+    out: ExportOut = None,
+    reviewer: ExportReviewers = None,
+    verdicts: ExportVerdicts = False,
+    judge_config_hash: ExportJudge = None,
     db: Db = None,
     as_json: AsJson = False,
-    table: str | None = typer.Option(
-        None, "--format", help="csv or jsonl: one table, a row per revision and axis, to --out FILE or stdout."
-    ),
+    table: ExportTable = None,
 ) -> None:
     """Merge every label revision (history included) into one JSONL file per reviewer (DESIGN §8.2).
 
@@ -94,7 +109,6 @@ def labels_export(
     split or the verdict export is refused before anything is written. Exit 0, 1 on a conflict or
     a line that is not a label, 2 on a usage error.
     """
-    from qaeval_tui.core.models.label import VERDICTS_FILENAME
     from qaeval_tui.core.usecases.export import export_labels
 
     if table is not None:
@@ -111,6 +125,12 @@ def labels_export(
         report = export_labels(
             config, store, out, reviewers=reviewer, verdicts=verdicts, judge_config_hash=judge_config_hash
         )
+    _print_export(report, as_json)
+
+
+def _print_export(report: ExportReport, as_json: bool) -> None:
+    from qaeval_tui.core.models.label import VERDICTS_FILENAME
+
     folder = report.folder
     for leftover in report.removed:
         stderr.print(f"removed {leftover}, left by an export that was cut short")
@@ -136,23 +156,34 @@ def labels_export(
         stderr.print("no labels in the store yet: nothing exported")
 
 
+ImportPaths = Annotated[
+    list[Path], typer.Argument(help="Label files or folders (JSONL per §8.2, or CSV/JSONL from other tools).")
+]
+ImportFormat = Annotated[
+    str | None, typer.Option("--format", help="jsonl or csv (default: from each file's extension).")
+]
+ImportMap = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--map",
+        help="field=column for another tool's files, e.g. --map reviewer=annotator,faithfulness=faith (repeatable).",
+    ),
+]
+ImportReviewer = Annotated[
+    str | None, typer.Option("--reviewer", help="Reviewer for lines that name none (other tools' files).")
+]
+DryRun = Annotated[bool, typer.Option("--dry-run", help="Validate and count, write nothing.")]
+
+
 @labels_app.command("import")
 @guarded
 def labels_import(
     ctx: typer.Context,
-    paths: list[Path] = typer.Argument(
-        ..., help="Label files or folders (JSONL per §8.2, or CSV/JSONL from other tools)."
-    ),
-    fmt: str | None = typer.Option(None, "--format", help="jsonl or csv (default: from each file's extension)."),
-    mapping: list[str] | None = typer.Option(
-        None,
-        "--map",
-        help="field=column for another tool's files, e.g. --map reviewer=annotator,faithfulness=faith (repeatable).",
-    ),
-    reviewer: str | None = typer.Option(
-        None, "--reviewer", help="Reviewer for lines that name none (other tools' files)."
-    ),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Validate and count, write nothing."),
+    paths: ImportPaths,
+    fmt: ImportFormat = None,
+    mapping: ImportMap = None,
+    reviewer: ImportReviewer = None,
+    dry_run: DryRun = False,
     db: Db = None,
     as_json: AsJson = False,
 ) -> None:
@@ -177,6 +208,10 @@ def labels_import(
             reviewer=reviewer,
             dry_run=dry_run,
         )
+    _print_import(report, dry_run, as_json)
+
+
+def _print_import(report: ImportReport, dry_run: bool, as_json: bool) -> None:
     if as_json:
         print_json(report.to_json())
         return
@@ -245,38 +280,45 @@ def agreement(
     _emit(agreement_html(report), html, "HTML report")
 
 
+CalibrateJudge = Annotated[
+    str | None,
+    typer.Option("--judge-config-hash", help="Calibrate this judge config (needed when verdicts mix judges)."),
+]
+CalibrateOut = Annotated[
+    Path | None,
+    typer.Option(
+        "--out",
+        help="Also write the calibration artifact the gate reads (commit it beside the baseline; '-' for stdout).",
+    ),
+]
+CalibrateCheck = Annotated[
+    Path | None,
+    typer.Option(
+        "--check",
+        help="Calibrate again and compare with this artifact: exit 0 it matches, 1 it differs (each field named).",
+    ),
+]
+
+
 @guarded_input_as_usage
 def calibrate(
     ctx: typer.Context,
     labels: Labels = None,
     verdicts: Verdicts = None,
-    judge_config_hash: str | None = typer.Option(
-        None, "--judge-config-hash", help="Calibrate this judge config (needed when verdicts mix judges)."
-    ),
+    judge_config_hash: CalibrateJudge = None,
     include_post_reveal: IncludePostReveal = False,
     db: Db = None,
     as_json: AsJson = False,
     markdown: Markdown = None,
     html: Html = None,
-    out: Path | None = typer.Option(
-        None,
-        "--out",
-        help="Also write the calibration artifact the gate reads (commit it beside the baseline; '-' for stdout).",
-    ),
-    check: Path | None = typer.Option(
-        None,
-        "--check",
-        help="Calibrate again and compare with this artifact: exit 0 it matches, 1 it differs (each field named).",
-    ),
+    out: CalibrateOut = None,
+    check: CalibrateCheck = None,
 ) -> None:
     """Judge versus human per axis, with a TRUSTED / RETUNE / INSUFFICIENT verdict bound to the judge config.
 
     Exit 0 all axes TRUSTED, 1 some axis RETUNE, 3 none RETUNE but some INSUFFICIENT, 2 usage/input error.
     """
-    from qaeval_tui.cli.label_render import print_calibration
-    from qaeval_tui.core.statistics.report_html import calibration_html
-    from qaeval_tui.core.statistics.report_markdown import calibration_markdown
-    from qaeval_tui.core.usecases.statistics import calibration_report
+    from qaeval_tui.core.usecases.calibration_artifact import calibrate as calibrate_labels
 
     config = config_from(ctx)
     if check is not None and (out is not None or as_json):
@@ -287,45 +329,38 @@ def calibrate(
         from qaeval_tui.core.gate.calibration_file import read_calibration
 
         committed = read_calibration(check, "--check").artifact  # a bad file is exit 2 before any work
-    artifact = None
     with optional_store(ctx, db, whole_view_for="calibrate") as store:
-        if out is None and check is None:
-            report = calibration_report(
-                config,
-                store,
-                labels,
-                verdicts,
-                judge_config_hash=judge_config_hash,
-                include_post_reveal=include_post_reveal,
-                say=_note,
-            )
-        else:
-            from qaeval_tui.core.usecases.calibration_artifact import calibration_with_artifact
-
-            report, artifact = calibration_with_artifact(
-                config,
-                store,
-                labels,
-                verdicts,
-                judge_config_hash=judge_config_hash,
-                include_post_reveal=include_post_reveal,
-                say=_note,
-            )
+        report, artifact = calibrate_labels(
+            config, store, labels, verdicts, with_artifact=out is not None or check is not None,
+            judge_config_hash=judge_config_hash, include_post_reveal=include_post_reveal, say=_note,
+        )  # fmt: skip
     if check is not None and committed is not None and artifact is not None:
-        _emit(calibration_markdown(report), markdown, "Markdown report")
-        _emit(calibration_html(report), html, "HTML report")
+        _emit_reports(report, markdown, html)
         raise typer.Exit(_compare_artifact(check, committed, artifact))
-    if as_json:
-        print_json(report.to_json())
-    elif console:
-        print_calibration(report)
-    _emit(calibration_markdown(report), markdown, "Markdown report")
-    _emit(calibration_html(report), html, "HTML report")
+    _print_calibration(report, as_json=as_json, console=console)
+    _emit_reports(report, markdown, html)
     if artifact is not None:
         from qaeval_tui.core.gate.calibration_file import artifact_text
 
         _emit(artifact_text(artifact, str(out)), out, "calibration artifact")
     raise typer.Exit(report.exit_code)
+
+
+def _print_calibration(report: CalibrationReport, *, as_json: bool, console: bool) -> None:
+    from qaeval_tui.cli.label_render import print_calibration
+
+    if as_json:
+        print_json(report.to_json())
+    elif console:
+        print_calibration(report)
+
+
+def _emit_reports(report: CalibrationReport, markdown: Path | None, html: Path | None) -> None:
+    from qaeval_tui.core.statistics.report_html import calibration_html
+    from qaeval_tui.core.statistics.report_markdown import calibration_markdown
+
+    _emit(calibration_markdown(report), markdown, "Markdown report")
+    _emit(calibration_html(report), html, "HTML report")
 
 
 def _compare_artifact(path: Path, committed: CalibrationArtifact, fresh: CalibrationArtifact) -> int:

@@ -6,11 +6,15 @@ Exit 0, or 2 on a usage or input error (a missing or invalid baseline, an unknow
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from qaeval_tui.cli.common import config_from, guarded_input_as_usage, print_json, stdout
 from qaeval_tui.cli.options import AsJson
+
+if TYPE_CHECKING:
+    from qaeval_tui.core.gate.plan import SuitePlan
 
 
 @guarded_input_as_usage
@@ -29,13 +33,9 @@ def plan(
 
     Exit 0, or 2 on a usage or input error (a missing or invalid baseline, an unknown metric, a bad --mde).
     """
-    from rich.table import Table
-
-    from qaeval_tui.core.gate import power
     from qaeval_tui.core.gate.baseline import load_baseline
     from qaeval_tui.core.gate.decision import resolve_tolerances
     from qaeval_tui.core.gate.plan import plan_suite
-    from qaeval_tui.core.gate.report_stats import mde_text
 
     config = config_from(ctx)
     tolerances = resolve_tolerances(config.gate.tolerances, config.gate.gated)
@@ -43,6 +43,15 @@ def plan(
     if as_json:
         print_json(suite.to_json())
         return
+    _print_plan(suite)
+
+
+def _print_plan(suite: SuitePlan) -> None:
+    from rich.table import Table
+
+    from qaeval_tui.core.gate import power
+    from qaeval_tui.core.gate.report_stats import mde_text
+
     stdout.print(
         f"Baseline: {suite.n_cases} cases; MDE = {power.FORMULA}, alpha {power.ALPHA} "
         f"Holm-corrected over m = {suite.family} metrics, power {power.POWER}; the sign-flip test reaches "

@@ -6,6 +6,8 @@ Exit 0, or 2 on a usage or input error (an invalid golden set included).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Annotated
+
 import typer
 
 from qaeval_tui.cli.common import config_from, guarded_input_as_usage, open_store, print_json, stdout
@@ -13,34 +15,52 @@ from qaeval_tui.cli.options import AsJson, Data, Db
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.limits import MAX_SEED
 
+if TYPE_CHECKING:
+    from qaeval_tui.core.usecases.queue import QueueOutcome
 
-@guarded_input_as_usage
-def queue(
-    ctx: typer.Context,
-    reviewers: str | None = typer.Option(
-        None, "--reviewers", help="Comma-separated reviewer names (default: review.reviewers)."
-    ),
-    overlap: int | None = typer.Option(None, "--overlap", help="Reviewers per item (default: review.overlap)."),
-    seed: int | None = typer.Option(
-        None,
+
+Reviewers = Annotated[
+    str | None, typer.Option("--reviewers", help="Comma-separated reviewer names (default: review.reviewers).")
+]
+Overlap = Annotated[int | None, typer.Option("--overlap", help="Reviewers per item (default: review.overlap).")]
+Seed = Annotated[
+    int | None,
+    typer.Option(
         "--seed",
         min=0,
         max=MAX_SEED,
         help="Seed of the assignment and of each reviewer's order (default: review.seed).",
     ),
-    run_id: str | None = typer.Option(
-        None, "--run", help="Run whose outputs become review items (default: the latest run)."
+]
+RunId = Annotated[
+    str | None, typer.Option("--run", help="Run whose outputs become review items (default: the latest run).")
+]
+Replace = Annotated[
+    bool,
+    typer.Option(
+        "--replace", help="Rebuild every queue from scratch (labels are kept) instead of adding new items only."
     ),
-    data: Data = None,
-    replace: bool = typer.Option(
-        False, "--replace", help="Rebuild every queue from scratch (labels are kept) instead of adding new items only."
-    ),
-    more_labels: bool = typer.Option(
-        False,
+]
+MoreLabels = Annotated[
+    bool,
+    typer.Option(
         "--more-labels",
         help="Assign only the items with fewer than calibration.min_reviewers blind reviewers, each to "
         "reviewers who have not labelled it (takes --reviewers and --seed only).",
     ),
+]
+
+
+@guarded_input_as_usage
+def queue(
+    ctx: typer.Context,
+    reviewers: Reviewers = None,
+    overlap: Overlap = None,
+    seed: Seed = None,
+    run_id: RunId = None,
+    data: Data = None,
+    replace: Replace = False,
+    more_labels: MoreLabels = False,
     db: Db = None,
     as_json: AsJson = False,
 ) -> None:
@@ -50,20 +70,12 @@ def queue(
     invalid --data). --data is read only for cases whose content the store lacks. --more-labels
     offers the items short of blind reviewers to others who have not labelled them.
     """
-    from rich.table import Table
-
     from qaeval_tui.core.usecases.queue import queue_from_run
 
     config = config_from(ctx)
     names = [n.strip() for n in reviewers.split(",")] if reviewers else None
     if more_labels:
-        extra = [flag for flag, given in (("--overlap", overlap), ("--run", run_id), ("--data", data)) if given]
-        if replace:
-            extra.append("--replace")
-        if extra:
-            raise UsageError(
-                f"--more-labels assigns existing items and takes --reviewers and --seed only, not {', '.join(extra)}"
-            )
+        _refuse_beside_more_labels(overlap=overlap, run_id=run_id, data=data, replace=replace)
         _more_labels(ctx, db, names, seed, as_json)
         return
     with open_store(ctx, db, must_exist=True) as store:
@@ -77,6 +89,22 @@ def queue(
             golden_paths=data or [config.path(config.paths.golden)],
             replace=replace,
         )
+    _print_queue(outcome, replace=replace, as_json=as_json)
+
+
+def _refuse_beside_more_labels(*, overlap: int | None, run_id: str | None, data: object, replace: bool) -> None:
+    extra = [flag for flag, given in (("--overlap", overlap), ("--run", run_id), ("--data", data)) if given]
+    if replace:
+        extra.append("--replace")
+    if extra:
+        raise UsageError(
+            f"--more-labels assigns existing items and takes --reviewers and --seed only, not {', '.join(extra)}"
+        )
+
+
+def _print_queue(outcome: QueueOutcome, *, replace: bool, as_json: bool) -> None:
+    from rich.table import Table
+
     report, created, chosen_run = outcome.report, outcome.new_review_items, outcome.run_id
     if as_json:
         print_json({"run_id": chosen_run, "new_review_items": created, **report.to_json()})

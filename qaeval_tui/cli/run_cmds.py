@@ -10,7 +10,7 @@ import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 
 import typer
 
@@ -21,6 +21,7 @@ from qaeval_tui.core.errors import InputError
 if TYPE_CHECKING:
     from qaeval_tui.core.running.result import RunResult
     from qaeval_tui.core.store.backend import StoreBackend
+    from qaeval_tui.core.usecases.gate import GateOutcome
 
 # Modules that do the work are imported inside the commands that need them, so that
 # `qaeval --help` and the other commands do not pay for them (see cli/main.py).
@@ -185,45 +186,55 @@ def baseline(
     stderr.print(f"baseline written to {_shown(out)} (suite {result.suite_hash[:12]}, {len(result.cases)} cases)")
 
 
+GateBaseline = Annotated[Path, typer.Option("--baseline", help="The committed baseline to gate against.")]
+JUnit = Annotated[
+    Path | None, typer.Option("--junit", help="Write JUnit XML here (a testcase per case; '-' for stdout).")
+]
+GateCalibration = Annotated[
+    Path | None,
+    typer.Option(
+        "--calibration",
+        help="Calibration artifact (qaeval calibrate --out) the judge's trust comes from (default: gate.calibration).",
+    ),
+]
+RequireTrusted = Annotated[
+    bool,
+    typer.Option(
+        "--require-trusted",
+        help="Fail Tier 2 on a gated judge metric whose axis is not TRUSTED, uncalibrated included.",
+    ),
+]
+Quiet = Annotated[
+    bool,
+    typer.Option("--quiet", "-q", help="Print only the verdict line and the findings (no scoreboard or tables)."),
+]
+
+
 @guarded
 @input_exits_2
 def gate(
     ctx: typer.Context,
-    baseline_path: Path = typer.Option(..., "--baseline", help="The committed baseline to gate against."),
+    baseline_path: GateBaseline,
     data: Data = None,
     adapter: Adapter = None,
     judge: Judge = None,
     workers: Workers = None,
     db: Db = None,
-    junit: Path | None = typer.Option(
-        None, "--junit", help="Write JUnit XML here (a testcase per case; '-' for stdout)."
-    ),
+    junit: JUnit = None,
     markdown: Markdown = None,
     html: Html = None,
     out: ArtifactOut = None,
     as_json: AsJson = False,
-    calibration: Path | None = typer.Option(
-        None,
-        "--calibration",
-        help="Calibration artifact (qaeval calibrate --out) the judge's trust comes from (default: gate.calibration).",
-    ),
-    require_trusted: bool = typer.Option(
-        False,
-        "--require-trusted",
-        help="Fail Tier 2 on a gated judge metric whose axis is not TRUSTED, uncalibrated included.",
-    ),
+    calibration: GateCalibration = None,
+    require_trusted: RequireTrusted = False,
     samples: Samples = None,
-    quiet: bool = typer.Option(
-        False, "--quiet", "-q", help="Print only the verdict line and the findings (no scoreboard or tables)."
-    ),
+    quiet: Quiet = False,
 ) -> None:
     """Run the suite and gate it against the baseline: Tier 1 checks, Tier 2 deltas.
 
     Exit 0 pass, 1 block, 2 usage or input error (a missing, unreadable or mismatched baseline too),
     3 refused ([gate] mode = "statistical": a tolerance below what the suite resolves; never a pass).
     """
-    from qaeval_tui.cli.run_views import print_gate, print_scoreboard, say, verdict_line
-    from qaeval_tui.core.gate.report import gate_json
     from qaeval_tui.core.usecases.gate import GateOutputs, gate_against_baseline, plan_gate
 
     config = config_from(ctx)
@@ -240,6 +251,14 @@ def gate(
     )
     with open_store(ctx, db) as store:
         outcome = gate_against_baseline(config, store, plan, progress=progress_bar, require_trusted=require_trusted)
+    _print_gate_outcome(outcome, baseline_path, as_json=as_json, quiet=quiet)
+    raise typer.Exit(outcome.report.exit_code)
+
+
+def _print_gate_outcome(outcome: GateOutcome, baseline_path: Path, *, as_json: bool, quiet: bool) -> None:
+    from qaeval_tui.cli.run_views import print_gate, print_scoreboard, say, verdict_line
+    from qaeval_tui.core.gate.report import gate_json
+
     report = outcome.report
     if as_json:
         print_json(gate_json(report))
@@ -250,7 +269,6 @@ def gate(
         print_gate(report, quiet=quiet, baseline=baseline_path)
     else:  # a report took stdout; the verdict still reaches the log
         stderr.print(verdict_line(report), soft_wrap=True)
-    raise typer.Exit(report.exit_code)
 
 
 def _check_targets(as_json: bool, *options: tuple[str, Path | None]) -> bool:

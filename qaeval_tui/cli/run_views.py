@@ -16,22 +16,13 @@ from qaeval_tui.core.gate import power
 from qaeval_tui.core.gate.decision import GateReport
 from qaeval_tui.core.gate.report import calibration_sentence, fired_checks, format_ci, judge_errors, metric_label
 from qaeval_tui.core.gate.report_stats import mde_text, mde_warnings, mode_line, refusal_line
-from qaeval_tui.core.running.metrics import METRIC_SPECS, Scoreboard
+from qaeval_tui.core.running.metrics import METRIC_SPECS, Scoreboard, slice_columns
 from qaeval_tui.core.running.result import RunResult
 from qaeval_tui.core.statistics.drift import DriftReport
 from qaeval_tui.core.statistics.ppi import MIN_LABELLED_FOR_CI
 from qaeval_tui.core.statistics.run_ppi import RunPPI
 from qaeval_tui.core.text import one_line
 
-SLICE_COLUMNS = {
-    "pass": "deterministic_pass_rate",
-    "faith": "faithfulness_rate",
-    "corr": "answer_correctness",
-    "abst": "abstention_recall",
-    "refuse": "over_refusal_rate",
-    "recall": "retrieval_recall_at_k",
-    "multi": "multi_step_task_success",
-}
 REMOVED_SHOWN = 10
 SHOWN = 15  # cases listed by name before "... and N more"
 
@@ -86,14 +77,13 @@ def print_scoreboard(result: RunResult, ppi: RunPPI | None = None) -> None:
     stdout.print(table)
     if ppi is not None and ppi.labelled_cases:  # the judge metrics again, corrected by the humans' labels
         print_ppi(ppi, result.rubric_version)
-    say("By slice (" + ", ".join(f"{short} = {name}" for short, name in SLICE_COLUMNS.items()) + "):")
+    columns = slice_columns()
+    say("By slice (" + ", ".join(f"{short} = {name}" for short, name in columns.items()) + "):")
     for kind, groups in board.slices.items():
-        slices = Table(kind, "n", *SLICE_COLUMNS, box=None, pad_edge=False)
+        slices = Table(kind, "n", *columns, box=None, pad_edge=False)
         for key, metrics in groups.items():
             size = board.slice_sizes[kind][key]
-            slices.add_row(
-                one_line(key, 26), str(size), *(_value(metrics[name].value) for name in SLICE_COLUMNS.values())
-            )
+            slices.add_row(one_line(key, 26), str(size), *(_value(metrics[name].value) for name in columns.values()))
         stdout.print(slices)
     failing = [r for r in result.cases if not r.passed]
     if failing:
@@ -232,7 +222,7 @@ def print_gate(report: GateReport, *, quiet: bool = False, baseline: Path | None
             signed,
             format_ci(delta),
             tolerance,
-            delta.status,
+            delta.status_text,
         )
     stdout.print(table)
     by_ppi = [d for d in report.metrics if d.basis == "ppi"]

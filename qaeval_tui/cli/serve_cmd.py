@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path  # typer reads the annotations below, which name it, from this module
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -19,33 +19,48 @@ if TYPE_CHECKING:
     from qaeval_tui.core.config import Config
     from qaeval_tui.core.review.views import Role
     from qaeval_tui.core.signin.people import Person
-    from qaeval_tui.web.server import SignIn
+    from qaeval_tui.web.server import ServeSettings, SignIn
 
 __all__ = ["Path", "register", "serve"]
 
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 
 
+Host = Annotated[str, typer.Option("--host", help="Address to listen on (default loopback only).")]
+Port = Annotated[int, typer.Option("--port", min=0, max=65535, help="Port to listen on (0: any free port).")]
+NewToken = Annotated[
+    list[str],
+    typer.Option("--new-token", help="SQLite store: issue NAME a new token (the old one stops working); repeatable."),
+]
+TokensOnly = Annotated[
+    bool,
+    typer.Option("--tokens-only", help="SQLite store: issue the tokens still missing (and --new-token's), then exit."),
+]
+SessionHours = Annotated[float, typer.Option("--session-hours", min=0.05, max=168, help="A sign-in lasts this long.")]
+SecureCookies = Annotated[
+    bool,
+    typer.Option("--secure-cookies", help="Mark cookies Secure: for a server reached only through an HTTPS proxy."),
+]
+ForwardedFor = Annotated[
+    bool,
+    typer.Option(
+        "--forwarded-for", help="Take the client's address from X-Forwarded-For (behind your own proxy only)."
+    ),
+]
+
+
 @guarded
 def serve(
     ctx: typer.Context,
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (default loopback only)."),
-    port: int = typer.Option(8000, "--port", min=0, max=65535, help="Port to listen on (0: any free port)."),
+    host: Host = "127.0.0.1",
+    port: Port = 8000,
     db: Db = None,
     data: Data = None,
-    new_token: list[str] = typer.Option(
-        [], "--new-token", help="SQLite store: issue NAME a new token (the old one stops working); repeatable."
-    ),
-    tokens_only: bool = typer.Option(
-        False, "--tokens-only", help="SQLite store: issue the tokens still missing (and --new-token's), then exit."
-    ),
-    session_hours: float = typer.Option(8.0, "--session-hours", min=0.05, max=168, help="A sign-in lasts this long."),
-    secure_cookies: bool = typer.Option(
-        False, "--secure-cookies", help="Mark cookies Secure: for a server reached only through an HTTPS proxy."
-    ),
-    forwarded_for: bool = typer.Option(
-        False, "--forwarded-for", help="Take the client's address from X-Forwarded-For (behind your own proxy only)."
-    ),
+    new_token: NewToken = [],  # noqa: B006  # typer's default, never mutated
+    tokens_only: TokensOnly = False,
+    session_hours: SessionHours = 8.0,
+    secure_cookies: SecureCookies = False,
+    forwarded_for: ForwardedFor = False,
 ) -> None:
     """Serve the review and curator apps to a browser: each person signs in and gets their own app.
 
@@ -55,7 +70,7 @@ def serve(
     the tokens are printed; 2 on a usage error (no roster for a SQLite store, a name not on it, a
     port that cannot be listened on).
     """
-    from qaeval_tui.core.store.opening import is_postgres_url, redacted
+    from qaeval_tui.core.store.opening import is_postgres_url
 
     config = config_from(ctx)
     target = store_path(ctx, db)
@@ -70,20 +85,30 @@ def serve(
             return
     sign_in = _team_sign_in(str(target)) if team else _roster_sign_in(config, Path(target))
     config_path = ctx.find_root().params.get("config")
+    settings = _settings(config_path, data or [], team, secure_cookies, forwarded_for, session_hours)
+    _serve_until_stopped(settings, sign_in, str(target), host, port)
+
+
+def _settings(
+    config_path: str | None,
+    data: list[Path],
+    team: bool,
+    secure_cookies: bool,
+    forwarded_for: bool,
+    session_hours: float,
+) -> ServeSettings:
+    """How the server starts each person's app: this interpreter, the same config and golden data."""
+    from qaeval_tui.web.server import ServeSettings
 
     def app_argv(role: Role) -> list[str]:
         argv = [sys.executable, "-m", "qaeval_tui"]
         argv += ["--config", str(Path(config_path).resolve())] if config_path else []
         argv.append("review" if role == "reviewer" else "curate")
-        for path in data or []:
+        for path in data:
             argv += ["--data", str(path.resolve())]
         return argv
 
-    import asyncio
-
-    from qaeval_tui.web.server import ServeApp, ServeSettings, serve_until_stopped
-
-    settings = ServeSettings(
+    return ServeSettings(
         app_argv=app_argv,
         cwd=Path.cwd(),
         team=team,
@@ -91,8 +116,16 @@ def serve(
         forwarded_for=forwarded_for,
         session_hours=session_hours,
     )
+
+
+def _serve_until_stopped(settings: ServeSettings, sign_in: SignIn, target: str, host: str, port: int) -> None:
+    import asyncio
+
+    from qaeval_tui.core.store.opening import redacted
+    from qaeval_tui.web.server import ServeApp, serve_until_stopped
+
     web_app = ServeApp(settings, sign_in).application()
-    shown = redacted(str(target)) if team else str(target)
+    shown = redacted(target) if settings.team else target
 
     def announce(url: str) -> None:
         stderr.print(f"qaeval serve: {url} (store {shown}); Ctrl+C stops")

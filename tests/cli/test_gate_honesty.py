@@ -282,7 +282,31 @@ def test_a_baseline_metric_with_no_per_case_values_stops_the_gate_at_load(
     assert no_run_stored(tmp_path)
 
 
-def test_a_gated_metric_absent_from_the_baseline_stops_the_gate_at_load(
+@pytest.mark.parametrize("where", ["scoreboard", "cases"])
+def test_a_gated_metric_half_absent_from_the_baseline_stops_the_gate_at_load(
+    tmp_path: Path, suite: Path, baseline: Path, where: str
+) -> None:
+    # Gone from the scoreboard or from the cases but not both: an edited file, not one older than the metric.
+    document = json.loads(baseline.read_text())
+    if where == "scoreboard":
+        del document["metrics"]["overall"]["citation_correctness"]
+    else:
+        for row in document["cases"]:
+            del row["values"]["citation_correctness"]
+    baseline.write_text(json.dumps(document, indent=2))
+    result = gate(tmp_path, suite, baseline)
+    assert result.exit_code == 2
+    if where == "scoreboard":
+        assert "metrics.overall.citation_correctness: missing" in result.stderr
+    else:
+        assert (
+            "cases[0].values: no value for citation_correctness (null when it does not apply); the same in 3 more"
+            in result.stderr
+        )
+    assert no_run_stored(tmp_path)
+
+
+def test_a_metric_wholly_absent_from_the_baseline_is_shown_not_in_the_baseline_never_passed(
     tmp_path: Path, suite: Path, baseline: Path
 ) -> None:
     document = json.loads(baseline.read_text())
@@ -290,13 +314,12 @@ def test_a_gated_metric_absent_from_the_baseline_stops_the_gate_at_load(
     for row in document["cases"]:
         del row["values"]["citation_correctness"]
     baseline.write_text(json.dumps(document, indent=2))
-    result = gate(tmp_path, suite, baseline)
-    assert result.exit_code == 2
-    assert "metrics.overall.citation_correctness: missing" in result.stderr
-    assert "cases[0].values: no value for citation_correctness (null when it does not apply); the same in 3 more" in (
-        result.stderr
-    )
-    assert no_run_stored(tmp_path)
+    result = gate(tmp_path, suite, baseline, "--json")
+    assert result.exit_code == 0, result.output
+    rows = {row["name"]: row for row in json.loads(result.stdout)["metrics"]}
+    assert rows["citation_correctness"]["status"] == "n/a"
+    assert rows["citation_correctness"]["reason"].startswith("not in the baseline")
+    assert rows["faithfulness_rate"]["status"] == "pass"
 
 
 # -- drift ----------------------------------------------------------------------------------

@@ -9,8 +9,12 @@ The rest is read strictly, before any case runs, and every problem is reported a
 BaselineInputError (exit 2) naming file, line and field: a field missing or of the wrong type
 (no coercion: "true" and 1 are no `passed`, "3" no `top_k`), a duplicate key or case id, a NaN,
 an infinity, a string or a bool where a metric value goes, a value outside [0, 1], a metric
-missing from a case or from the scoreboard, or a scoreboard value no case supports. Any of them
-would otherwise leave a metric ungated.
+missing from some cases or from the scoreboard while others have it, or a scoreboard value no case
+supports. Any of them would otherwise leave a metric ungated.
+
+A metric absent from the scoreboard and from every case was registered after the baseline was
+written: the baseline loads, lists it in `not_in_baseline`, and the gate shows it as "n/a: not in
+the baseline" (never a pass) until the baseline is remade.
 """
 
 from __future__ import annotations
@@ -108,6 +112,8 @@ class Baseline:
     cases: dict[str, BaselineCase]
     ppi: dict[str, RecordedPPI] | None = None
     """Judge metric -> the PPI estimate recorded with the baseline, when it was written with labels."""
+    not_in_baseline: tuple[str, ...] = ()
+    """Registered metrics the file has no trace of (written before they existed): shown n/a by the gate."""
 
 
 def baseline_document(result: RunResult) -> dict[str, Any]:
@@ -187,7 +193,8 @@ def load_baseline(path: str | Path) -> Baseline:
     if found or not isinstance(config_hash, str):
         raise _located(location, text, found)
     overall: dict[str, Any] = parsed.metrics["overall"]
-    metrics = {name: metric_value_from_json(overall[name]) for name in METRIC_NAMES}
+    absent = absent_metrics(overall, [case.values for case in parsed.cases])
+    metrics = {name: metric_value_from_json(overall[name]) for name in METRIC_NAMES if name not in absent}
     return Baseline(
         path=str(location),
         run_id=parsed.run.run_id,
@@ -203,6 +210,7 @@ def load_baseline(path: str | Path) -> Baseline:
         ppi=ppi_values(parsed.ppi, str(location), lambda where: line_of(text, where))
         if parsed.ppi is not None
         else None,
+        not_in_baseline=absent,
     )
 
 
@@ -210,13 +218,24 @@ JsonPath = tuple[str | int, ...]
 Found = tuple[JsonPath, str]
 
 
+def absent_metrics(overall: object, case_values: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """The registered metrics neither the scoreboard nor any case mentions: newer than the baseline."""
+    scoreboard = overall if isinstance(overall, dict) else {}
+    return tuple(
+        name for name in METRIC_NAMES if name not in scoreboard and not any(name in values for values in case_values)
+    )
+
+
 def number_problems(overall: object, case_values: Sequence[Mapping[str, Any]]) -> list[Found]:
     """Every reason the scoreboard (`metrics.overall`) and the per-case values cannot be gated against.
 
     Problems repeated across cases (the same metric missing from 10,000 of them) are reported once,
-    at the first case, with the count of the others.
+    at the first case, with the count of the others. A metric absent from both (`absent_metrics`) is
+    no problem: the baseline predates it.
     """
     found: list[Found] = []
+    absent = set(absent_metrics(overall, case_values))
+    present = [name for name in METRIC_NAMES if name not in absent]
     repeated: dict[tuple[str, str], tuple[Found, int]] = {}
 
     def once(key: tuple[str, str], where: JsonPath, message: str) -> None:
@@ -228,11 +247,11 @@ def number_problems(overall: object, case_values: Sequence[Mapping[str, Any]]) -
         for name, value in values.items():
             if name not in METRIC_SPECS:
                 once(("unknown", name), ("cases", index, "values", name), f"unknown metric {name!r}")
-            elif (problem := rate_problem(value)) is not None:
+            elif (problem := rate_problem(value, METRIC_SPECS[name].bounds)) is not None:
                 once(("value", name), ("cases", index, "values", name), problem)
             elif value is not None:
                 supported[name] += 1
-        for name in METRIC_NAMES:
+        for name in present:
             if name not in values:
                 once(
                     ("missing", name), ("cases", index, "values"), f"no value for {name} (null when it does not apply)"
@@ -245,7 +264,7 @@ def number_problems(overall: object, case_values: Sequence[Mapping[str, Any]]) -
     found += [
         (("metrics", "overall", name), f"unknown metric {name!r}") for name in overall if name not in METRIC_SPECS
     ]
-    for name in METRIC_NAMES:
+    for name in present:
         entry_at: JsonPath = ("metrics", "overall", name)
         entry = overall.get(name)
         if not isinstance(entry, dict):
@@ -254,7 +273,7 @@ def number_problems(overall: object, case_values: Sequence[Mapping[str, Any]]) -
             )
             continue
         value, n = entry.get("value"), entry.get("n")
-        if (problem := rate_problem(value)) is not None:
+        if (problem := rate_problem(value, METRIC_SPECS[name].bounds)) is not None:
             found.append(((*entry_at, "value"), problem))
         elif value is not None and not supported[name]:
             found.append(

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from qaeval_tui.core.batch import collector_paused
-from qaeval_tui.core.config import GateConfig
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.gate.baseline import Baseline, check_comparable
 from qaeval_tui.core.gate.delta import CONFIDENCE, MetricDelta, SharedCase, metric_delta, refused
@@ -26,13 +25,12 @@ from qaeval_tui.core.gate.ppi_gate import PPIGate
 from qaeval_tui.core.gate.spread import MetricSpread, sample_spread
 from qaeval_tui.core.gate.statistical import GATE_MODES, GateMode, apply_mode, attach_tests
 from qaeval_tui.core.gate.trust import UNCALIBRATED, GateTrust, trust_marker, untrusted_gated_metrics
-from qaeval_tui.core.running.metrics import METRIC_NAMES
+from qaeval_tui.core.running.metrics import METRIC_NAMES, default_tolerances
 from qaeval_tui.core.running.result import RunResult
 
 JUDGE_ERROR = "judge_error"
 TRUST_VERDICTS = ("TRUSTED", "RETUNE", "INSUFFICIENT", UNCALIBRATED)
 # Tolerances for metrics the configuration does not name (it names the headline ones).
-EXTRA_TOLERANCES = {"citation_correctness": 0.02, "retrieval_precision_at_k": 0.02}
 
 
 @dataclass(frozen=True)
@@ -117,7 +115,7 @@ def resolve_tolerances(configured: Mapping[str, float], gated: Sequence[str] | N
     for name, value in sorted(configured.items()):
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
             raise UsageError(f"gate.tolerances.{name}: must be a number from 0 to 1, got {value!r}")
-    merged = {**EXTRA_TOLERANCES, **GateConfig().tolerances, **configured}
+    merged = {**default_tolerances(), **configured}
     if gated is None:
         return merged
     for name in gated:

@@ -8,7 +8,8 @@ changed in a way other checks gate (an adapter or judge failure: Tier 1; the sys
 where it answered, or the reverse: over-refusal and abstention recall), such a lost value is the
 judge's "can't judge" and fails that metric, naming the cases. A deterministic metric that stops
 applying to a case does so because the output changed, which those same checks gate: it is
-counted, not failed.
+counted, not failed. A metric newer than the baseline (no trace of it in the file) is n/a, "not
+in the baseline": neither a pass nor a failure, whatever its tolerance.
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ from qaeval_tui.core.statistics.intervals import paired_bootstrap_ci, shared_cas
 CONFIDENCE = 0.95
 LOST_SHOWN = 5  # cases named in a lost-values reason before "and N more"
 _EPSILON = 1e-9
+NOT_IN_BASELINE = "not in the baseline"
+NOT_IN_BASELINE_REASON = (
+    f"{NOT_IN_BASELINE}: the baseline was written before this metric existed; "
+    "remake it with `qaeval baseline --out PATH` to gate it"
+)
 
 
 @dataclass(frozen=True)
@@ -91,6 +97,12 @@ class MetricDelta:
     lost_cases: tuple[str, ...] = ()
     # Its p-value, Holm decision and minimum detectable effect (gated metrics with paired cases).
     test: MetricTest | None = None
+    in_baseline: bool = True  # False: the baseline predates the metric (status n/a, never pass)
+
+    @property
+    def status_text(self) -> str:
+        """The status as the tables show it: "n/a: not in the baseline" for a metric newer than the baseline."""
+        return self.status if self.in_baseline else f"{self.status}: {NOT_IN_BASELINE}"
 
     def to_json(self) -> dict[str, Any]:
         lost = (
@@ -201,7 +213,10 @@ def metric_delta(
         shown += f" on {shared} shared case(s)"
     elif basis == "unpaired":
         shown += ", unpaired: no shared case"
-    if tolerance is None:
+    in_baseline = name not in baseline.not_in_baseline
+    if not in_baseline:
+        status, reason = "n/a", NOT_IN_BASELINE_REASON
+    elif tolerance is None:
         status = "info"
         reason = "not gated in Tier 2" + (" (Tier 1 requires 100%)" if name == "deterministic_pass_rate" else "")
     elif before is None:
@@ -257,6 +272,7 @@ def metric_delta(
         n_baseline=n_before,
         n_current=n_now,
         lost_cases=lost,
+        in_baseline=in_baseline,
     )
 
 

@@ -168,7 +168,7 @@ def gate_markdown(report: GateReport) -> str:
         lines.append(
             f"| {md(metric_label(delta))} | {_number(delta.baseline)} | {_number(delta.current)} | "
             f"{_number(delta.delta, signed=True)} | {format_ci(delta)} | {' | '.join(stat_cells(delta))} | "
-            f"{tolerance} | {delta.status} |"
+            f"{tolerance} | {delta.status_text} |"
         )
     lines += ["", md(mode_line(report)) + "."]
     warnings = mde_warnings(report)
@@ -236,7 +236,8 @@ def gate_junit(report: GateReport) -> str:
             failure.text = _xml_text(f"{delta.name} {delta.reason}; paired CI {format_ci(delta)}")
         elif delta.status in ("n/a", "info"):
             skipped += 1
-            ET.SubElement(element, "skipped", message=_xml_text(delta.reason or delta.status))
+            why = delta.reason or delta.status
+            ET.SubElement(element, "skipped", message=_xml_text(why if delta.in_baseline else f"n/a: {why}"))
         trust_failures = [f.message for f in report.tier2 if f.kind == "trust" and f.name == delta.name]
         if trust_failures and delta.status != "fail":
             metric_failures += 1

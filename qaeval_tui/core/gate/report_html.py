@@ -99,7 +99,7 @@ def gate_html(report: GateReport, histories: Sequence[BandedSeries] = ()) -> str
         rows.append(
             [
                 metric_label(delta), _number(delta.baseline), _number(delta.current), _number(delta.delta, True),
-                format_ci(delta), "" if delta.tolerance is None else f"{delta.tolerance:.3f}", delta.status,
+                format_ci(delta), "" if delta.tolerance is None else f"{delta.tolerance:.3f}", delta.status_text,
             ]
         )  # fmt: skip
         classes.append({"fail": "RETUNE", "refused": "INSUFFICIENT"}.get(delta.status, ""))

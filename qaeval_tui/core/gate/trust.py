@@ -157,7 +157,7 @@ def untrusted_gated_metrics(
     failing = []
     for delta in deltas:
         axis = delta.judge_axis
-        if axis is None or delta.tolerance is None:
+        if axis is None or delta.tolerance is None or not delta.in_baseline:
             continue
         verdict = verdicts.get(axis, UNCALIBRATED)
         if verdict == TRUSTED:

@@ -1,59 +1,197 @@
-"""The scoreboard: per-case metric values and their aggregation, overall and per slice.
+"""The scoreboard: the metric registry, per-case metric values and their aggregation, overall and per slice.
 
 Every metric is the mean of a per-case value over the cases it applies to (None: not
-applicable), so a gate delta can always be paired case by case against a baseline.
+applicable), so a gate delta can always be paired case by case against a baseline. A metric is
+one `MetricSpec` (its name, direction, bounds, description, default tolerance and per-case
+function together) in the registry; the built-in ones are declared in `metric_table.py`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, overload
 
-from qaeval_tui.core.models.golden import GoldenCase
-from qaeval_tui.core.models.run import JudgeVerdict, SUTOutput
-from qaeval_tui.core.rubric import Rubric
-from qaeval_tui.core.running.checks import CheckResult, citation_problems, coverage_counts
-from qaeval_tui.core.running.judge import ANSWER_CORRECTNESS, CITATION_CORRECTNESS, FAITHFULNESS
-from qaeval_tui.core.running.trajectory import TrajectoryResult
+if TYPE_CHECKING:
+    from qaeval_tui.core.models.golden import GoldenCase
+    from qaeval_tui.core.models.run import JudgeVerdict, SUTOutput
+    from qaeval_tui.core.rubric import Rubric
+    from qaeval_tui.core.running.checks import CheckResult
+    from qaeval_tui.core.running.trajectory import TrajectoryResult
+
+
+class CaseContext:
+    """What a metric's per-case function reads: one case, the system's output, its checks and verdict,
+    and the facts several metrics share (computed once per case: this runs for every case of a run)."""
+
+    __slots__ = (
+        "answerable",
+        "answered",
+        "axes",
+        "case",
+        "checks",
+        "gold",
+        "output",
+        "retrieved",
+        "rubric",
+        "scores",
+        "top_k",
+        "trajectory",
+        "verdict",
+        "with_gold",
+    )
+
+    def __init__(
+        self,
+        case: GoldenCase,
+        output: SUTOutput,
+        checks: Sequence[CheckResult],
+        verdict: JudgeVerdict,
+        trajectory: TrajectoryResult | None,
+        rubric: Rubric,
+        top_k: int,
+    ) -> None:
+        self.case = case
+        self.output = output
+        self.checks = checks
+        self.verdict = verdict
+        self.trajectory = trajectory
+        self.rubric = rubric
+        self.top_k = top_k
+        self.answerable: bool = case.expected_behavior == "answer"
+        self.answered: bool = not output.abstained and output.error is None
+        """The system gave an answer: it neither refused nor failed."""
+        self.retrieved: list[str] = list(output.retrieved_ids)
+        self.gold: list[str] = list(case.gold_source_ids)
+        self.with_gold: bool = self.answerable and bool(self.gold)
+        """An answerable case with gold sources: the retrieval metrics apply."""
+        self.scores: Mapping[str, int | None] = verdict.scores if verdict.status == "ok" else {}
+        """The judge's scores per axis; empty unless the verdict is ok."""
+        self.axes: frozenset[str] = frozenset(rubric.axis_names)
+
+    def judged(self, axis: str) -> float | None:
+        """The judge's score on `axis` scaled to 0..1; None when unscored or not in the rubric."""
+        if axis not in self.axes:
+            return None
+        score = self.scores.get(axis)
+        if score is None:
+            return None
+        scale = self.rubric.axis(axis).scale
+        low, high = scale[0], scale[-1]
+        return (score - low) / (high - low)
 
 
 @dataclass(frozen=True)
 class MetricSpec:
+    """One gate metric, declared once: what it is, which way is better, its default gating and its per-case value."""
+
     name: str
     description: str
+    per_case: Callable[[CaseContext], float | None]
+    """The case's value (a number within `bounds`), or None where the metric does not apply."""
+    no_cases: str = "no case"
+    """Why the metric has no value when it applies to no case (shown beside the missing number)."""
     higher_is_better: bool = True
     judge_axis: str | None = None
+    """The rubric axis whose judge scores it; its gate rows carry that axis's calibration verdict."""
+    tolerance: float | None = None
+    """The default `[gate.tolerances]` entry: the largest allowed drop (rise, when lower is better); None: not gated."""
+    bounds: tuple[float, float] = (0.0, 1.0)
+    """Every value lies within these (a rate or a mean of 0..1 scores); the baseline reader refuses others."""
+    slice_column: str | None = None
+    """A short header to show the metric in `qaeval run`'s per-slice table; None: not shown there."""
 
 
-METRICS: tuple[MetricSpec, ...] = (
-    MetricSpec("deterministic_pass_rate", "share of cases with every deterministic check green"),
-    MetricSpec(
-        "faithfulness_rate", "share of answers whose every claim the judge finds supported", judge_axis=FAITHFULNESS
-    ),
-    MetricSpec("answer_correctness", "mean judged answer correctness, scaled to 0..1", judge_axis=ANSWER_CORRECTNESS),
-    MetricSpec(
-        "citation_correctness",
-        "mean judged citation correctness (weakest citation vs hardest decoy), 0..1",
-        judge_axis=CITATION_CORRECTNESS,
-    ),
-    MetricSpec("citation_precision", "share of an answer's citations that resolve to a retrieved passage"),
-    MetricSpec("citation_coverage", "share of load-bearing answer sentences that carry a citation"),
-    MetricSpec("abstention_recall", "share of must-abstain cases refused"),
-    MetricSpec("over_refusal_rate", "share of answerable cases refused", higher_is_better=False),
-    MetricSpec("retrieval_recall_at_k", "share of gold sources among the first k retrieved"),
-    MetricSpec("retrieval_precision_at_k", "share of the first k retrieved that are gold sources"),
-    MetricSpec("mrr", "mean reciprocal rank of the first gold source"),
-    MetricSpec("ndcg", "binary-relevance nDCG@k of the retrieved list"),
-    MetricSpec(
-        "multi_step_task_success",
-        "share of multi-hop / aggregation cases with every checkpoint and the right end state",
-    ),
-)
-METRIC_NAMES = tuple(spec.name for spec in METRICS)
-METRIC_SPECS = {spec.name: spec for spec in METRICS}
+_REGISTRY: dict[str, MetricSpec] = {}
+
+
+class _Names(Sequence[str]):
+    """The registered metric names, in registration order, always current."""
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        return tuple(_REGISTRY)[index]
+
+    def __len__(self) -> int:
+        return len(_REGISTRY)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(tuple(_REGISTRY))
+
+    def __contains__(self, name: object) -> bool:
+        return name in _REGISTRY
+
+    def __repr__(self) -> str:
+        return repr(tuple(_REGISTRY))
+
+
+class _Specs(Sequence[MetricSpec]):
+    """The registered specs, in registration order, always current."""
+
+    @overload
+    def __getitem__(self, index: int) -> MetricSpec: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[MetricSpec]: ...
+    def __getitem__(self, index: int | slice) -> MetricSpec | Sequence[MetricSpec]:
+        return tuple(_REGISTRY.values())[index]
+
+    def __len__(self) -> int:
+        return len(_REGISTRY)
+
+    def __iter__(self) -> Iterator[MetricSpec]:
+        return iter(tuple(_REGISTRY.values()))
+
+
+METRICS: Sequence[MetricSpec] = _Specs()
+METRIC_NAMES: Sequence[str] = _Names()
+METRIC_SPECS: Mapping[str, MetricSpec] = MappingProxyType(_REGISTRY)
 SLICE_KINDS = ("split", "difficulty", "adversarial")
+
+
+def register_metric(spec: MetricSpec) -> MetricSpec:
+    """Add a metric to every run, baseline, gate and report from now on; a name taken or bad bounds: ValueError."""
+    if spec.name in _REGISTRY:
+        raise ValueError(f"metric {spec.name!r} is already registered")
+    low, high = spec.bounds
+    if not 0 <= low < high <= 1:
+        raise ValueError(
+            f"metric {spec.name!r}: bounds must lie within [0, 1] (the gate compares rates), got {spec.bounds}"
+        )
+    if spec.tolerance is not None and not 0 <= spec.tolerance <= 1:
+        raise ValueError(f"metric {spec.name!r}: tolerance must be from 0 to 1, got {spec.tolerance!r}")
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+def unregister_metric(name: str) -> None:
+    """Remove a registered metric (a plug-in unloading, a test cleaning up); unknown: KeyError."""
+    del _REGISTRY[name]
+
+
+@contextmanager
+def registered_metric(spec: MetricSpec) -> Iterator[MetricSpec]:
+    """`spec` registered for the duration of the block, removed after it."""
+    register_metric(spec)
+    try:
+        yield spec
+    finally:
+        unregister_metric(spec.name)
+
+
+def default_tolerances() -> dict[str, float]:
+    """Each gated metric's declared default tolerance, in registration order."""
+    return {spec.name: spec.tolerance for spec in _REGISTRY.values() if spec.tolerance is not None}
+
+
+def slice_columns() -> dict[str, str]:
+    """Short header -> metric name of the metrics `qaeval run` shows per slice."""
+    return {spec.slice_column: spec.name for spec in _REGISTRY.values() if spec.slice_column is not None}
 
 
 @dataclass(frozen=True)
@@ -68,13 +206,6 @@ class MetricValue:
         return {"value": self.value, "n": self.n, "reason": self.reason}
 
 
-def _scaled(score: int | None, scale: Sequence[int]) -> float | None:
-    if score is None:
-        return None
-    low, high = scale[0], scale[-1]
-    return (score - low) / (high - low)
-
-
 def case_values(
     case: GoldenCase,
     output: SUTOutput,
@@ -85,74 +216,28 @@ def case_values(
     top_k: int,
 ) -> dict[str, float | None]:
     """Each metric's value for one case (None where the metric does not apply)."""
-    answerable = case.expected_behavior == "answer"
-    answered = not output.abstained and output.error is None
-    retrieved = list(output.retrieved_ids)
-    gold = list(case.gold_source_ids)
-    scores: Mapping[str, int | None] = verdict.scores if verdict.status == "ok" else {}
-    axes = set(rubric.axis_names)
-
-    def judged(axis: str) -> float | None:
-        return _scaled(scores.get(axis), rubric.axis(axis).scale) if axis in axes else None
-
-    faithful: float | None = None
-    if answered and FAITHFULNESS in axes and scores.get(FAITHFULNESS) is not None:
-        faithful = 1.0 if scores[FAITHFULNESS] == rubric.axis(FAITHFULNESS).scale[-1] else 0.0
-    precision: float | None = None
-    if answered and output.citations:
-        problems = citation_problems(case, output)
-        precision = sum(1 for problem in problems if problem is None) / len(problems)
-    covered, load_bearing = coverage_counts(output)
-    with_gold = answerable and bool(gold)
-    return {
-        "deterministic_pass_rate": 0.0 if any(check.failed for check in checks) else 1.0,
-        "faithfulness_rate": faithful,
-        "answer_correctness": judged(ANSWER_CORRECTNESS),
-        "citation_correctness": judged(CITATION_CORRECTNESS),
-        "citation_precision": precision,
-        "citation_coverage": covered / load_bearing if load_bearing else None,
-        "abstention_recall": None if answerable else (1.0 if output.abstained else 0.0),
-        "over_refusal_rate": (1.0 if output.abstained else 0.0) if answerable else None,
-        "retrieval_recall_at_k": recall_at_k(retrieved, gold, top_k) if with_gold else None,
-        "retrieval_precision_at_k": precision_at_k(retrieved, gold, top_k) if with_gold else None,
-        "mrr": reciprocal_rank(retrieved, gold) if with_gold else None,
-        "ndcg": ndcg_at_k(retrieved, gold, top_k) if with_gold else None,
-        "multi_step_task_success": None if trajectory is None else (1.0 if trajectory.success else 0.0),
-    }
-
-
-_NO_CASES = {
-    "faithfulness_rate": "no answered case the judge scored",
-    "answer_correctness": "no case the judge scored on answer_correctness",
-    "citation_correctness": "no case the judge scored on citation_correctness",
-    "citation_precision": "no answer with citations",
-    "citation_coverage": "no answer with a load-bearing sentence",
-    "abstention_recall": "no must-abstain case",
-    "over_refusal_rate": "no answerable case",
-    "retrieval_recall_at_k": "no answerable case with gold sources",
-    "retrieval_precision_at_k": "no answerable case with gold sources",
-    "mrr": "no answerable case with gold sources",
-    "ndcg": "no answerable case with gold sources",
-    "multi_step_task_success": "no multi-hop or aggregation case",
-}
+    context = CaseContext(case, output, checks, verdict, trajectory, rubric, top_k)
+    return {spec.name: spec.per_case(context) for spec in _REGISTRY.values()}
 
 
 def aggregate(rows: Iterable[Mapping[str, float | None]]) -> dict[str, MetricValue]:
     """Mean of each metric over the cases where it applies."""
-    sums = dict.fromkeys(METRIC_NAMES, 0.0)
-    counts = dict.fromkeys(METRIC_NAMES, 0)
+    specs = tuple(_REGISTRY.values())
+    sums = {spec.name: 0.0 for spec in specs}
+    counts = {spec.name: 0 for spec in specs}
     for row in rows:
-        for name in METRIC_NAMES:
+        for name in sums:
             value = row.get(name)
             if value is not None:
                 sums[name] += value
                 counts[name] += 1
     board: dict[str, MetricValue] = {}
-    for name in METRIC_NAMES:
+    for spec in specs:
+        name = spec.name
         if counts[name]:
             board[name] = MetricValue(sums[name] / counts[name], counts[name])
         else:
-            board[name] = MetricValue(None, 0, _NO_CASES.get(name, "no case"))
+            board[name] = MetricValue(None, 0, spec.no_cases)
     return board
 
 
@@ -194,8 +279,9 @@ def scoreboard(rows: Sequence[tuple[Mapping[str, str], Mapping[str, float | None
     )
 
 
-def rate_problem(value: object) -> str | None:
-    """Why `value` is no metric value: every metric is a rate or mean in [0, 1], or null (not applicable).
+def rate_problem(value: object, bounds: tuple[float, float] = (0.0, 1.0)) -> str | None:
+    """Why `value` is no metric value: every metric is a rate or mean in [0, 1] (or its narrower
+    declared `bounds`), or null (not applicable).
 
     A bool, a string, NaN, an infinity or 1e308 read from a file would otherwise widen a band or
     void a comparison without a word, so each is refused by name.
@@ -206,8 +292,11 @@ def rate_problem(value: object) -> str | None:
         return f"must be a number or null, got {value!r}"
     if not math.isfinite(value):
         return f"must be a finite number, got {value!r}"
-    if not 0 <= value <= 1:
-        return f"must be from 0 to 1 (every metric is a rate or a mean of 0..1 scores), got {value!r}"
+    low, high = bounds
+    if not low <= value <= high:
+        if bounds == (0.0, 1.0):
+            return f"must be from 0 to 1 (every metric is a rate or a mean of 0..1 scores), got {value!r}"
+        return f"must be from {low:g} to {high:g} (the metric's declared bounds), got {value!r}"
     return None
 
 
@@ -262,3 +351,7 @@ def ndcg_at_k(retrieved: Sequence[str], gold: Sequence[str], k: int) -> float | 
         seen.add(source_id)
     ideal = sum(1.0 / math.log2(rank + 1) for rank in range(1, min(len(relevant), k) + 1))
     return gain / ideal
+
+
+# The built-in metrics register themselves on import; last, because their module uses the names above.
+from qaeval_tui.core.running import metric_table as _builtin  # noqa: E402, F401

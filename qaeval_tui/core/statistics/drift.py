@@ -81,12 +81,12 @@ def _point(raw: object, path: str, line: int) -> tuple[DriftPoint | None, list[P
 
 
 def value_problem(name: str, value: object) -> str | None:
-    """Why a metric value cannot enter a band: not a number, NaN, an infinity, or (a known metric) outside [0, 1].
+    """Why a metric value cannot enter a band: not a number, NaN, an infinity, or (a known metric) outside its bounds.
 
     One 1e308 in the window would widen the band past any real drop, so it is refused, not averaged.
     """
     if name in METRIC_SPECS:
-        return rate_problem(value)
+        return rate_problem(value, METRIC_SPECS[name].bounds)
     if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
         return f"must be a number or null, got {value!r}"
     if value is not None and not math.isfinite(value):

@@ -16,7 +16,7 @@ from qaeval_tui.core.gate.calibration_file import CalibrationArtifact, artifact_
 from qaeval_tui.core.statistics.calibration import CalibrationReport
 from qaeval_tui.core.statistics.sources import calibration_for
 from qaeval_tui.core.store.backend import StoreBackend
-from qaeval_tui.core.usecases.statistics import Say, calibration_inputs, quiet
+from qaeval_tui.core.usecases.statistics import Say, calibration_inputs, calibration_report, quiet
 
 
 def calibration_with_artifact(
@@ -37,3 +37,28 @@ def calibration_with_artifact(
     report = calibration_for(label_input, table, config, store)
     adjudicated = store.adjudications() if store is not None else {}
     return report, artifact_from(report, label_input.selection.labels, adjudicated, table)
+
+
+def calibrate(
+    config: Config,
+    store: StoreBackend | None,
+    labels: Sequence[Path] | None,
+    verdicts: Sequence[Path] | None,
+    *,
+    with_artifact: bool,
+    judge_config_hash: str | None = None,
+    include_post_reveal: bool = False,
+    say: Say = quiet,
+) -> tuple[CalibrationReport, CalibrationArtifact | None]:
+    """`qaeval calibrate`: the report, and its artifact when one is to be written or checked (hashing
+    every label read is work a plain report does not need)."""
+    if with_artifact:
+        return calibration_with_artifact(
+            config, store, labels, verdicts, judge_config_hash=judge_config_hash,
+            include_post_reveal=include_post_reveal, say=say,
+        )  # fmt: skip
+    report = calibration_report(
+        config, store, labels, verdicts, judge_config_hash=judge_config_hash,
+        include_post_reveal=include_post_reveal, say=say,
+    )  # fmt: skip
+    return report, None
