@@ -22,9 +22,10 @@ from qaeval_tui.core.review.views import Role, seat_for
 from qaeval_tui.core.store.opening import StoreTarget
 from qaeval_tui.tui.commands import RULE_HELP, Scope, bindings, commands_for, keymap, resolve_keys, scale_digits
 from qaeval_tui.tui.context import AppContext
+from qaeval_tui.tui.destinations import Destination, destination, from_anywhere, hidden_commands
 from qaeval_tui.tui.literal import notice, palette
 from qaeval_tui.tui.messages import StoreAvailability
-from qaeval_tui.tui.navigation import DESTINATIONS, Destination, Navigate, destination, entries_for
+from qaeval_tui.tui.navigation import Navigate, build_screen
 from qaeval_tui.tui.screens.help import open_help
 from qaeval_tui.tui.screens.home import HomeScreen
 from qaeval_tui.tui.screens.preparing import PrepareOutcome, PreparingScreen
@@ -35,6 +36,8 @@ from qaeval_tui.tui.workers import QaevalApp
 
 ScreenFactory = Callable[[AppContext], Screen[Any]]
 """Builds a screen on the app's context."""
+ResultHandler = Callable[[Any], None]
+"""What a dismissed screen's result is handed to."""
 
 DIGIT_COMMANDS: dict[Scope, tuple[str, str, str]] = {
     "review": ("Score", "score", "Score the focused axis and move on."),
@@ -44,11 +47,6 @@ DIGIT_COMMANDS: dict[Scope, tuple[str, str, str]] = {
 
 
 TITLES: dict[Role, str] = {"reviewer": "qaeval review", "curator": "qaeval curate"}
-
-
-def hidden_commands(role: Role) -> frozenset[str]:
-    """The commands that open another role's screens: neither bound, listed, nor in the palette."""
-    return frozenset(entry.name for entry in DESTINATIONS if entry.role != role)
 
 
 class ReviewApp(QaevalApp[int]):
@@ -122,32 +120,25 @@ class ReviewApp(QaevalApp[int]):
     # -- navigation: screens return results, the app decides what comes next ---------------------
 
     def on_navigate(self, message: Navigate) -> None:
-        self.open_destination(destination(message.name))
+        self.open_destination(destination(message.scope), *message.selection, then=message.then)
 
-    def open_destination(self, entry: Destination) -> None:
+    def open_destination(self, entry: Destination, *selection: object, then: ResultHandler | None = None) -> None:
+        """Push `entry`'s screen on `selection`, unless this app does not offer it; its result goes to
+        `then` (the asking screen), else to the app's own flow (review -> summary -> review)."""
         if entry.role != self.context.role:
-            return  # another role's screen: this app does not offer it (navigation.py)
-        if entry.scope == "review":
-            self._review(None)
-        else:
-            self.push_screen(entry.factory(self.context))
-
-    def _review(self, reopened: BlindItemView | None) -> None:
-        from qaeval_tui.tui.screens.review import ReviewScreen
-
-        self.push_screen(ReviewScreen(self.context, reopened), self._review_closed)
+            return  # another role's screen: this app does not offer it (destinations.py)
+        flows: dict[str, ResultHandler] = {"review": self._review_closed, "summary": self._summary_closed}
+        self.push_screen(build_screen(entry, self.context, *selection), then or flows.get(entry.scope))
 
     def _review_closed(self, summary: SessionSummary | None) -> None:
         """The queue is done (its summary), or the reviewer went home (None)."""
         if summary is not None:
-            from qaeval_tui.tui.screens.summary import SummaryScreen
-
-            self.push_screen(SummaryScreen(self.context, summary), self._summary_closed)
+            self.open_destination(destination("summary"), summary)
 
     def _summary_closed(self, reopened: BlindItemView | None) -> None:
         """Undo reopened an item (review it again), or the reviewer went home (None)."""
         if reopened is not None:
-            self._review(reopened)
+            self.open_destination(destination("review"), reopened)
 
     def scale_keys(self) -> str:
         digits = scale_digits(axis.scale for axis in self.config.rubric.axes)
@@ -181,7 +172,7 @@ class ReviewApp(QaevalApp[int]):
             if command.name in hidden:
                 continue
             key = palette(self.get_key_display(Binding(keys[command.name], command.name)))  # keys come from config
-            callback: Callable[[], object] = partial(screen.run_action, command.name)
+            callback: Callable[[], object] = partial(screen.run_action, command.runs)
             yield SystemCommand(f"{command.palette_title} ({key})", command.help, callback)
         if scope in DIGIT_COMMANDS:
             title, action, help_text = DIGIT_COMMANDS[scope]
@@ -190,9 +181,9 @@ class ReviewApp(QaevalApp[int]):
         prepared = any(isinstance(below, HomeScreen) for below in self.screen_stack)
         if scope != "home" and prepared and not screen.is_modal:
             # Every other screen from anywhere once the store is prepared; home lists these with their keys.
-            for entry in (entry for entry in entries_for(self.context.role) if entry.scope != scope):
-                command = next(c for c in commands_for("home") if c.name == entry.name)
-                yield SystemCommand(command.palette_title, command.help, partial(self.open_destination, entry))
+            for entry, opener in from_anywhere(self.context.role):
+                if entry.scope != scope:
+                    yield SystemCommand(opener.palette_title, opener.help, partial(self.open_destination, entry))
         help_key = palette(self.get_key_display(Binding(keys["help"], "help")))
         yield SystemCommand(f"Help ({help_key})", "Every key and what it does.", self.action_help)
         quit_command = next(command for command in commands_for("app") if command.name == "quit")

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import get_args
-
 import pytest
 from textual.binding import Binding
 
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.review.session import AxisView, BlindItemView
-from qaeval_tui.tui.commands import COMMANDS, SCOPE_TITLES, Scope, bindings, keymap, resolve_keys, scale_digits
+from qaeval_tui.tui.commands import COMMANDS, SCOPE_TITLES, bindings, keymap, resolve_keys, scale_digits
 from qaeval_tui.tui.draft import UNSCORED, LabelDraft
 from qaeval_tui.tui.widgets.key_bar import join_keys
 
@@ -43,7 +41,7 @@ def test_every_command_has_a_label_and_help_and_a_binding_id() -> None:
 
 
 def test_every_scope_has_a_help_title_and_a_shared_name_has_one_default_key() -> None:
-    assert set(SCOPE_TITLES) == set(get_args(Scope))
+    assert {command.scope for command in COMMANDS} == set(SCOPE_TITLES)
     default: dict[str, str] = {}
     for command in COMMANDS:  # one binding id per name, so one key per name ("back" is escape everywhere)
         assert default.setdefault(command.name, command.key) == command.key, command.name

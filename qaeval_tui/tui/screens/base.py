@@ -11,7 +11,7 @@ fast reviewer's "2 1 2 enter 1 ..." lands on the right items, and nothing waits 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from textual.message import Message
 from textual.screen import Screen
@@ -20,6 +20,7 @@ from qaeval_tui.tui.commands import Scope
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import notice
 from qaeval_tui.tui.messages import CallFailed
+from qaeval_tui.tui.navigation import Navigate
 from qaeval_tui.tui.workers import QaevalApp
 
 ResultT = TypeVar("ResultT")
@@ -62,6 +63,12 @@ class AppScreen(Screen[ResultT]):
         if not isinstance(app, QaevalApp):
             raise TypeError(f"{type(self).__name__} runs inside a QaevalApp, not {type(app).__name__}")
         app.run_core(self, work, group=group, title=title, exclusive=exclusive)
+
+    def navigate(self, scope: Scope, *selection: object, then: Callable[[Any], None] | None = None) -> None:
+        """Ask the app for the destination `scope` on `selection` (`navigation.py`); `then` gets its result.
+
+        A screen never builds or pushes its successor: the app does, through the one factory."""
+        self.post_message(Navigate(scope, selection, then))
 
     def worker_failed(self, group: str, text: str) -> None:
         """A call of this screen failed and the app has said so: drop the keys queued behind it.

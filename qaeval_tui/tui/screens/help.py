@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, get_args
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,7 +15,6 @@ from qaeval_tui.tui.commands import (
     RULE_HELP,
     SCOPE_TITLES,
     SCORE_HELP,
-    OversightScope,
     Scope,
     commands_for,
     resolve_keys,
@@ -31,17 +30,17 @@ def open_help(
 
     `hidden` names commands this app does not offer (another role's screens): not listed.
 
-    A review screen lists the rubric's score digits (`score_keys`); a curation or oversight screen
+    A review screen lists the rubric's score digits (`score_keys`); a screen that rules (adjudication)
     lists the rule digits it has bound now; any other screen lists no digits.
     """
     app = screen.app
     if isinstance(app.screen, HelpScreen):
         return
     scope: Scope = getattr(screen, "SCOPE", "app")
-    if scope in get_args(OversightScope):
-        rules = sorted(
-            key for key, active in screen.active_bindings.items() if active.binding.action.startswith("rule_with(")
-        )
+    rules = sorted(
+        key for key, active in screen.active_bindings.items() if active.binding.action.startswith("rule_with(")
+    )
+    if rules:
         app.push_screen(HelpScreen(scope, overrides, join_keys(rules), RULE_HELP, hidden))
     else:
         app.push_screen(HelpScreen(scope, overrides, score_keys if scope == "review" else "", hidden=hidden))
