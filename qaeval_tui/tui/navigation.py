@@ -3,7 +3,8 @@
 Screens never build or push each other: a screen posts `Navigate` (home for a key of its list, the
 inbox for the selected miss), and the app looks the destination up (`destinations.py`), builds
 its screen here and pushes it; the screen `dismiss()`es its result and the app or the asking
-screen decides what comes next. The factory is the one gate: it refuses a seat a destination is
+screen decides what comes next. (A modal dialog is a screen's own: it pushes it with a callback
+for the dialog's typed result.) The factory is the one gate: it refuses a seat a destination is
 not for before anything is imported, and it imports a screen's module only when the screen is
 first opened, so the review TUI's cold start does not pay for screens the reviewer may never open.
 """

@@ -28,8 +28,9 @@ from qaeval_tui.tui.navigation import Navigate
 from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.screens.home import HomeScreen
 from tests.conftest import DEMO_GOLDEN
+from tests.curation_fixtures import RESTOCKING
 from tests.tui.conftest import flat, make_app, open_review, screen_text
-from tests.tui.oversight_host import Workspace, oversight_template, workspace
+from tests.tui.oversight_host import Workspace, oversight_app, oversight_template, workspace
 from tests.tui.scenes.review import AnyPilot, wait_until
 from tests.tui.test_navigation import app_on, go_home, reach
 
@@ -196,3 +197,22 @@ def test_a_new_screen_reaches_a_core_use_case_through_the_one_store_door(demo_db
         assert threads and threads[0] != caller  # on the store thread, where the connection lives
     finally:
         services.close()
+
+
+async def test_a_screen_that_asks_for_a_destination_gets_its_result(workspace: Workspace) -> None:
+    """The promote form returns the rejection it recorded to the screen that asked for it."""
+    from qaeval_tui.core.curation.inbox import InboxDecision
+    from qaeval_tui.tui.screens.inbox import InboxScreen
+    from tests.tui.test_curation_screens import form_ready, import_demo_inbox, inbox_ready
+
+    import_demo_inbox(workspace)
+    app = oversight_app(workspace, InboxScreen)
+    results: list[object] = []
+    async with app.run_test(size=(100, 32)) as pilot:
+        inbox = await inbox_ready(pilot)
+        inbox.navigate("promote", RESTOCKING, then=results.append)
+        await form_ready(pilot)
+        await pilot.press("ctrl+r", *"The answer was right.", "enter")
+        await wait_until(pilot, lambda: app.screen is inbox)
+    assert len(results) == 1 and isinstance(results[0], InboxDecision)
+    assert (results[0].decision, results[0].reason, results[0].curator) == ("rejected", "The answer was right.", "dana")
