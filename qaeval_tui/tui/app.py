@@ -20,7 +20,7 @@ from qaeval_tui.core.config import Config
 from qaeval_tui.core.review.session import BlindItemView, SessionSummary
 from qaeval_tui.core.review.views import Role, seat_for
 from qaeval_tui.core.store.opening import StoreTarget
-from qaeval_tui.tui.commands import RULE_HELP, Scope, bindings, commands_for, keymap, resolve_keys, scale_digits
+from qaeval_tui.tui.commands import SCALE_KEYS, Scope, bindings, commands_for, keymap, resolve_keys, scale_digits
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.destinations import Destination, destination, from_anywhere, hidden_commands
 from qaeval_tui.tui.literal import notice, palette
@@ -31,20 +31,12 @@ from qaeval_tui.tui.screens.home import HomeScreen
 from qaeval_tui.tui.screens.preparing import PrepareOutcome, PreparingScreen
 from qaeval_tui.tui.screens.reviewer import ReviewerScreen
 from qaeval_tui.tui.services import Services
-from qaeval_tui.tui.widgets.key_bar import join_keys
 from qaeval_tui.tui.workers import QaevalApp
 
 ScreenFactory = Callable[[AppContext], Screen[Any]]
 """Builds a screen on the app's context."""
 ResultHandler = Callable[[Any], None]
 """What a dismissed screen's result is handed to."""
-
-DIGIT_COMMANDS: dict[Scope, tuple[str, str, str]] = {
-    "review": ("Score", "score", "Score the focused axis and move on."),
-    "adjudicate": ("Rule as", "rule_with", RULE_HELP),
-}
-"""Palette entries per scale digit: (title, action, help); a digit off the selected axis's scale does nothing."""
-
 
 TITLES: dict[Role, str] = {"reviewer": "qaeval review", "curator": "qaeval curate"}
 
@@ -140,10 +132,6 @@ class ReviewApp(QaevalApp[int]):
         if reopened is not None:
             self.open_destination(destination("review"), reopened)
 
-    def scale_keys(self) -> str:
-        digits = scale_digits(axis.scale for axis in self.config.rubric.axes)
-        return join_keys([str(digit) for digit in digits])
-
     async def action_quit(self) -> None:
         """Quit; with unsaved scores on the item under review, ask once first (quit again leaves)."""
         from qaeval_tui.tui.screens.leave_dialog import LeaveDialog
@@ -157,7 +145,7 @@ class ReviewApp(QaevalApp[int]):
         self.exit()
 
     def action_help(self) -> None:
-        open_help(self.screen, dict(self.config.review.keys), self.scale_keys(), hidden_commands(self.context.role))
+        open_help(self.screen, dict(self.config.review.keys), hidden_commands(self.context.role))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """The app's own commands, and Textual's theme switcher. Textual's other entries go: its
@@ -174,10 +162,10 @@ class ReviewApp(QaevalApp[int]):
             key = palette(self.get_key_display(Binding(keys[command.name], command.name)))  # keys come from config
             callback: Callable[[], object] = partial(screen.run_action, command.runs)
             yield SystemCommand(f"{command.palette_title} ({key})", command.help, callback)
-        if scope in DIGIT_COMMANDS:
-            title, action, help_text = DIGIT_COMMANDS[scope]
+        if scale := SCALE_KEYS.get(scope or ""):  # a digit off the selected axis's scale does nothing
             for digit in scale_digits(axis.scale for axis in self.config.rubric.axes):
-                yield SystemCommand(f"{title} {digit}", help_text, partial(screen.run_action, f"{action}({digit})"))
+                run = partial(screen.run_action, f"{scale.action}({digit})")
+                yield SystemCommand(f"{scale.title} {digit}", scale.palette_help or scale.help, run)
         prepared = any(isinstance(below, HomeScreen) for below in self.screen_stack)
         if scope != "home" and prepared and not screen.is_modal:
             # Every other screen from anywhere once the store is prepared; home lists these with their keys.

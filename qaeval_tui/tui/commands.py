@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.tui.destinations import DESTINATIONS, Command, Scope
+from qaeval_tui.tui.destinations import DESTINATIONS, RULE_KEYS, SCORE_KEYS, Command, ScaleKeys, Scope
 
 if TYPE_CHECKING:
     from textual.binding import BindingType
@@ -24,6 +24,7 @@ __all__ = [  # Command and Scope are declared with the destinations and read fro
     "COMMANDS",
     "HOME_COMMANDS",
     "RULE_HELP",
+    "SCALE_KEYS",
     "SCOPE_TITLES",
     "SCORE_HELP",
     "Command",
@@ -69,10 +70,12 @@ COMMANDS: tuple[Command, ...] = (
     *HOME_COMMANDS,
     *APP_COMMANDS,
 )
-"""Scale digits are added per rubric: "score" on the review screen, "rule as" on adjudication."""
+"""Scale digits are added per screen: "score" on the review screen, "rule as" on adjudication."""
 
-SCORE_HELP = "Score the focused axis with this scale value and move to the next axis."
-RULE_HELP = "Record this scale value as the consensus (asks for a reason)."
+SCALE_KEYS: dict[Scope, ScaleKeys] = {entry.scope: entry.scale for entry in DESTINATIONS if entry.scale}
+"""The scale digits of each screen that binds them."""
+SCORE_HELP = SCORE_KEYS.help
+RULE_HELP = RULE_KEYS.help
 
 
 def commands_for(scope: Scope) -> tuple[Command, ...]:
@@ -125,13 +128,10 @@ def scale_digits(scales: Iterable[tuple[int, ...]]) -> tuple[int, ...]:
     return tuple(sorted({value for scale in scales for value in scale if 0 <= value <= 9}))
 
 
-def bindings(
-    scope: Scope, digits: Iterable[int] = (), *, digit_action: str = "score", digit_label: str = "score"
-) -> list[BindingType]:
-    """Textual bindings for one screen: its commands (with ids, so the keymap remaps them) and digits.
-
-    Digit bindings (`score(2)` on the review screen, `rule_with(2)` on adjudication) share one
-    label; the key bar shows them as one range.
+def bindings(scope: Scope) -> list[BindingType]:
+    """Textual bindings for one screen: its commands (with ids, so the keymap remaps them) and its
+    scale digits, 0-9 (`score(2)` on the review screen, `rule_with(2)` on adjudication), which share
+    one label: the key bar shows them as one range, and the screen hides those off the rubric's scales.
     """
     from textual.binding import Binding
 
@@ -139,5 +139,6 @@ def bindings(
         Binding(c.key, c.runs, c.label, show=c.in_bar, priority=c.priority, id=binding_id(c.name))
         for c in commands_for(scope)
     ]
-    result.extend(Binding(str(digit), f"{digit_action}({digit})", digit_label) for digit in digits)
+    if scale := SCALE_KEYS.get(scope):
+        result.extend(Binding(str(digit), f"{scale.action}({digit})", scale.label) for digit in range(10))
     return result

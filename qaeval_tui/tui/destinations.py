@@ -66,6 +66,33 @@ class Opener:
 
 
 @dataclass(frozen=True)
+class ScaleKeys:
+    """A screen's scale digits: each runs `action(value)`; the key bar shows them as one range."""
+
+    action: str
+    label: str
+    """Their one label in the key bar."""
+    title: str
+    """The palette's name for each, followed by the digit ("Score 2")."""
+    help: str
+    """One sentence, in help."""
+    palette_help: str = ""
+    """The palette's line for each; by default `help`."""
+
+
+SCORE_KEYS = ScaleKeys(
+    "score",
+    "score",
+    "Score",
+    "Score the focused axis with this scale value and move to the next axis.",
+    "Score the focused axis and move on.",
+)
+RULE_KEYS = ScaleKeys(
+    "rule_with", "rule as", "Rule as", "Record this scale value as the consensus (asks for a reason)."
+)
+
+
+@dataclass(frozen=True)
 class Destination:
     """One screen: its name, who may open it, its screen (imported when first opened) and its keys."""
 
@@ -81,6 +108,8 @@ class Destination:
     """Home's key for it; None when another screen opens it with a selection."""
     commands: tuple[Command, ...] = ()
     """The screen's own keys (the app's help and quit work everywhere)."""
+    scale: ScaleKeys | None = None
+    """The scale digits it binds, if any (the rubric's values: not remappable, they are the scale)."""
 
     def opener_command(self) -> Command | None:
         """Home's command that opens it."""
@@ -198,6 +227,7 @@ DESTINATIONS: tuple[Destination, ...] = (
                 "Go home; an item with scores not yet submitted asks once first, and nothing partial is saved.",
             ),
         ),
+        scale=SCORE_KEYS,
     ),
     Destination(
         "summary",
@@ -276,6 +306,7 @@ DESTINATIONS: tuple[Destination, ...] = (
             *ITEM_SCROLL,
             BACK,
         ),
+        scale=RULE_KEYS,
     ),
     Destination(
         "dashboard",

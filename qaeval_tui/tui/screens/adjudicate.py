@@ -97,7 +97,7 @@ def standing_text(entry: Disagreement, min_reviewers: int = 2) -> tuple[str, str
 
 class AdjudicationScreen(AppScreen[None]):
     SCOPE = "adjudicate"
-    BINDINGS = bindings("adjudicate", range(10), digit_action="rule_with", digit_label="rule as")
+    BINDINGS = bindings("adjudicate")
 
     def __init__(self, context: AppContext) -> None:
         super().__init__(context)
