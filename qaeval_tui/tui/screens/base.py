@@ -1,8 +1,10 @@
 """The one base of every screen of the app: the app's context, core calls in workers, queued keys.
 
 Every full screen (reviewer prompt, preparing, home, review, summary, curation and oversight)
-is an `AppScreen` on the app's one `AppContext`; its `SCOPE` names its keys in `tui/commands.py`,
-and help for it opens through the app's one help path. Modal dialogs are not screens of their own.
+is an `AppScreen` on the app's one `AppContext`; its `SCOPE` names its destination in
+`tui/destinations.py` (and so its keys), and help for it opens through the app's one help path.
+It asks for the next screen by name (`navigate`) and returns its own result (`dismiss`). Modal
+dialogs are not screens of their own.
 
 Keys pressed during a save are queued and replayed in order once the result is on screen: a
 fast reviewer's "2 1 2 enter 1 ..." lands on the right items, and nothing waits on the UI thread.
