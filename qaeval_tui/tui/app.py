@@ -20,35 +20,25 @@ from qaeval_tui.core.config import Config
 from qaeval_tui.core.review.session import BlindItemView, SessionSummary
 from qaeval_tui.core.review.views import Role, seat_for
 from qaeval_tui.core.store.opening import StoreLocation
-from qaeval_tui.tui.commands import RULE_HELP, Scope, bindings, commands_for, keymap, resolve_keys, scale_digits
+from qaeval_tui.tui.commands import SCALE_KEYS, Scope, bindings, commands_for, keymap, resolve_keys, scale_digits
 from qaeval_tui.tui.context import AppContext
+from qaeval_tui.tui.destinations import Destination, destination, from_anywhere, hidden_commands
 from qaeval_tui.tui.literal import notice, palette
 from qaeval_tui.tui.messages import StoreAvailability
-from qaeval_tui.tui.navigation import DESTINATIONS, Destination, Navigate, destination, entries_for
+from qaeval_tui.tui.navigation import Navigate, build_screen
 from qaeval_tui.tui.screens.help import open_help
 from qaeval_tui.tui.screens.home import HomeScreen
 from qaeval_tui.tui.screens.preparing import PrepareOutcome, PreparingScreen
 from qaeval_tui.tui.screens.reviewer import ReviewerScreen
 from qaeval_tui.tui.services import Services
-from qaeval_tui.tui.widgets.key_bar import join_keys
 from qaeval_tui.tui.workers import QaevalApp
 
 ScreenFactory = Callable[[AppContext], Screen[Any]]
 """Builds a screen on the app's context."""
-
-DIGIT_COMMANDS: dict[Scope, tuple[str, str, str]] = {
-    "review": ("Score", "score", "Score the focused axis and move on."),
-    "adjudicate": ("Rule as", "rule_with", RULE_HELP),
-}
-"""Palette entries per scale digit: (title, action, help); a digit off the selected axis's scale does nothing."""
-
+ResultHandler = Callable[[Any], None]
+"""What a dismissed screen's result is handed to."""
 
 TITLES: dict[Role, str] = {"reviewer": "qaeval review", "curator": "qaeval curate"}
-
-
-def hidden_commands(role: Role) -> frozenset[str]:
-    """The commands that open another role's screens: neither bound, listed, nor in the palette."""
-    return frozenset(entry.name for entry in DESTINATIONS if entry.role != role)
 
 
 class ReviewApp(QaevalApp[int]):
@@ -122,36 +112,25 @@ class ReviewApp(QaevalApp[int]):
     # -- navigation: screens return results, the app decides what comes next ---------------------
 
     def on_navigate(self, message: Navigate) -> None:
-        self.open_destination(destination(message.name))
+        self.open_destination(destination(message.scope), *message.selection, then=message.then)
 
-    def open_destination(self, entry: Destination) -> None:
+    def open_destination(self, entry: Destination, *selection: object, then: ResultHandler | None = None) -> None:
+        """Push `entry`'s screen on `selection`, unless this app does not offer it; its result goes to
+        `then` (the asking screen), else to the app's own flow (review -> summary -> review)."""
         if entry.role != self.context.role:
-            return  # another role's screen: this app does not offer it (navigation.py)
-        if entry.scope == "review":
-            self._review(None)
-        else:
-            self.push_screen(entry.factory(self.context))
-
-    def _review(self, reopened: BlindItemView | None) -> None:
-        from qaeval_tui.tui.screens.review import ReviewScreen
-
-        self.push_screen(ReviewScreen(self.context, reopened), self._review_closed)
+            return  # another role's screen: this app does not offer it (destinations.py)
+        flows: dict[str, ResultHandler] = {"review": self._review_closed, "summary": self._summary_closed}
+        self.push_screen(build_screen(entry, self.context, *selection), then or flows.get(entry.scope))
 
     def _review_closed(self, summary: SessionSummary | None) -> None:
         """The queue is done (its summary), or the reviewer went home (None)."""
         if summary is not None:
-            from qaeval_tui.tui.screens.summary import SummaryScreen
-
-            self.push_screen(SummaryScreen(self.context, summary), self._summary_closed)
+            self.open_destination(destination("summary"), summary)
 
     def _summary_closed(self, reopened: BlindItemView | None) -> None:
         """Undo reopened an item (review it again), or the reviewer went home (None)."""
         if reopened is not None:
-            self._review(reopened)
-
-    def scale_keys(self) -> str:
-        digits = scale_digits(axis.scale for axis in self.config.rubric.axes)
-        return join_keys([str(digit) for digit in digits])
+            self.open_destination(destination("review"), reopened)
 
     async def action_quit(self) -> None:
         """Quit; with unsaved scores on the item under review, ask once first (quit again leaves)."""
@@ -166,7 +145,7 @@ class ReviewApp(QaevalApp[int]):
         self.exit()
 
     def action_help(self) -> None:
-        open_help(self.screen, dict(self.config.review.keys), self.scale_keys(), hidden_commands(self.context.role))
+        open_help(self.screen, dict(self.config.review.keys), hidden_commands(self.context.role))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """The app's own commands, and Textual's theme switcher. Textual's other entries go: its
@@ -181,18 +160,18 @@ class ReviewApp(QaevalApp[int]):
             if command.name in hidden:
                 continue
             key = palette(self.get_key_display(Binding(keys[command.name], command.name)))  # keys come from config
-            callback: Callable[[], object] = partial(screen.run_action, command.name)
+            callback: Callable[[], object] = partial(screen.run_action, command.runs)
             yield SystemCommand(f"{command.palette_title} ({key})", command.help, callback)
-        if scope in DIGIT_COMMANDS:
-            title, action, help_text = DIGIT_COMMANDS[scope]
+        if scale := SCALE_KEYS.get(scope or ""):  # a digit off the selected axis's scale does nothing
             for digit in scale_digits(axis.scale for axis in self.config.rubric.axes):
-                yield SystemCommand(f"{title} {digit}", help_text, partial(screen.run_action, f"{action}({digit})"))
+                run = partial(screen.run_action, f"{scale.action}({digit})")
+                yield SystemCommand(f"{scale.title} {digit}", scale.palette_help or scale.help, run)
         prepared = any(isinstance(below, HomeScreen) for below in self.screen_stack)
         if scope != "home" and prepared and not screen.is_modal:
             # Every other screen from anywhere once the store is prepared; home lists these with their keys.
-            for entry in (entry for entry in entries_for(self.context.role) if entry.scope != scope):
-                command = next(c for c in commands_for("home") if c.name == entry.name)
-                yield SystemCommand(command.palette_title, command.help, partial(self.open_destination, entry))
+            for entry, opener in from_anywhere(self.context.role):
+                if entry.scope != scope:
+                    yield SystemCommand(opener.palette_title, opener.help, partial(self.open_destination, entry))
         help_key = palette(self.get_key_display(Binding(keys["help"], "help")))
         yield SystemCommand(f"Help ({help_key})", "Every key and what it does.", self.action_help)
         quit_command = next(command for command in commands_for("app") if command.name == "quit")

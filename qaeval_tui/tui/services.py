@@ -111,6 +111,10 @@ class Services:
 
         return self._thread.call(run)
 
+    def on_store(self, work: Callable[[StoreBackend], T]) -> T:
+        """Run a core use case on the app's one store, on the store thread: a new screen's door to the core."""
+        return self._thread.call(work)
+
     # -- preparing and blind review ---------------------------------------------------------------
 
     def prepare(self, reviewer: str, step: Callable[[str], object], *, enrol: bool = True) -> PrepareReport:

@@ -26,7 +26,8 @@ from qaeval_tui.core.review.views import CuratorOnly
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.app import ReviewApp, hidden_commands
 from qaeval_tui.tui.commands import commands_for
-from qaeval_tui.tui.navigation import DESTINATIONS, destination
+from qaeval_tui.tui.destinations import DESTINATIONS, destination
+from qaeval_tui.tui.navigation import build_screen
 from qaeval_tui.tui.screens.dashboard import DashboardScreen
 from qaeval_tui.tui.screens.home import HomeScreen
 from qaeval_tui.tui.screens.reveal import RevealDialog
@@ -226,7 +227,7 @@ async def test_a_curator_screen_is_not_built_for_a_reviewer_seat(demo_db: Path) 
     async with app.run_test(size=(100, 32)) as pilot:
         await open_review(pilot)
         curator_entries = [entry for entry in DESTINATIONS if entry.role == "curator"]
-        assert {entry.name for entry in curator_entries} == {
+        assert {entry.opener.name for entry in curator_entries if entry.opener} == {
             "open_inbox",
             "open_adjudication",
             "open_dashboard",
@@ -236,7 +237,7 @@ async def test_a_curator_screen_is_not_built_for_a_reviewer_seat(demo_db: Path) 
         }
         for entry in curator_entries:
             with pytest.raises(CuratorOnly, match="for curators"):
-                entry.factory(app.context)
+                build_screen(entry, app.context)
             app.open_destination(entry)
             await pilot.pause()
             assert isinstance(app.screen, ReviewScreen), entry.name
@@ -257,7 +258,7 @@ async def test_the_curator_app_reaches_the_calibration_dashboard_by_the_same_rou
         await pilot.pause(0.3)
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, DashboardScreen))
-        assert destination("open_dashboard").factory(app.context) is not None  # a curator seat builds it
+        assert build_screen(destination("dashboard"), app.context) is not None  # a curator seat builds it
     assert case_ids
 
 

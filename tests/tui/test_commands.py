@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import get_args
-
 import pytest
 from textual.binding import Binding
 
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.review.session import AxisView, BlindItemView
-from qaeval_tui.tui.commands import COMMANDS, SCOPE_TITLES, Scope, bindings, keymap, resolve_keys, scale_digits
+from qaeval_tui.tui.commands import COMMANDS, SCOPE_TITLES, bindings, keymap, resolve_keys, scale_digits
 from qaeval_tui.tui.draft import UNSCORED, LabelDraft
 from qaeval_tui.tui.widgets.key_bar import join_keys
 
@@ -37,13 +35,16 @@ def test_default_keys_are_the_ones_the_issue_names() -> None:
 def test_every_command_has_a_label_and_help_and_a_binding_id() -> None:
     for command in COMMANDS:
         assert command.label and command.help.endswith(".")
-    review = [binding for binding in bindings("review", range(3)) if isinstance(binding, Binding)]
+    review = [binding for binding in bindings("review") if isinstance(binding, Binding)]
     assert {binding.id for binding in review if binding.id} >= {"qaeval.submit", "qaeval.reveal"}
-    assert [b.action for b in review if b.action.startswith("score(")] == ["score(0)", "score(1)", "score(2)"]
+    assert [b.action for b in review if b.action.startswith("score(")] == [f"score({d})" for d in range(10)]
+    adjudicate = [binding for binding in bindings("adjudicate") if isinstance(binding, Binding)]
+    assert {b.description for b in adjudicate if b.action.startswith("rule_with(")} == {"rule as"}
+    assert not [b for b in bindings("inbox") if isinstance(b, Binding) and b.key.isdigit()]  # no scale there
 
 
 def test_every_scope_has_a_help_title_and_a_shared_name_has_one_default_key() -> None:
-    assert set(SCOPE_TITLES) == set(get_args(Scope))
+    assert {command.scope for command in COMMANDS} == set(SCOPE_TITLES)
     default: dict[str, str] = {}
     for command in COMMANDS:  # one binding id per name, so one key per name ("back" is escape everywhere)
         assert default.setdefault(command.name, command.key) == command.key, command.name

@@ -18,7 +18,7 @@ from qaeval_tui.core.config import Config, ReviewConfig, RosterMember
 from qaeval_tui.core.curation.inbox import import_misses
 from qaeval_tui.tui.app import ReviewApp
 from qaeval_tui.tui.commands import SCOPE_TITLES, commands_for
-from qaeval_tui.tui.navigation import ENTRIES
+from qaeval_tui.tui.destinations import offered
 from qaeval_tui.tui.screens.adjudicate import AdjudicationScreen
 from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.screens.browse import BrowseScreen
@@ -96,8 +96,8 @@ async def test_home_lists_every_screen_with_the_key_that_opens_it(workspace: Wor
         text = flat(screen_text(app))
     assert "qaeval curate" in text and "Review blind-label" not in text  # labeling is the reviewer app's
     for key, _, _ in HOME_KEYS:
-        entry = next(e for e in ENTRIES if e.name == next(c.name for c in commands_for("home") if c.key == key))
-        assert f"{key} {entry.label} {entry.description}" in text
+        opener = next(e.opener for e in offered("curator") if e.opener and e.opener.key == key)
+        assert f"{key} {opener.entry} {opener.purpose}" in text
     assert "coming" not in text
 
 

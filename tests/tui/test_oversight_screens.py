@@ -7,7 +7,7 @@ synthetic labels of ana, ben and chloe, and the demo golden set.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 import pytest
 from textual.binding import Binding
@@ -15,9 +15,10 @@ from textual.binding import Binding
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.statistics.sources import calibration_from_store
 from qaeval_tui.core.store.sqlite import Store
-from qaeval_tui.tui.commands import COMMANDS, RULE_HELP, OversightScope, commands_for
+from qaeval_tui.tui.commands import COMMANDS, RULE_HELP, commands_for
 from qaeval_tui.tui.context import AppContext
-from qaeval_tui.tui.navigation import ENTRIES
+from qaeval_tui.tui.destinations import DESTINATIONS, offered
+from qaeval_tui.tui.navigation import build_screen
 from qaeval_tui.tui.screens.adjudicate import AdjudicationScreen
 from qaeval_tui.tui.screens.browse import BrowseScreen
 from qaeval_tui.tui.screens.case_detail import CaseDetailScreen
@@ -194,6 +195,7 @@ async def test_the_browser_filters_searches_and_opens_a_case_read_only(workspace
         assert isinstance(app.screen, BrowseScreen)
 
 
+CURATOR_SCOPES = [entry.scope for entry in DESTINATIONS if entry.role == "curator"]
 SCREENS: list[type[Any]] = [
     InboxScreen, PromoteScreen, AdjudicationScreen, DashboardScreen, DrilldownScreen, BrowseScreen, CaseDetailScreen,
 ]  # fmt: skip
@@ -210,14 +212,14 @@ def test_every_binding_has_a_description_and_a_declared_command(screen: type[Any
 
 
 def test_every_command_has_a_label_and_a_one_sentence_help() -> None:
-    for scope in get_args(OversightScope):
+    for scope in CURATOR_SCOPES:
         for command in commands_for(scope):
             assert command.label and command.help.endswith(".") and command.key
 
 
 def test_no_key_does_two_things_on_one_screen_or_shadows_an_app_key() -> None:
     app_keys = {command.key for command in COMMANDS if command.scope == "app"}
-    for scope in get_args(OversightScope):
+    for scope in CURATOR_SCOPES:
         keys = [command.key for command in commands_for(scope)]
         assert keys and len(keys) == len(set(keys)), scope
         assert not set(keys) & app_keys, scope
@@ -226,12 +228,19 @@ def test_no_key_does_two_things_on_one_screen_or_shadows_an_app_key() -> None:
 async def test_the_home_entries_open_their_screens_on_the_apps_own_services(workspace: Workspace) -> None:
     services = Services(workspace.config, workspace.db, [workspace.golden])
     context = AppContext(services, FixedClock(), deterministic=True, reviewer="dana", role="curator")
-    for entry in ENTRIES:
-        screen = entry.factory(context)
+    for entry in offered("curator"):
+        screen = build_screen(entry, context)
         # The very object the app holds: no screen opens a second connection to the store.
         assert screen.context.services is services and screen.context.curator == "dana"  # type: ignore[attr-defined]
     services.close()
-    assert [entry.label for entry in ENTRIES] == ["Inbox", "Adjudication", "Calibration", "Browse", "Flags", "Runs"]
+    assert [e.opener.entry for e in offered("curator") if e.opener] == [
+        "Inbox",
+        "Adjudication",
+        "Calibration",
+        "Browse",
+        "Flags",
+        "Runs",
+    ]
 
 
 async def test_help_lists_every_key_of_the_screen_with_its_rule_digits(workspace: Workspace) -> None:

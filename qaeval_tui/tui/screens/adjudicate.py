@@ -22,11 +22,11 @@ from textual.widgets import DataTable, Static
 from qaeval_tui.core.curation.adjudication import AdjudicationQueue, Disagreement
 from qaeval_tui.core.curation.dossier import ItemDossier
 from qaeval_tui.core.guideline_sections import guideline_sections
+from qaeval_tui.tui.commands import bindings
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import cell, notice, plain, styled
 from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.screens.consensus_dialog import ConsensusDialog, Ruling
-from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.widgets.dossier_view import DossierView
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.pick_table import PickTable
@@ -97,7 +97,7 @@ def standing_text(entry: Disagreement, min_reviewers: int = 2) -> tuple[str, str
 
 class AdjudicationScreen(AppScreen[None]):
     SCOPE = "adjudicate"
-    BINDINGS = oversight_bindings("adjudicate", tuple(range(10)))
+    BINDINGS = bindings("adjudicate")
 
     def __init__(self, context: AppContext) -> None:
         super().__init__(context)
@@ -302,4 +302,4 @@ class AdjudicationScreen(AppScreen[None]):
         self.query_one(DossierView).scroll_page_up(animate=False)
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        self.dismiss(None)

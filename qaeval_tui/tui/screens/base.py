@@ -1,8 +1,10 @@
 """The one base of every screen of the app: the app's context, core calls in workers, queued keys.
 
 Every full screen (reviewer prompt, preparing, home, review, summary, curation and oversight)
-is an `AppScreen` on the app's one `AppContext`; its `SCOPE` names its keys in `tui/commands.py`,
-and help for it opens through the app's one help path. Modal dialogs are not screens of their own.
+is an `AppScreen` on the app's one `AppContext`; its `SCOPE` names its destination in
+`tui/destinations.py` (and so its keys), and help for it opens through the app's one help path.
+It asks for the next screen by name (`navigate`) and returns its own result (`dismiss`). Modal
+dialogs are not screens of their own.
 
 Keys pressed during a save are queued and replayed in order once the result is on screen: a
 fast reviewer's "2 1 2 enter 1 ..." lands on the right items, and nothing waits on the UI thread.
@@ -11,7 +13,7 @@ fast reviewer's "2 1 2 enter 1 ..." lands on the right items, and nothing waits 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from textual.message import Message
 from textual.screen import Screen
@@ -20,6 +22,7 @@ from qaeval_tui.tui.commands import Scope
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import notice
 from qaeval_tui.tui.messages import CallFailed
+from qaeval_tui.tui.navigation import Navigate
 from qaeval_tui.tui.workers import QaevalApp
 
 ResultT = TypeVar("ResultT")
@@ -62,6 +65,12 @@ class AppScreen(Screen[ResultT]):
         if not isinstance(app, QaevalApp):
             raise TypeError(f"{type(self).__name__} runs inside a QaevalApp, not {type(app).__name__}")
         app.run_core(self, work, group=group, title=title, exclusive=exclusive)
+
+    def navigate(self, scope: Scope, *selection: object, then: Callable[[Any], None] | None = None) -> None:
+        """Ask the app for the destination `scope` on `selection` (`navigation.py`); `then` gets its result.
+
+        A screen never builds or pushes its successor: the app does, through the one factory."""
+        self.post_message(Navigate(scope, selection, then))
 
     def worker_failed(self, group: str, text: str) -> None:
         """A call of this screen failed and the app has said so: drop the keys queued behind it.

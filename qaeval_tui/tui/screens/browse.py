@@ -17,10 +17,10 @@ from qaeval_tui.core.golden.loader import GoldenSet
 from qaeval_tui.core.golden.selection import BEHAVIORS, DIFFICULTIES, CaseFilter, select_cases
 from qaeval_tui.core.models.golden import LoadedCase
 from qaeval_tui.core.text import one_line
+from qaeval_tui.tui.commands import bindings
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import cell, plain
 from qaeval_tui.tui.screens.base import AppScreen
-from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.widgets.case_view import case_summary
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.pick_table import PickTable
@@ -39,7 +39,7 @@ def _next(options: tuple[str | None, ...], current: str | None) -> str | None:
 
 class BrowseScreen(AppScreen[None]):
     SCOPE = "browse"
-    BINDINGS = oversight_bindings("browse")
+    BINDINGS = bindings("browse")
 
     def __init__(self, context: AppContext) -> None:
         super().__init__(context)
@@ -191,12 +191,10 @@ class BrowseScreen(AppScreen[None]):
         if loaded is None:
             self.notify("No case to open: clear the filters (c).", severity="warning")
             return
-        from qaeval_tui.tui.screens.case_detail import CaseDetailScreen
-
-        self.app.push_screen(CaseDetailScreen(self.context, loaded))
+        self.navigate("case", loaded)
 
     def action_back(self) -> None:
         if self.focused is self.query_one("#browse-search", Input):
             self.query_one(PickTable).focus()
             return
-        self.app.pop_screen()
+        self.dismiss(None)

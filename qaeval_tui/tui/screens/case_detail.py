@@ -7,16 +7,16 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from qaeval_tui.core.models.golden import LoadedCase
+from qaeval_tui.tui.commands import bindings
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.screens.base import AppScreen
-from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.widgets.case_view import case_content
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 
 
 class CaseDetailScreen(AppScreen[None]):
     SCOPE = "case"
-    BINDINGS = oversight_bindings("case")
+    BINDINGS = bindings("case")
 
     def __init__(self, context: AppContext, loaded: LoadedCase) -> None:
         super().__init__(context)
@@ -34,4 +34,4 @@ class CaseDetailScreen(AppScreen[None]):
             self.run_core(lambda: services.record_case_view(case_id, viewer), group="exposure", title="Not recorded")
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        self.dismiss(None)

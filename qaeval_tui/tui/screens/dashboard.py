@@ -16,10 +16,10 @@ from textual.message import Message
 from textual.widgets import LoadingIndicator, ProgressBar, Static
 
 from qaeval_tui.core.usecases.dashboard import STEPS, Dashboard
+from qaeval_tui.tui.commands import bindings
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import line, plain
 from qaeval_tui.tui.screens.base import AppScreen
-from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.widgets.confusion_grid import ConfusionGrid
 from qaeval_tui.tui.widgets.dashboard_figures import (
     VERDICT_STYLES,
@@ -48,7 +48,7 @@ class DashboardScreen(AppScreen[None]):
     """Agreement, judge vs human, confusion grids and reviewer progress, all from the store."""
 
     SCOPE = "dashboard"
-    BINDINGS = oversight_bindings("dashboard")
+    BINDINGS = bindings("dashboard")
 
     def __init__(self, context: AppContext) -> None:
         super().__init__(context)
@@ -168,9 +168,7 @@ class DashboardScreen(AppScreen[None]):
         if self.dashboard is None or not grids:
             return
         grid = self.focused if isinstance(self.focused, ConfusionGrid) else grids[0]
-        from qaeval_tui.tui.screens.drilldown import DrilldownScreen
-
-        self.app.push_screen(DrilldownScreen(self.context, self.dashboard, grid.view.axis, grid.human, grid.judge))
+        self.navigate("drilldown", self.dashboard, grid.view.axis, grid.human, grid.judge)
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        self.dismiss(None)

@@ -11,10 +11,10 @@ from textual.widgets import DataTable, Static
 
 from qaeval_tui.core.curation.dossier import ItemDossier
 from qaeval_tui.core.usecases.dashboard import CellItem, Dashboard
+from qaeval_tui.tui.commands import bindings
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import cell, line
 from qaeval_tui.tui.screens.base import AppScreen
-from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.widgets.dossier_view import DossierView
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.pick_table import PickTable
@@ -29,7 +29,7 @@ class DrilldownScreen(AppScreen[None]):
     """Read-only: nothing here writes to the store."""
 
     SCOPE = "drilldown"
-    BINDINGS = oversight_bindings("drilldown")
+    BINDINGS = bindings("drilldown")
 
     def __init__(self, context: AppContext, dashboard: Dashboard, axis: str, human: int, judge: int) -> None:
         super().__init__(context)
@@ -104,4 +104,4 @@ class DrilldownScreen(AppScreen[None]):
         self.query_one(DossierView).scroll_page_up(animate=False)
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        self.dismiss(None)

@@ -19,10 +19,10 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
 from qaeval_tui.core.curation.flags import Flag, FlagState
+from qaeval_tui.tui.commands import bindings
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import cell, line, plain
 from qaeval_tui.tui.screens.base import AppScreen
-from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.pick_table import PickTable
 
@@ -103,7 +103,7 @@ class FlagsScreen(AppScreen[None]):
     """Reviewers' flags and notes, oldest first."""
 
     SCOPE = "flags"
-    BINDINGS = oversight_bindings("flags")
+    BINDINGS = bindings("flags")
 
     def __init__(self, context: AppContext) -> None:
         super().__init__(context)
@@ -221,4 +221,4 @@ class FlagsScreen(AppScreen[None]):
         if self.focused is self.query_one("#flags-search", Input):
             self.query_one(PickTable).focus()
             return
-        self.app.pop_screen()
+        self.dismiss(None)

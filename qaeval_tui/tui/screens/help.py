@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, get_args
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,10 +12,9 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from qaeval_tui.tui.commands import (
-    RULE_HELP,
+    SCALE_KEYS,
     SCOPE_TITLES,
     SCORE_HELP,
-    OversightScope,
     Scope,
     commands_for,
     resolve_keys,
@@ -24,27 +23,23 @@ from qaeval_tui.tui.literal import line
 from qaeval_tui.tui.widgets.key_bar import join_keys
 
 
-def open_help(
-    screen: Screen[Any], overrides: dict[str, str], score_keys: str = "", hidden: frozenset[str] = frozenset()
-) -> None:
+def open_help(screen: Screen[Any], overrides: dict[str, str], hidden: frozenset[str] = frozenset()) -> None:
     """The one help path: the help screen for `screen`'s scope, over it, unless help is already up.
 
-    `hidden` names commands this app does not offer (another role's screens): not listed.
-
-    A review screen lists the rubric's score digits (`score_keys`); a curation or oversight screen
-    lists the rule digits it has bound now; any other screen lists no digits.
+    `hidden` names commands this app does not offer (another role's screens): not listed. A screen
+    with scale digits (review, adjudication) lists the digits it has bound now: the rubric's values.
     """
     app = screen.app
     if isinstance(app.screen, HelpScreen):
         return
     scope: Scope = getattr(screen, "SCOPE", "app")
-    if scope in get_args(OversightScope):
-        rules = sorted(
-            key for key, active in screen.active_bindings.items() if active.binding.action.startswith("rule_with(")
-        )
-        app.push_screen(HelpScreen(scope, overrides, join_keys(rules), RULE_HELP, hidden))
-    else:
-        app.push_screen(HelpScreen(scope, overrides, score_keys if scope == "review" else "", hidden=hidden))
+    scale = SCALE_KEYS.get(scope)
+    digits = sorted(
+        key
+        for key, active in screen.active_bindings.items()
+        if scale is not None and active.binding.action.startswith(f"{scale.action}(")
+    )
+    app.push_screen(HelpScreen(scope, overrides, join_keys(digits), scale.help if scale else "", hidden))
 
 
 class HelpScreen(ModalScreen[None]):

@@ -18,17 +18,15 @@ from qaeval_tui.core.text import one_line
 from qaeval_tui.core.usecases.prepare import StoreOverview, pace
 from qaeval_tui.tui.commands import bindings, resolve_keys
 from qaeval_tui.tui.context import AppContext
+from qaeval_tui.tui.destinations import DESTINATIONS, Opener, offered
 from qaeval_tui.tui.literal import plain, styled
 from qaeval_tui.tui.messages import OverviewArrived
-from qaeval_tui.tui.navigation import DESTINATIONS, Navigate, destinations_for
 from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.status_line import clock_text
 
-HOME_ENTRIES: tuple[tuple[str, str, str], ...] = tuple(
-    (entry.name, entry.label, entry.description) for entry in DESTINATIONS
-)
-"""Every screen reachable from home in either app: (command name, title, what it is for)."""
+OPENERS: tuple[Opener, ...] = tuple(entry.opener for entry in DESTINATIONS if entry.opener is not None)
+"""Every screen reachable from home in either app."""
 
 HOME_TITLES: dict[Role, tuple[str, str]] = {
     "reviewer": ("qaeval review", "  blind labeling"),
@@ -36,9 +34,9 @@ HOME_TITLES: dict[Role, tuple[str, str]] = {
 }
 
 
-def role_entries(role: Role) -> tuple[tuple[str, str, str], ...]:
+def role_entries(role: Role) -> tuple[Opener, ...]:
     """The screens home lists in `role`'s app."""
-    return tuple((entry.name, entry.label, entry.description) for entry in destinations_for(role))
+    return tuple(entry.opener for entry in offered(role) if entry.opener is not None)
 
 
 def counts_lines(title: str, counts: dict[str, int], width: int = 60) -> list[Content]:
@@ -106,14 +104,16 @@ def entry_rows(keys: Mapping[str, str], role: Role = "reviewer") -> ComposeResul
     Two columns, so a description that wraps at 80 columns stays under itself, not under the key.
     """
     entries = role_entries(role)
-    width = max(len(keys[name]) for name, _, _ in entries) + 2
-    for name, title, text in entries:
+    width = max(len(keys[opener.name]) for opener in entries) + 2
+    for opener in entries:
         with Horizontal(classes="home-entry"):
             yield Static(
-                Content.assemble((f"{one_line(keys[name]):<{width}}", "bold $accent"), (f"{title:<14}", "bold")),
+                Content.assemble(
+                    (f"{one_line(keys[opener.name]):<{width}}", "bold $accent"), (f"{opener.entry:<14}", "bold")
+                ),
                 classes="home-entry-name",
             )
-            yield Static(text, classes="home-entry-text", markup=False)
+            yield Static(opener.purpose, classes="home-entry-text", markup=False)
 
 
 @dataclass
@@ -151,17 +151,18 @@ class HomeScreen(AppScreen[None]):
     def entry_keys(self) -> dict[str, str]:
         """The key of each home entry as displayed, after any `[review.keys]` remap."""
         keys = resolve_keys(self.context.services.config.review.keys)
-        return {name: self.app.get_key_display(Binding(keys[name], name)) for name, _, _ in HOME_ENTRIES}
+        return {o.name: self.app.get_key_display(Binding(keys[o.name], o.name)) for o in OPENERS}
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Another role's screens are neither bound nor shown in the key bar here."""
-        offered = {entry.name for entry in destinations_for(self.context.role)}
-        return action in offered or action not in {name for name, _, _ in HOME_ENTRIES}
+        if action != "navigate":
+            return True
+        return any(entry.scope in parameters for entry in offered(self.context.role))
 
     def on_screen_resume(self) -> None:
         if self.autostart:
             self.autostart = False
-            self.action_start_review()
+            self.action_navigate("review")
             return
         self.action_refresh()
 
@@ -184,25 +185,6 @@ class HomeScreen(AppScreen[None]):
         notice.update(styled(message.notice or "", "$warning"))
         notice.display = message.notice is not None
 
-    # The app opens every screen (navigation.py); home only says where to go.
-
-    def action_start_review(self) -> None:
-        self.post_message(Navigate("start_review"))
-
-    def action_open_inbox(self) -> None:
-        self.post_message(Navigate("open_inbox"))
-
-    def action_open_adjudication(self) -> None:
-        self.post_message(Navigate("open_adjudication"))
-
-    def action_open_dashboard(self) -> None:
-        self.post_message(Navigate("open_dashboard"))
-
-    def action_open_browse(self) -> None:
-        self.post_message(Navigate("open_browse"))
-
-    def action_open_flags(self) -> None:
-        self.post_message(Navigate("open_flags"))
-
-    def action_open_runs(self) -> None:
-        self.post_message(Navigate("open_runs"))
+    def action_navigate(self, scope: str) -> None:
+        """Go to a screen of the list: the app opens it (and refuses another role's, navigation.py)."""
+        self.navigate(scope)

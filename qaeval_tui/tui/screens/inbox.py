@@ -16,10 +16,10 @@ from textual.widgets import DataTable, Input, Static
 
 from qaeval_tui.core.curation.inbox import STATUSES, ImportReport, InboxEntry, InboxStatus, status_counts
 from qaeval_tui.core.usecases.queue import NewCasesQueued
+from qaeval_tui.tui.commands import bindings
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import cell, line, notice
 from qaeval_tui.tui.screens.base import AppScreen
-from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.miss_view import STATUS_STYLES, MissView
 from qaeval_tui.tui.widgets.pick_table import PickTable
@@ -81,7 +81,7 @@ class InboxScreen(AppScreen[None]):
     """Production misses, oldest report first."""
 
     SCOPE = "inbox"
-    BINDINGS = oversight_bindings("inbox")
+    BINDINGS = bindings("inbox")
 
     def __init__(self, context: AppContext) -> None:
         super().__init__(context)
@@ -191,9 +191,7 @@ class InboxScreen(AppScreen[None]):
         if entry is None:
             self.notify("No miss to open: import a file (i) or change the filter (f).", severity="warning")
             return
-        from qaeval_tui.tui.screens.promote import PromoteScreen
-
-        self.app.push_screen(PromoteScreen(self.context, entry.trace_id))
+        self.navigate("promote", entry.trace_id)
 
     def action_search(self) -> None:
         self.query_one("#inbox-search", Input).focus()
@@ -242,4 +240,4 @@ class InboxScreen(AppScreen[None]):
         if self.focused is self.query_one("#inbox-search", Input):
             self.query_one(PickTable).focus()
             return
-        self.app.pop_screen()
+        self.dismiss(None)

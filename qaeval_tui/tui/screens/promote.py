@@ -26,10 +26,10 @@ from qaeval_tui.core.curation.promotion import (
     draft_from_miss,
     validate_promotion,
 )
+from qaeval_tui.tui.commands import bindings
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import notice, plain
 from qaeval_tui.tui.screens.base import AppScreen
-from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.miss_view import MissView
 from qaeval_tui.tui.widgets.promote_form import FIELDS, PromoteForm
@@ -56,11 +56,12 @@ class Rejected(Message):
     decision: InboxDecision
 
 
-class PromoteScreen(AppScreen[None]):
-    """One miss, its golden-case draft, and the verdict of validation as you type."""
+class PromoteScreen(AppScreen[PromotionResult | InboxDecision | None]):
+    """One miss, its golden-case draft, and the verdict of validation as you type; it returns the
+    promotion or the rejection it recorded (None: left without deciding)."""
 
     SCOPE = "promote"
-    BINDINGS = oversight_bindings("promote")
+    BINDINGS = bindings("promote")
 
     def __init__(self, context: AppContext, trace_id: str) -> None:
         super().__init__(context)
@@ -222,7 +223,7 @@ class PromoteScreen(AppScreen[None]):
             title="Promoted",
             markup=False,
         )
-        self.app.pop_screen()
+        self.dismiss(message.result)
 
     def action_reject(self) -> None:
         form = self.form
@@ -244,7 +245,7 @@ class PromoteScreen(AppScreen[None]):
         self.settle()
         self.done = True
         self.notify(notice(f"{self.trace_id} rejected: {message.decision.reason}"), title="Rejected", markup=False)
-        self.app.pop_screen()
+        self.dismiss(message.decision)
 
     def action_back(self) -> None:
         form = self.form
@@ -253,4 +254,4 @@ class PromoteScreen(AppScreen[None]):
             self._leave_armed = True
             self.notify("The draft has changes: escape again to leave without promoting.", severity="warning")
             return
-        self.app.pop_screen()
+        self.dismiss(None)

@@ -30,7 +30,7 @@ class ReviewScreen(ReviewFlow):
     """Blind labeling. Opened on the next item of the queue, or on an item reopened by undo."""
 
     SCOPE = "review"
-    BINDINGS = bindings("review", range(10))
+    BINDINGS = bindings("review")
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]  # noqa: RUF012 (Textual's own type)
 
     def compose(self) -> ComposeResult:

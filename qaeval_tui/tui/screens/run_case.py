@@ -13,10 +13,10 @@ from textual.message import Message
 from textual.widgets import Static
 
 from qaeval_tui.core.runs.views import CaseDetail
+from qaeval_tui.tui.commands import bindings
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import line, plain
 from qaeval_tui.tui.screens.base import AppScreen
-from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 
 MUTED = "$foreground-muted"
@@ -91,7 +91,7 @@ def case_content(detail: CaseDetail) -> Content:
 
 class RunCaseScreen(AppScreen[None]):
     SCOPE = "run_case"
-    BINDINGS = oversight_bindings("run_case")
+    BINDINGS = bindings("run_case")
 
     def __init__(self, context: AppContext, run_id: str, case_id: str) -> None:
         super().__init__(context)
@@ -115,4 +115,4 @@ class RunCaseScreen(AppScreen[None]):
         self.query_one("#run-case", Static).update(case_content(message.detail))
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        self.dismiss(None)

@@ -14,10 +14,10 @@ from textual.widgets import Static
 
 from qaeval_tui.core.runs.compare import CaseChange, Piece, RunDiff, side
 from qaeval_tui.core.runs.views import HEADLINE_METRICS, SHORT_NAMES
+from qaeval_tui.tui.commands import bindings
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import cell, line, plain
 from qaeval_tui.tui.screens.base import AppScreen
-from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.pick_table import PickTable
 
@@ -50,7 +50,7 @@ def _side_title(name: str, status: str | None, failures: tuple[str, ...]) -> str
 
 class RunDiffScreen(AppScreen[None]):
     SCOPE = "run_diff"
-    BINDINGS = oversight_bindings("run_diff")
+    BINDINGS = bindings("run_diff")
 
     def __init__(self, context: AppContext, run_a: str, run_b: str) -> None:
         super().__init__(context)
@@ -141,4 +141,4 @@ class RunDiffScreen(AppScreen[None]):
             box.scroll_page_up()
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        self.dismiss(None)

@@ -23,10 +23,10 @@ from qaeval_tui.core.runs.views import (
     RunTable,
     status_counts,
 )
+from qaeval_tui.tui.commands import bindings
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import cell, line, plain
 from qaeval_tui.tui.screens.base import AppScreen
-from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.pick_table import PickTable
 
@@ -45,7 +45,7 @@ def _value(value: float | None) -> str:
 
 class RunTableScreen(AppScreen[None]):
     SCOPE = "run"
-    BINDINGS = oversight_bindings("run")
+    BINDINGS = bindings("run")
 
     def __init__(self, context: AppContext, run_id: str) -> None:
         super().__init__(context)
@@ -171,9 +171,7 @@ class RunTableScreen(AppScreen[None]):
         if row is None:
             self.notify("No case to open: clear the filters (c).", severity="warning")
             return
-        from qaeval_tui.tui.screens.run_case import RunCaseScreen
-
-        self.app.push_screen(RunCaseScreen(self.context, self.run_id, row.case_id))
+        self.navigate("run_case", self.run_id, row.case_id)
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        self.dismiss(None)

@@ -17,10 +17,10 @@ from textual.widgets import Static
 
 from qaeval_tui.core.runs.views import HEADLINE_METRICS, SHORT_NAMES, RunSummary
 from qaeval_tui.core.statistics.figures import BandedSeries
+from qaeval_tui.tui.commands import bindings
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import cell, line
 from qaeval_tui.tui.screens.base import AppScreen
-from qaeval_tui.tui.screens.oversight_commands import oversight_bindings
 from qaeval_tui.tui.widgets.charts import history_block
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 from qaeval_tui.tui.widgets.pick_table import PickTable
@@ -40,7 +40,7 @@ def _value(value: float | None) -> str:
 
 class RunsScreen(AppScreen[None]):
     SCOPE = "runs"
-    BINDINGS = oversight_bindings("runs")
+    BINDINGS = bindings("runs")
 
     def __init__(self, context: AppContext) -> None:
         super().__init__(context)
@@ -109,9 +109,7 @@ class RunsScreen(AppScreen[None]):
         if run is None:
             self.notify("No run stored yet: `qaeval run` stores one.", severity="warning")
             return
-        from qaeval_tui.tui.screens.run_table import RunTableScreen
-
-        self.app.push_screen(RunTableScreen(self.context, run.run_id))
+        self.navigate("run", run.run_id)
 
     def action_mark_run(self) -> None:
         run = self.selected()
@@ -133,9 +131,7 @@ class RunsScreen(AppScreen[None]):
         if base == run.run_id:
             self.notify("That is run A itself: select another run.", severity="warning")
             return
-        from qaeval_tui.tui.screens.run_diff import RunDiffScreen
-
-        self.app.push_screen(RunDiffScreen(self.context, base, run.run_id))
+        self.navigate("run_diff", base, run.run_id)
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        self.dismiss(None)

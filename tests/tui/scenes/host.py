@@ -91,9 +91,9 @@ def oversight_app(
     *,
     curator: str = "dana",
     golden_paths: Sequence[Path] | None = None,
-    role: Role = "reviewer",
+    role: Role = "curator",
 ) -> ReviewApp:
-    """The app `qaeval review` runs, opened on `factory`'s screen with `curator` as the reviewer.
+    """The app `qaeval curate` runs (`role`), opened on `factory`'s screen with `curator` as the reviewer.
 
     Built by the CLI's factory (`create_app`): the same stylesheet, keys, help and palette. Only
     the decision time is fixed (`Services(now=...)`), so a screen that shows one looks the same on

@@ -158,8 +158,8 @@ class OversightScene:
     rejected: tuple[str, ...] = ()
     leave_out: tuple[tuple[str, str], ...] = ()
     """(reviewer, case id) demo labels the scene's store never received (`build_labeled_store`)."""
-    role: Role = "reviewer"
-    """The app the scene opens in: "curator" for a screen that differs between the two (home)."""
+    role: Role = "curator"
+    """The app the scene opens in: the curator's, the only one that opens a curation screen's successors."""
     runs: bool = False
     """Store more runs beside the demo run (`runs_scene.add_runs`): the stored-runs screens."""
 
