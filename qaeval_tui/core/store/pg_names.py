@@ -25,5 +25,6 @@ TABLES = (
     "label_quarantine",
     "rubrics",
     "writer_locks",
+    "run_ends",
 )
 """Every table of the store (schema.STEPS); row security is enabled on each."""

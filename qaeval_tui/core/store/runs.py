@@ -30,7 +30,20 @@ from qaeval_tui.core.store.rows import (
     VerdictRecord,
 )
 
-_RUN_ORDER = "started_at DESC, rowid DESC"
+_RUN_ORDER = "r.started_at DESC, r.rowid DESC"
+RUN_COLUMNS = (
+    "r.run_id, r.suite_hash, r.adapter, r.judge_name, r.judge_config_hash, r.code_version, r.started_at, "
+    "COALESCE(e.finished_at, r.finished_at) AS finished_at, COALESCE(e.n_cases, r.n_cases) AS n_cases, "
+    "COALESCE(e.data_json, r.data_json) AS data_json, COALESCE(e.metrics_json, r.metrics_json) AS metrics_json"
+)
+"""A run's columns, a streamed run's end (`run_ends`) standing in for what its opening row could not know."""
+FINISHED_RUNS = (
+    "FROM runs r LEFT JOIN run_ends e ON e.run_id = r.run_id WHERE (r.finished_at <> '' OR e.run_id IS NOT NULL)"
+)
+"""The runs stored whole (`finished_at` set) and the streamed runs that reached their end."""
+UNFINISHED_RUNS = (
+    "FROM runs r LEFT JOIN run_ends e ON e.run_id = r.run_id WHERE r.finished_at = '' AND e.run_id IS NULL"
+)
 
 
 class RunTables(SQLiteConnection):
@@ -72,25 +85,51 @@ class RunTables(SQLiteConnection):
             self.db.table("run_outputs").insert_all(codec.output_rows(run.run_id, outputs))
             self.db.table("judge_verdicts").insert_all(codec.verdict_rows(run.run_id, verdicts))
 
-    _RUN_COLUMNS = (
-        "run_id, suite_hash, adapter, judge_name, judge_config_hash, code_version, started_at, finished_at, "
-        "n_cases, data_json, metrics_json"
-    )
+    # A run streamed to the store as its cases finish (`open_run`, `append_run_rows`..., `finish_run`).
+
+    def open_run(self, run: RunRecord) -> None:
+        """Store a run's opening row: unfinished (`finished_at` empty) until `finish_run` stores its end."""
+        row = {**codec.run_row(run), "finished_at": ""}
+        with self._write() as conn:
+            conn.execute(_insert_sql("runs", row), tuple(row.values()))
+
+    def append_run_rows(self, run_id: str, outputs: Sequence[RunOutput], verdicts: Sequence[VerdictRecord]) -> None:
+        """A batch of an open run's finished cases (their outputs and verdicts), in one transaction."""
+        with self._write() as conn:
+            rows = list(codec.output_rows(run_id, outputs))
+            if rows:
+                conn.executemany(_insert_sql("run_outputs", rows[0]), [tuple(row.values()) for row in rows])
+            judged = list(codec.verdict_rows(run_id, verdicts))
+            if judged:
+                conn.executemany(_insert_sql("judge_verdicts", judged[0]), [tuple(row.values()) for row in judged])
+
+    def finish_run(self, run: RunRecord) -> None:
+        """Store an open run's end (its finish time, case count, header and scoreboard): it is finished."""
+        row = codec.run_row(run)
+        end = {key: row[key] for key in ("run_id", "finished_at", "n_cases", "data_json", "metrics_json")}
+        with self._write() as conn:
+            conn.execute(_insert_sql("run_ends", end), tuple(end.values()))
+
+    def unfinished_runs(self) -> list[RunRecord]:
+        """The streamed runs that never reached their end (interrupted), newest first."""
+        cursor = self.conn.execute(f"SELECT {RUN_COLUMNS} {UNFINISHED_RUNS} ORDER BY {_RUN_ORDER}")
+        keys = [column[0] for column in cursor.description]
+        return [self._run(dict(zip(keys, row, strict=True))) for row in cursor]
 
     def _runs(self, where: str = "", params: Sequence[str] = (), limit: str = "") -> list[RunRecord]:
         # Raw SQL: `qaeval review` reads the runs while it starts, before sqlite-utils is needed.
         cursor = self.conn.execute(
-            f"SELECT {self._RUN_COLUMNS} FROM runs {where} ORDER BY {_RUN_ORDER} {limit}", tuple(params)
+            f"SELECT {RUN_COLUMNS} {FINISHED_RUNS} {where} ORDER BY {_RUN_ORDER} {limit}", tuple(params)
         )
         keys = [column[0] for column in cursor.description]
         return [self._run(dict(zip(keys, row, strict=True))) for row in cursor]
 
     def list_runs(self) -> list[RunRecord]:
-        """Every run, newest first."""
+        """Every finished run, newest first (a streamed run cut short is not one: `unfinished_runs`)."""
         return self._runs()
 
     def get_run(self, run_id: str) -> RunRecord | None:
-        runs = self._runs("WHERE run_id = ?", (run_id,))
+        runs = self._runs("AND r.run_id = ?", (run_id,))
         return runs[0] if runs else None
 
     def latest_run(self) -> RunRecord | None:
@@ -175,3 +214,7 @@ class RunTables(SQLiteConnection):
         cursor = self.conn.execute(f"SELECT * FROM judge_verdicts {where} ORDER BY id", params)
         keys = [column[0] for column in cursor.description]
         return codec.corrupt_verdict(self.path, (dict(zip(keys, values, strict=True)) for values in cursor))
+
+
+def _insert_sql(table: str, row: Mapping[str, Any]) -> str:
+    return f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})"

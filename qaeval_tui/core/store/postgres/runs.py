@@ -25,11 +25,9 @@ from qaeval_tui.core.store.rows import (
     StoredVerdict,
     VerdictRecord,
 )
+from qaeval_tui.core.store.runs import FINISHED_RUNS, RUN_COLUMNS, UNFINISHED_RUNS
 
-_RUN_COLUMNS = (
-    "run_id, suite_hash, adapter, judge_name, judge_config_hash, code_version, started_at, finished_at, "
-    "n_cases, data_json, metrics_json"
-)
+_RUN_ORDER = "r.started_at DESC, r.rowid DESC"
 _VERDICT_COLUMNS = "id, item_id, case_id, judge_name, config_hash, status, verdict_json, created_at"
 
 
@@ -71,19 +69,43 @@ class PgRunTables(PgConnection):
             self._insert_all("run_outputs", codec.output_rows(run.run_id, outputs))
             self._insert_all("judge_verdicts", codec.verdict_rows(run.run_id, verdicts))
 
-    def _runs(self, where: str = "", params: Sequence[str] = (), limit: str = "") -> list[RunRecord]:
-        cursor = self._q(
-            f"SELECT {_RUN_COLUMNS} FROM runs {where} ORDER BY started_at DESC, rowid DESC {limit}", tuple(params)
+    # A run streamed to the store as its cases finish (`open_run`, `append_run_rows`..., `finish_run`).
+
+    def open_run(self, run: RunRecord) -> None:
+        """Store a run's opening row: unfinished (`finished_at` empty) until `finish_run` stores its end."""
+        self._insert_all("runs", [{**codec.run_row(run), "finished_at": ""}])
+
+    def append_run_rows(self, run_id: str, outputs: Sequence[RunOutput], verdicts: Sequence[VerdictRecord]) -> None:
+        """A batch of an open run's finished cases (their outputs and verdicts), in one transaction."""
+        with self._write():
+            self._insert_all("run_outputs", codec.output_rows(run_id, outputs))
+            self._insert_all("judge_verdicts", codec.verdict_rows(run_id, verdicts))
+
+    def finish_run(self, run: RunRecord) -> None:
+        """Store an open run's end (its finish time, case count, header and scoreboard): it is finished."""
+        row = codec.run_row(run)
+        self._insert_all(
+            "run_ends", [{key: row[key] for key in ("run_id", "finished_at", "n_cases", "data_json", "metrics_json")}]
         )
+
+    def unfinished_runs(self) -> list[RunRecord]:
+        """The streamed runs that never reached their end (interrupted), newest first."""
+        return self._run_records(f"SELECT {RUN_COLUMNS} {UNFINISHED_RUNS} ORDER BY {_RUN_ORDER}", ())
+
+    def _run_records(self, query: str, params: Sequence[str]) -> list[RunRecord]:
+        cursor = self._q(query, tuple(params))
         keys = [column.name for column in cursor.description or ()]
         return [codec.run_record(self.path, dict(zip(keys, row, strict=True))) for row in cursor]
 
+    def _runs(self, where: str = "", params: Sequence[str] = (), limit: str = "") -> list[RunRecord]:
+        return self._run_records(f"SELECT {RUN_COLUMNS} {FINISHED_RUNS} {where} ORDER BY {_RUN_ORDER} {limit}", params)
+
     def list_runs(self) -> list[RunRecord]:
-        """Every run, newest first."""
+        """Every finished run, newest first (a streamed run cut short is not one: `unfinished_runs`)."""
         return self._runs()
 
     def get_run(self, run_id: str) -> RunRecord | None:
-        runs = self._runs("WHERE run_id = %s", (run_id,))
+        runs = self._runs("AND r.run_id = %s", (run_id,))
         return runs[0] if runs else None
 
     def latest_run(self) -> RunRecord | None:
