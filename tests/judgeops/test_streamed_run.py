@@ -108,3 +108,23 @@ def test_the_artifact_of_a_streamed_run_is_the_run_it_stored(tmp_path: Path, mon
         [run] = store.list_runs()
         assert run.run_id == document["run"]["run_id"] and run.n_cases == 6
         assert run.metrics == document["metrics"]
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_a_store_pinned_to_its_thread_is_written_only_from_it(
+    tmp_path: Path, workers: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The review app's store refuses any other thread (`one_thread`): with several adapter threads and the
+    # bundled (synchronous) judge, every batch is still written from the thread that ran the suite.
+    from qaeval_tui.core.config import Config
+    from qaeval_tui.core.usecases.run import RunStream, plan_suite, run_and_store
+
+    folder = write_golden(tmp_path, 40)
+    plan = plan_suite(Config(base_dir=str(tmp_path)), [folder], workers=workers)
+    with Store.open(tmp_path / "runs.db", one_thread=True) as store:
+        monkeypatch.setattr(RunStream, "BATCH", 7)  # several batches in a small suite
+        result = run_and_store(store, plan, write_on_a_thread=False)
+        [run] = store.list_runs()
+        assert run.run_id == result.run_id and run.n_cases == 40
+        assert [o.case_id for o in store.run_outputs(run.run_id)] == [f"warranty-{i:02d}" for i in range(40)]
+    assert all(case.compacted for case in result.cases)

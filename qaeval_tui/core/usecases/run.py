@@ -144,7 +144,7 @@ def run_and_store(
         writer.submit(lambda: store_cases(store, plan.golden.cases))
         stream = RunStream(store, writer, None if cached is None else cached.cache)
         try:
-            result = plan.run(judge_progress(update, cached), stream)
+            result = plan.run(stream.flushing(judge_progress(update, cached)), stream)
         finally:
             stream.flush()  # a run stopped halfway keeps every case it finished
     if cached is not None:
@@ -158,8 +158,10 @@ def run_and_store(
 
 class RunStream:
     """A run's cases to the store as they finish: a batch of `BATCH` cases (or what came in `BATCH_SECONDS`)
-    handed to the store's writer thread at a time, with the verdict cache's new entries; each case kept
-    compact once handed over. Called from the threads that finish cases (several at once)."""
+    handed to the store's writer at a time, with the verdict cache's new entries; each case kept compact.
+
+    Cases come from the threads that finish them (several at once); a batch is handed over from the thread
+    that reports progress (`flushing`), the one thread a store pinned to it may be written from."""
 
     BATCH = SAVE_EVERY
     BATCH_SECONDS = 1.0
@@ -187,10 +189,18 @@ class RunStream:
     def __call__(self, case: CaseResult) -> CaseResult:
         with self.lock:
             self.batch.append(case)
-            due = len(self.batch) >= self.BATCH or time.monotonic() - self.flushed >= self.BATCH_SECONDS
-        if due:
-            self.flush()
         return case.compact()
+
+    def flushing(self, update: ProgressUpdate | None) -> ProgressUpdate:
+        """`update(done, total)`, handing a batch to the writer first when one is due."""
+
+        def reporting(done: int, total: int) -> None:
+            if len(self.batch) >= self.BATCH or time.monotonic() - self.flushed >= self.BATCH_SECONDS:
+                self.flush()
+            if update is not None:
+                update(done, total)
+
+        return reporting
 
     def flush(self) -> None:
         """Hand the cases not yet written to the writer (nothing when every one is)."""
