@@ -39,6 +39,15 @@ def stored_outputs(db: Path) -> int:
         return 0
 
 
+def settled_calls(server: LLMServer) -> int:
+    """The server's call count once no request of the killed process is still arriving."""
+    calls = -1
+    while calls != server.calls:
+        calls = server.calls
+        time.sleep(0.3)
+    return calls
+
+
 def test_a_killed_run_keeps_what_it_judged_and_the_rerun_asks_only_for_the_rest(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -72,7 +81,7 @@ def test_a_killed_run_keeps_what_it_judged_and_the_rerun_asks_only_for_the_rest(
         assert {v.case_id for v in verdicts} == {o.case_id for o in stored}  # each output with its verdict
         assert {v.status for v in verdicts} == {"ok"}
         assert cached >= len(stored)  # the cache was saved with every batch
-        asked = server.calls
+        asked = settled_calls(server)
 
         rerun = CliRunner().invoke(app, ["--config", str(config), "run", "--data", str(folder), "--db", str(db)])
         assert rerun.exit_code == 0, rerun.output

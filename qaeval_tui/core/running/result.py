@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -161,7 +161,7 @@ class RunResult:
     """What a model judge cost (calls, cached, errors, tokens, estimated cost); None when none was asked."""
     samples: int = 1
     """Runs of each case (`[run] samples`): per-case values are means over them."""
-    stored_cases: Callable[[], Iterator[dict[str, Any]]] | None = None
+    stored_cases: Callable[[], Iterator[dict[str, Any]]] | None = field(default=None, compare=False, repr=False)
     """A run streamed to the store keeps its cases compact: its artifact's cases are read back from the
     store by this (the store must still be open); None when the run holds its cases whole."""
 
