@@ -137,3 +137,27 @@ def test_a_store_pinned_to_its_thread_is_written_only_from_it(
         assert run.run_id == result.run_id and run.n_cases == 40
         assert [o.case_id for o in store.run_outputs(run.run_id)] == [f"warranty-{i:02d}" for i in range(40)]
     assert all(case.compacted for case in result.cases)
+
+
+def test_a_labelled_case_is_whole_again_for_ppi_from_its_stored_output(tmp_path: Path) -> None:
+    # PPI recomputes a labelled case's values with the human scores as the verdict: it needs the output,
+    # checks and trajectory the compact case no longer holds, rebuilt from the stored output as they were.
+    from qaeval_tui.core.config import Config
+    from qaeval_tui.core.store.rows import LabelDraft
+    from qaeval_tui.core.usecases.run import plan_suite, run_and_store, whole_labelled_cases
+
+    folder = write_golden(tmp_path, 6)
+    plan = plan_suite(Config(base_dir=str(tmp_path)), [folder])
+    whole = {case.case_id: case for case in plan.run().cases}  # the same deterministic system, held whole
+    with Store.open(tmp_path / "runs.db") as store:
+        result = run_and_store(store, plan)
+        labelled = result.cases[1]
+        store.append_label(LabelDraft(labelled.item_id, labelled.case_id, "ana", {"faithfulness": 2}, "1"))
+        again = whole_labelled_cases(result, store)
+    assert result.cases[1].compacted and not result.cases[1].checks  # nothing failed, nothing kept
+    rebuilt = again.cases[1]
+    original = whole[rebuilt.case_id]
+    assert not rebuilt.compacted and rebuilt.output == original.output
+    assert rebuilt.checks == original.checks and rebuilt.trajectory == original.trajectory
+    assert rebuilt.values == original.values
+    assert [case.compacted for case in again.cases] == [True, False, True, True, True, True]  # only the labelled
