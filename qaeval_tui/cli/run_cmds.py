@@ -134,10 +134,12 @@ def run(
     running = executed(
         ctx, data, adapter, judge, workers, db, checks_only=checks_only, no_cache=no_cache, samples=samples
     )
+    artifact = None
     with running as (result, store):
         ppi = run_ppi_for(config_from(ctx), result, store)
-    if out is not None or as_json:  # built only when asked for: on 10,000 cases it costs a second
-        artifact = with_ppi(result.artifact(), ppi)
+        if out is not None or as_json:  # built only when asked for, its cases read back from the store
+            artifact = with_ppi(result.artifact(), ppi)
+    if artifact is not None:
         _write_document(out, artifact)
         if as_json:
             _print_document(artifact)

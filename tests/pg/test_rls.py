@@ -33,6 +33,7 @@ STORE_TABLES = (
     "judge_cache",
     "label_quarantine",
     "rubrics",
+    "run_ends",
 )
 
 

@@ -127,6 +127,10 @@ def _emit(value: Any, depth: int, parts: list[str]) -> None:
             parts.append("{}")
             return
         inner = "\n" + " " * depth
+        if all(type(key) is str and type(item) is str for key, item in value.items()):  # a source: one join
+            rows = ("," + inner).join([_STRING(key) + ": " + _STRING(item) for key, item in value.items()])
+            parts.append("{" + inner + rows + "\n" + " " * (depth - 1) + "}")
+            return
         parts.append("{")
         first = True
         for key, item in value.items():

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from qaeval_tui import __version__
 from qaeval_tui.core.batch import collector_paused
 from qaeval_tui.core.models.golden import LoadedCase
-from qaeval_tui.core.models.run import JudgeConfig, JudgeVerdict, SUTOutput
+from qaeval_tui.core.models.run import JudgeConfig, JudgeVerdict, SUTOutput, TokenUsage
 from qaeval_tui.core.running.checks import CheckResult
 from qaeval_tui.core.running.judge import judge_descriptor
 from qaeval_tui.core.running.metrics import Scoreboard
@@ -59,6 +60,8 @@ class CaseResult:
     failures: tuple[str, ...]
     seconds: float
     samples: tuple[SampleRecord, ...] = ()
+    compacted: bool = False
+    """Kept compact once stored (`compact`): its output, checks, trajectory and evidence are in the store."""
 
     @property
     def case_id(self) -> str:
@@ -102,6 +105,29 @@ class CaseResult:
             **({"samples": [sample.to_json() for sample in self.samples]} if self.samples else {}),
         }
 
+    def compact(self) -> CaseResult:
+        """What a run streamed to the store keeps of this case once it is written: what the gate, the
+        scoreboard, the baseline and the console read (position, case, hashes, values, failures, the failed
+        checks, the verdict's status, scores and error, the output's error). The output, every check, the
+        trajectory and the verdict's evidence and attempts are read back from the store when wanted
+        (`RunResult.stored_cases`; `expanded` rebuilds the case from its stored output)."""
+        output = self.output
+        kept = (
+            _NO_ERROR
+            if output.error is None and not output.abstained
+            else SUTOutput(abstained=output.abstained, error=output.error)
+        )
+        verdict = self.verdict.model_copy(update={"evidence": {}, "attempts": [], "stages": None, "usage": _NO_USAGE})
+        return replace(
+            self,
+            output=kept,
+            output_json=_NOTHING,
+            checks=tuple(check for check in self.checks if check.failed),
+            verdict=verdict,
+            trajectory=None,
+            compacted=True,
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "position": self.position,
@@ -135,6 +161,9 @@ class RunResult:
     """What a model judge cost (calls, cached, errors, tokens, estimated cost); None when none was asked."""
     samples: int = 1
     """Runs of each case (`[run] samples`): per-case values are means over them."""
+    stored_cases: Callable[[], Iterator[dict[str, Any]]] | None = field(default=None, compare=False, repr=False)
+    """A run streamed to the store keeps its cases compact: its artifact's cases are read back from the
+    store by this (the store must still be open); None when the run holds its cases whole."""
 
     @property
     def judge_errors(self) -> tuple[CaseResult, ...]:
@@ -169,8 +198,15 @@ class RunResult:
                 "version": ARTIFACT_VERSION,
                 "run": self.header(),
                 "metrics": self.board.to_json(),
-                "cases": [result.to_json() for result in self.cases],
+                "cases": list(self.stored_cases())
+                if self.stored_cases is not None
+                else [result.to_json() for result in self.cases],
             }
+
+
+_NO_ERROR = SUTOutput()
+_NO_USAGE = TokenUsage()
+_NOTHING: dict[str, Any] = {}
 
 
 def dumps_document(document: dict[str, Any]) -> str:

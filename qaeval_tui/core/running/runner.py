@@ -13,11 +13,11 @@ import math
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
@@ -303,12 +303,15 @@ def run_suite(
     progress: Progress | None = None,
     clock: Callable[[], str] = utc_now,
     samples: int = 1,
+    sink: RunSink | None = None,
 ) -> RunResult:
     """Run every case (in suite order in the result, whatever `workers` is) and score the run.
 
     `progress(done, total)` is called from the calling thread after each case; `clock` gives the
     ISO timestamps of the run and its verdicts (fixed in tests and screenshots). With `samples` k > 1
-    each case is answered and judged k times and its values are the means (`merge_samples`).
+    each case is answered and judged k times and its values are the means (`merge_samples`). A `sink`
+    is handed the run's header before its first case, then each case as it finishes (merged over its
+    samples), and the run keeps what it returns (the case whole, or compact once it is stored).
     """
     if workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
@@ -332,6 +335,7 @@ def run_suite(
             progress,
             clock,
             samples,
+            sink,
         )
 
 
@@ -349,41 +353,12 @@ def _run(
     progress: Progress | None,
     clock: Callable[[], str],
     samples: int = 1,
+    sink: RunSink | None = None,
 ) -> RunResult:
     started_at = clock()
     # Every (case, sample) is one unit of work at position case * samples + sample.
     total = len(cases) * samples
-
-    def one(position: int) -> CaseResult:
-        answered = answer_case(position, cases[position // samples], adapter)
-        return judge_sample(answered, position % samples, judge, config, rubric, top_k, clock)
-
-    def answer(position: int) -> Answered:
-        return answer_case(position, cases[position // samples], adapter)
-
-    async def judged(answered: Answered) -> CaseResult:
-        token = SAMPLE.set(answered.position % samples)  # the task's own context: its sample keys the cache
-        try:
-            return await ajudge_case(answered, judge, config, rubric, top_k, clock)
-        finally:
-            SAMPLE.reset(token)
-
-    concurrency = judge_concurrency(judge)
-    results: list[CaseResult]
-    if concurrency > 1 or is_asynchronous(judge):  # a model judge: its calls awaited on one event loop
-        results = pipelined(answer, judged, total, workers, concurrency, progress, close=lambda: close_judge(judge))
-    elif workers == 1:
-        results = []
-        for position in range(total):
-            results.append(one(position))
-            if progress is not None:
-                progress(len(results), total)
-    else:
-        results = _in_parallel(one, total, workers, progress)
-    if samples > 1:
-        results = [merge_samples(i, results[i * samples : (i + 1) * samples]) for i in range(len(cases))]
-    board = scoreboard([(result.slice_keys(), result.values) for result in results])
-    return RunResult(
+    header = RunResult(
         run_id=f"run-{started_at.replace(':', '').replace('-', '')[:15]}-{uuid.uuid4().hex[:8]}",
         suite_hash=suite_hash(loaded.content_hash for loaded in cases),
         adapter=adapter_name or adapter_label(adapter, adapter_spec),
@@ -394,22 +369,92 @@ def _run(
         top_k=top_k,
         workers=workers,
         started_at=started_at,
-        finished_at=clock(),
-        cases=tuple(results),
-        board=board,
+        finished_at="",
+        cases=(),
+        board=scoreboard([]),
         samples=samples,
     )
+    if sink is not None:
+        sink.opened(header)
+    keeper = _Keeper(len(cases), samples, sink)
+
+    def one(position: int) -> int:
+        answered = answer_case(position, cases[position // samples], adapter)
+        keeper.add(position, judge_sample(answered, position % samples, judge, config, rubric, top_k, clock))
+        return position
+
+    def answer(position: int) -> Answered:
+        return answer_case(position, cases[position // samples], adapter)
+
+    async def judged(answered: Answered) -> int:
+        token = SAMPLE.set(answered.position % samples)  # the task's own context: its sample keys the cache
+        try:
+            keeper.add(answered.position, await ajudge_case(answered, judge, config, rubric, top_k, clock))
+        finally:
+            SAMPLE.reset(token)
+        return answered.position
+
+    concurrency = judge_concurrency(judge)
+    if concurrency > 1 or is_asynchronous(judge):  # a model judge: its calls awaited on one event loop
+        pipelined(answer, judged, total, workers, concurrency, progress, close=lambda: close_judge(judge))
+    elif workers == 1:
+        for position in range(total):
+            one(position)
+            if progress is not None:
+                progress(position + 1, total)
+    else:
+        _in_parallel(one, total, workers, progress)
+    results = keeper.cases()
+    board = scoreboard([(result.slice_keys(), result.values) for result in results])
+    return dataclasses.replace(header, finished_at=clock(), cases=results, board=board)
 
 
-def _in_parallel(
-    one: Callable[[int], CaseResult], total: int, workers: int, progress: Progress | None
-) -> list[CaseResult]:
-    """`one(i)` for every position on `workers` threads; each result lands at its position.
+class RunSink(Protocol):
+    """Where a run's cases go as they finish (`run_and_store` streams them to the store)."""
+
+    def opened(self, run: RunResult) -> None:
+        """The run's header (no case yet, no finish time), before its first case is asked."""
+
+    def __call__(self, case: CaseResult) -> CaseResult:
+        """A finished case (merged over its samples); returns what the run keeps of it. Called from the
+        thread that finished the case: several at once on several adapter threads."""
+
+
+class _Keeper:
+    """Each finished case at its suite position: a sampled case once its k samples are in (merged), every
+    case handed to the sink, which says what is kept of it."""
+
+    def __init__(self, cases: int, samples: int, sink: RunSink | None) -> None:
+        self.samples = samples
+        self.sink = sink
+        self.slots: list[CaseResult | None] = [None] * cases
+        self.pending: dict[int, list[CaseResult | None]] = {}
+        self.lock = threading.Lock()
+
+    def add(self, position: int, result: CaseResult) -> None:
+        if self.samples == 1:
+            self.slots[position] = result if self.sink is None else self.sink(result)
+            return
+        index = position // self.samples
+        with self.lock:
+            group = self.pending.setdefault(index, [None] * self.samples)
+            group[position % self.samples] = result
+            if any(run is None for run in group):
+                return
+            del self.pending[index]
+        merged = merge_samples(index, [run for run in group if run is not None])
+        self.slots[index] = merged if self.sink is None else self.sink(merged)
+
+    def cases(self) -> tuple[CaseResult, ...]:
+        return tuple(slot for slot in self.slots if slot is not None)
+
+
+def _in_parallel(one: Callable[[int], object], total: int, workers: int, progress: Progress | None) -> None:
+    """`one(i)` for every position on `workers` threads.
 
     Each thread pulls the next position itself and the caller only polls for progress, so a
     CPU-bound adapter does not pay a thread handoff per case (that made 2 workers 1.5x slower).
     """
-    slots: list[CaseResult | None] = [None] * total
     positions = iter(range(total))
     lock = threading.Lock()
     finished = 0
@@ -421,7 +466,7 @@ def _in_parallel(
                 position = next(positions, None)
             if position is None:
                 return
-            slots[position] = one(position)
+            one(position)
             with lock:
                 finished += 1
 
@@ -441,7 +486,6 @@ def _in_parallel(
                 reported = now
     for thread in threads:
         thread.result()  # an unexpected error inside the harness itself is raised, never swallowed
-    return [slot for slot in slots if slot is not None]
 
 
 def store_run(store: StoreBackend, result: RunResult, *, cases_stored: bool = False) -> None:
@@ -462,43 +506,85 @@ def store_cases(store: StoreBackend, cases: Sequence[LoadedCase]) -> None:
 
 
 def _store_run(store: StoreBackend, result: RunResult) -> None:
-    header = result.header()
-    config_hash = header["judge"]["config_hash"]
+    record = run_record(result)
     store.insert_run(
-        RunRecord(
-            run_id=result.run_id,
-            suite_hash=result.suite_hash,
-            adapter=result.adapter,
-            judge_name=result.judge_config.name,
-            judge_config_hash=config_hash,
-            code_version=result.code_version,
-            started_at=result.started_at,
-            finished_at=result.finished_at,
-            n_cases=len(result.cases),
-            data=header,
-            metrics=result.board.to_json(),
-        ),
-        [
-            RunOutput(
-                position=r.position,
-                case_id=r.case_id,
-                case_hash=r.loaded.content_hash,
-                output_hash=r.output_hash,
-                output=r.output_json,
-                result={key: value for key, value in r.result_json().items() if key != "verdict"},
-            )
-            for r in result.cases
-        ],
-        [
-            VerdictRecord(
-                item_id=r.item_id,
-                case_id=r.case_id,
-                judge_name=result.judge_config.name,
-                config_hash=config_hash,
-                status=r.verdict.status,
-                verdict=r.verdict,
-                created_at=r.verdict.created_at,
-            )
-            for r in result.cases
-        ],
+        record,
+        [run_output(r) for r in result.cases],
+        [run_verdict(r, result.judge_config.name, record.judge_config_hash or "") for r in result.cases],
+    )
+
+
+def run_record(result: RunResult) -> RunRecord:
+    """The run's row: its header and scoreboard."""
+    header = result.header()
+    return RunRecord(
+        run_id=result.run_id,
+        suite_hash=result.suite_hash,
+        adapter=result.adapter,
+        judge_name=result.judge_config.name,
+        judge_config_hash=header["judge"]["config_hash"],
+        code_version=result.code_version,
+        started_at=result.started_at,
+        finished_at=result.finished_at,
+        n_cases=len(result.cases),
+        data=header,
+        metrics=result.board.to_json(),
+    )
+
+
+def run_output(r: CaseResult) -> RunOutput:
+    """A case's output row: the output and what was measured on it, its verdict apart (`run_verdict`)."""
+    result = r.result_json()
+    del result["verdict"]
+    return RunOutput(
+        position=r.position,
+        case_id=r.case_id,
+        case_hash=r.loaded.content_hash,
+        output_hash=r.output_hash,
+        output=r.output_json,
+        result=result,
+    )
+
+
+def run_verdict(r: CaseResult, judge_name: str, config_hash: str) -> VerdictRecord:
+    return VerdictRecord(
+        item_id=r.item_id,
+        case_id=r.case_id,
+        judge_name=judge_name,
+        config_hash=config_hash,
+        status=r.verdict.status,
+        verdict=r.verdict,
+        created_at=r.verdict.created_at,
+    )
+
+
+def stored_case_documents(store: StoreBackend, run_id: str) -> Iterator[dict[str, Any]]:
+    """A stored run's cases as its artifact shows them (`CaseResult.to_json`), read back from the store."""
+    verdicts = {record.case_id: record.verdict for record in store.verdicts(run_id=run_id)}
+    for row in store.run_outputs(run_id):
+        document: dict[str, Any] = {
+            "position": row.position,
+            "case_id": row.case_id,
+            "case_hash": row.case_hash,
+            "output_hash": row.output_hash,
+            "output": row.output,
+        }
+        for key, value in row.result.items():
+            if key == "seconds":  # the verdict goes where `result_json` has it: after the values
+                document["verdict"] = verdicts[row.case_id].to_json()
+            document[key] = value
+        yield document
+
+
+def expanded(case: CaseResult, output_json: Mapping[str, Any]) -> CaseResult:
+    """A compact case (`CaseResult.compact`) whole again from its stored output: the checks and the trajectory
+    are recomputed (deterministic), the values, failures and verdict scores kept."""
+    output = SUTOutput.model_validate(output_json)
+    return dataclasses.replace(
+        case,
+        output=output,
+        output_json=dict(output_json),
+        checks=run_checks(case.loaded.case, output),
+        trajectory=score_trajectory(case.loaded.case, output),
+        compacted=False,
     )

@@ -76,6 +76,7 @@ PERSON_COLUMN = {
 
 REVIEWER_READS = (
     "runs",
+    "run_ends",
     "assignments",
     "judge_verdicts",
     "labels",
@@ -97,6 +98,7 @@ REVIEWER_WRITES = ("labels", "reveals", "gold_shown")
 CURATOR_WRITES = (
     "cases",
     "runs",
+    "run_ends",
     "run_outputs",
     "judge_verdicts",
     "review_items",
@@ -120,6 +122,7 @@ _SUBMITTED = "{fn}(item_id)"  # the session's login has submitted a label for th
 _REVEALED = "{revealed_fn}(item_id)"
 REVIEWER_SEES: dict[str, str] = {
     "runs": "false",
+    "run_ends": "false",  # read with `runs` (which finished), never a row of its own
     "review_items": (
         "EXISTS (SELECT 1 FROM {assignments} a WHERE a.item_id = {this}.item_id AND a.reviewer = session_user) "
         "OR EXISTS (SELECT 1 FROM {labels} l WHERE l.item_id = {this}.item_id AND l.reviewer = session_user)"

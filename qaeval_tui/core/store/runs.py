@@ -30,9 +30,19 @@ from qaeval_tui.core.store.rows import (
 )
 from qaeval_tui.core.store.seam import Driver
 
-_RUN_COLUMNS = (
-    "run_id, suite_hash, adapter, judge_name, judge_config_hash, code_version, started_at, finished_at, "
-    "n_cases, data_json, metrics_json"
+_RUN_ORDER = "r.started_at DESC, r.rowid DESC"
+RUN_COLUMNS = (
+    "r.run_id, r.suite_hash, r.adapter, r.judge_name, r.judge_config_hash, r.code_version, r.started_at, "
+    "COALESCE(e.finished_at, r.finished_at) AS finished_at, COALESCE(e.n_cases, r.n_cases) AS n_cases, "
+    "COALESCE(e.data_json, r.data_json) AS data_json, COALESCE(e.metrics_json, r.metrics_json) AS metrics_json"
+)
+"""A run's columns, a streamed run's end (`run_ends`) standing in for what its opening row could not know."""
+FINISHED_RUNS = (
+    "FROM runs r LEFT JOIN run_ends e ON e.run_id = r.run_id WHERE (r.finished_at <> '' OR e.run_id IS NOT NULL)"
+)
+"""The runs stored whole (`finished_at` set) and the streamed runs that reached their end."""
+UNFINISHED_RUNS = (
+    "FROM runs r LEFT JOIN run_ends e ON e.run_id = r.run_id WHERE r.finished_at = '' AND e.run_id IS NULL"
 )
 _VERDICT_COLUMNS = "id, item_id, case_id, judge_name, config_hash, status, verdict_json, created_at"
 
@@ -59,18 +69,39 @@ class RunTables(Driver):
             self._insert_all("run_outputs", codec.output_rows(run.run_id, outputs))
             self._insert_all("judge_verdicts", codec.verdict_rows(run.run_id, verdicts))
 
+    # A run streamed to the store as its cases finish (`open_run`, `append_run_rows`..., `finish_run`).
+
+    def open_run(self, run: RunRecord) -> None:
+        """Store a run's opening row: unfinished (`finished_at` empty) until `finish_run` stores its end."""
+        self._insert_all("runs", [{**codec.run_row(run), "finished_at": ""}])
+
+    def append_run_rows(self, run_id: str, outputs: Sequence[RunOutput], verdicts: Sequence[VerdictRecord]) -> None:
+        """A batch of an open run's finished cases (their outputs and verdicts), in one transaction."""
+        with self._write():
+            self._insert_all("run_outputs", codec.output_rows(run_id, outputs))
+            self._insert_all("judge_verdicts", codec.verdict_rows(run_id, verdicts))
+
+    def finish_run(self, run: RunRecord) -> None:
+        """Store an open run's end (its finish time, case count, header and scoreboard): it is finished."""
+        row = codec.run_row(run)
+        end = {key: row[key] for key in ("run_id", "finished_at", "n_cases", "data_json", "metrics_json")}
+        self._insert_all("run_ends", [end])
+
+    def unfinished_runs(self) -> list[RunRecord]:
+        """The streamed runs that never reached their end (interrupted), newest first."""
+        rows = self._keyed_rows(f"SELECT {RUN_COLUMNS} {UNFINISHED_RUNS} ORDER BY {_RUN_ORDER}", ())
+        return [codec.run_record(self.path, row) for row in rows]
+
     def _runs(self, where: str = "", params: Sequence[str] = (), limit: str = "") -> list[RunRecord]:
-        rows = self._keyed_rows(
-            f"SELECT {_RUN_COLUMNS} FROM runs {where} ORDER BY started_at DESC, rowid DESC {limit}", params
-        )
+        rows = self._keyed_rows(f"SELECT {RUN_COLUMNS} {FINISHED_RUNS} {where} ORDER BY {_RUN_ORDER} {limit}", params)
         return [codec.run_record(self.path, row) for row in rows]
 
     def list_runs(self) -> list[RunRecord]:
-        """Every run, newest first."""
+        """Every finished run, newest first (a streamed run cut short is not one: `unfinished_runs`)."""
         return self._runs()
 
     def get_run(self, run_id: str) -> RunRecord | None:
-        runs = self._runs("WHERE run_id = ?", (run_id,))
+        runs = self._runs("AND r.run_id = ?", (run_id,))
         return runs[0] if runs else None
 
     def latest_run(self) -> RunRecord | None:

@@ -389,6 +389,28 @@ STEPS: tuple[Migration, ...] = (
             *_pg_append_only("rubrics"),
         ),
     ),
+    # 11 (runs streamed to the store): a run is opened (its `runs` row, `finished_at` empty), its outputs and
+    # verdicts appended in batches as its cases finish, and finished by its `run_ends` row (the finish time,
+    # case count, header and scoreboard). A streamed run without its end was interrupted: no reader of
+    # finished runs sees it. A run stored whole (`finished_at` set) needs no end. Append-only.
+    Migration(
+        sqlite=(
+            """CREATE TABLE IF NOT EXISTS run_ends (
+                run_id TEXT PRIMARY KEY REFERENCES runs(run_id), finished_at TEXT NOT NULL, n_cases INTEGER NOT NULL,
+                data_json TEXT NOT NULL, metrics_json TEXT NOT NULL)""",
+            *(
+                f"""CREATE TRIGGER IF NOT EXISTS run_ends_no_{verb.lower()} BEFORE {verb} ON run_ends
+                    BEGIN SELECT RAISE(ABORT, 'run_ends are append-only'); END"""
+                for verb in ("UPDATE", "DELETE")
+            ),
+        ),
+        postgresql=(
+            """CREATE TABLE run_ends (
+                run_id TEXT PRIMARY KEY REFERENCES runs(run_id), finished_at TEXT NOT NULL, n_cases BIGINT NOT NULL,
+                data_json TEXT NOT NULL, metrics_json TEXT NOT NULL)""",
+            *_pg_append_only("run_ends"),
+        ),
+    ),
 )
 MIGRATIONS: tuple[tuple[str, ...], ...] = tuple(step.sqlite for step in STEPS)
 """SQLite's statements, by version (`user_version`)."""

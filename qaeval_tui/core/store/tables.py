@@ -50,6 +50,7 @@ TABLES: tuple[TableSpec, ...] = (
         in_insertion_order=True,  # the latest of two runs started at the same time is the later written
     ),
     _spec("run_outputs", "run_id position case_id case_hash output_hash output_json result_json", "run_id case_id"),
+    _spec("run_ends", "run_id finished_at n_cases data_json metrics_json", "run_id"),
     _spec("judge_verdicts", "id run_id item_id case_id judge_name config_hash status verdict_json created_at", "id"),
     _spec("review_items", "item_id case_id case_hash output_hash run_id created_at", "item_id"),
     _spec("assignments", "reviewer item_id position seed created_at", "reviewer item_id"),

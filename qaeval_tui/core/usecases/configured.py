@@ -16,7 +16,7 @@ from qaeval_tui.core.models.run import JudgeConfig
 from qaeval_tui.core.running.adapters import SystemAdapter, adapter_label, load_adapter
 from qaeval_tui.core.running.judge import JudgeClient, SkippedJudge, effective_config, load_judge
 from qaeval_tui.core.running.result import RunResult
-from qaeval_tui.core.running.runner import run_suite
+from qaeval_tui.core.running.runner import RunSink, run_suite
 from qaeval_tui.core.usecases.http_adapter import HTTP_ADAPTER, make_http_system
 
 
@@ -38,8 +38,9 @@ class RunPlan:
         """The judge's config bound to the rubric it scores under: what a baseline must match."""
         return effective_config(self.judge, self.config.rubric)
 
-    def run(self, progress: Callable[[int, int], None] | None = None) -> RunResult:
-        """Run every case through the system and the judge; `progress(done, total)` after each."""
+    def run(self, progress: Callable[[int, int], None] | None = None, sink: RunSink | None = None) -> RunResult:
+        """Run every case through the system and the judge; `progress(done, total)` after each, and each
+        finished case handed to `sink` (`run_suite`)."""
         return run_suite(
             self.golden.cases,
             self.adapter,
@@ -52,6 +53,7 @@ class RunPlan:
             top_k=self.config.run.top_k,
             progress=progress,
             samples=self.samples,
+            sink=sink,
         )
 
 

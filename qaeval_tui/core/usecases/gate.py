@@ -35,6 +35,7 @@ from qaeval_tui.core.usecases.run import (
     no_progress,
     plan_suite,
     run_and_store,
+    whole_labelled_cases,
     write_document,
     write_report,
 )
@@ -166,7 +167,8 @@ def ppi_comparison(
     from qaeval_tui.core.statistics.run_ppi import run_ppi_from_store
 
     gated = gated_judge_metrics(resolve_tolerances(config.gate.tolerances, config.gate.gated))
-    ppi = run_ppi_from_store(result, config.rubric, store, min_reviewers=config.calibration.min_reviewers)
+    whole = whole_labelled_cases(result, store)
+    ppi = run_ppi_from_store(whole, config.rubric, store, min_reviewers=config.calibration.min_reviewers)
     return PPIGate(current_ppi(ppi.estimates, gated), baseline_ppi(reference, gated))
 
 

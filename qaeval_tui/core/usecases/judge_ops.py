@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Protocol
 
-from qaeval_tui.core.judges.cache import SAVE_EVERY, CachedJudge, JudgeTally, Pricing, VerdictCache
+from qaeval_tui.core.judges.cache import CachedJudge, JudgeTally, Pricing, VerdictCache
 from qaeval_tui.core.running.result import RunResult
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.usecases.configured import RunPlan
@@ -93,30 +93,6 @@ class StoreWriter:
         self._thread.join()
         if self._error is not None and exc is None:
             raise self._error
-
-
-def saving_as_it_goes(
-    update: ProgressUpdate | None, judge: CachedJudge | None, writer: StoreWriter
-) -> ProgressUpdate | None:
-    """`update`, also handing the verdict cache's new entries to `writer` every `SAVE_EVERY` of them (the
-    run reports progress on one thread after each case)."""
-    if judge is None:
-        return update
-    cache = judge.cache
-    queued = threading.Event()  # a save is handed to the writer and has not started: no second one
-
-    def save() -> None:
-        queued.clear()
-        cache.save(writer.store)
-
-    def saving(done: int, total: int) -> None:
-        if cache.pending >= SAVE_EVERY and not queued.is_set():
-            queued.set()
-            writer.submit(save)
-        if update is not None:
-            update(done, total)
-
-    return saving
 
 
 def with_judge_calls(result: RunResult, judge: CachedJudge) -> RunResult:

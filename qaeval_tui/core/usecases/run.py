@@ -4,6 +4,8 @@ documents and reports to files or stdout."""
 from __future__ import annotations
 
 import sys
+import threading
+import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
@@ -14,18 +16,20 @@ from qaeval_tui.core.atomic_file import check_output_target, require_finite, wri
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.gate.baseline import Baseline, check_settings
-from qaeval_tui.core.running.result import RunResult, dumps_document, write_json
-from qaeval_tui.core.running.runner import store_cases, store_run
+from qaeval_tui.core.judges.cache import SAVE_EVERY, VerdictCache
+from qaeval_tui.core.running.result import CaseResult, RunResult, dumps_document, write_json
+from qaeval_tui.core.running.runner import (
+    expanded,
+    run_output,
+    run_record,
+    run_verdict,
+    store_cases,
+    stored_case_documents,
+)
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.text import json_visible
 from qaeval_tui.core.usecases.configured import RunPlan, plan_run
-from qaeval_tui.core.usecases.judge_ops import (
-    StoreWriter,
-    cached_judge,
-    judge_progress,
-    saving_as_it_goes,
-    with_judge_calls,
-)
+from qaeval_tui.core.usecases.judge_ops import StoreWriter, cached_judge, judge_progress, with_judge_calls
 
 if TYPE_CHECKING:
     from qaeval_tui.core.statistics.run_ppi import RunPPI
@@ -119,10 +123,15 @@ def run_and_store(
     suites, whatever asked for it (`qaeval run`, `baseline`, `gate`, `drift`, the review app's first start,
     the run after a promotion).
 
+    The run is streamed to the store (`RunStream`): opened before its first case, its finished cases
+    written in batches as they come (with the verdict cache's new entries), finished once the last is in.
+    A run stopped before its end keeps every batch written and stays unfinished, never read as a run.
+    The result keeps its cases compact; its artifact's cases are read back from `store`.
+
     The judge answers from the store's verdict cache where it can (`no_cache`: every case is asked afresh;
-    `checks_only`: no judge, no cache), and its new results join the cache as the run goes and with the
-    run. `write_on_a_thread`: the store is written by a thread of its own while the judge's calls are out;
-    without it (a store pinned to its opening thread) the writes happen on the thread that reports progress."""
+    `checks_only`: no judge, no cache). `write_on_a_thread`: the store is written by a thread of its own
+    while the judge's calls are out; without it (a store pinned to its opening thread) the writes happen on
+    the thread that finished the case."""
     if only_cases is not None:
         wanted = set(only_cases)
         plan = replace(
@@ -133,14 +142,83 @@ def run_and_store(
         plan = replace(plan, judge=cached)
     with StoreWriter(store, on_a_thread=write_on_a_thread) as writer:
         writer.submit(lambda: store_cases(store, plan.golden.cases))
-        result = plan.run(saving_as_it_goes(judge_progress(update, cached), cached, writer))
+        stream = RunStream(store, writer, None if cached is None else cached.cache)
+        try:
+            result = plan.run(stream.flushing(judge_progress(update, cached)), stream)
+        finally:
+            stream.flush()  # a run stopped halfway keeps every case it finished
     if cached is not None:
         result = with_judge_calls(result, cached)
     with store.transaction():
-        store_run(store, result, cases_stored=True)
+        store.finish_run(run_record(result))
         if cached is not None:
             cached.cache.save(store)
-    return result
+    return replace(result, stored_cases=lambda: stored_case_documents(store, result.run_id))
+
+
+class RunStream:
+    """A run's cases to the store as they finish: a batch of `BATCH` cases (or what came in `BATCH_SECONDS`)
+    handed to the store's writer at a time, with the verdict cache's new entries; each case kept compact.
+
+    Cases come from the threads that finish them (several at once); a batch is handed over from the thread
+    that reports progress (`flushing`), the one thread a store pinned to it may be written from."""
+
+    BATCH = SAVE_EVERY
+    BATCH_SECONDS = 1.0
+
+    def __init__(self, store: StoreBackend, writer: StoreWriter, cache: VerdictCache | None) -> None:
+        self.store = store
+        self.writer = writer
+        self.cache = cache
+        self.batch: list[CaseResult] = []
+        self.lock = threading.Lock()
+        self.flushed = time.monotonic()
+        self.judge_name = ""
+        self.config_hash = ""
+        self.run_id = ""
+
+    def opened(self, run: RunResult) -> None:
+        record = run_record(run)
+        self.run_id, self.judge_name, self.config_hash = (
+            run.run_id,
+            record.judge_name or "",
+            record.judge_config_hash or "",
+        )
+        self.writer.submit(lambda: self.store.open_run(record))
+
+    def __call__(self, case: CaseResult) -> CaseResult:
+        with self.lock:
+            self.batch.append(case)
+        return case.compact()
+
+    def flushing(self, update: ProgressUpdate | None) -> ProgressUpdate:
+        """`update(done, total)`, handing a batch to the writer first when one is due."""
+
+        def reporting(done: int, total: int) -> None:
+            if len(self.batch) >= self.BATCH or time.monotonic() - self.flushed >= self.BATCH_SECONDS:
+                self.flush()
+            if update is not None:
+                update(done, total)
+
+        return reporting
+
+    def flush(self) -> None:
+        """Hand the cases not yet written to the writer (nothing when every one is)."""
+        with self.lock:
+            batch, self.batch = self.batch, []
+            self.flushed = time.monotonic()
+        if batch and self.run_id:
+            self.writer.submit(lambda: self._write(batch))
+
+    def _write(self, batch: list[CaseResult]) -> None:
+        with self.store.transaction():
+            self.store.append_run_rows(
+                self.run_id,
+                [run_output(case) for case in batch],
+                [run_verdict(case, self.judge_name, self.config_hash) for case in batch],
+            )
+            if self.cache is not None:
+                self.cache.save(self.store)
 
 
 def run_from_config(
@@ -176,7 +254,23 @@ def run_ppi_for(config: Config, result: RunResult, store: StoreBackend) -> RunPP
     """PPI estimates of the run's judge metrics from the labels on its cases in the store it went to."""
     from qaeval_tui.core.statistics.run_ppi import run_ppi_from_store  # numpy and the statistics: only here
 
-    return run_ppi_from_store(result, config.rubric, store, min_reviewers=config.calibration.min_reviewers)
+    return run_ppi_from_store(
+        whole_labelled_cases(result, store), config.rubric, store, min_reviewers=config.calibration.min_reviewers
+    )
+
+
+def whole_labelled_cases(result: RunResult, store: StoreBackend) -> RunResult:
+    """The run with its labelled cases whole again (PPI recomputes their values with the human scores as the
+    verdict), their outputs read back from the store; the run as it is when none is compact or labelled."""
+    if not any(case.compacted for case in result.cases) or not store.count("labels"):
+        return result
+    labelled = {label.item_id for label in store.label_revisions()}
+    wanted = {case.case_id for case in result.cases if case.compacted and case.item_id in labelled}
+    if not wanted:
+        return result
+    outputs = {row.case_id: row.output for row in store.run_outputs(result.run_id) if row.case_id in wanted}
+    cases = tuple(expanded(case, outputs[case.case_id]) if case.case_id in outputs else case for case in result.cases)
+    return replace(result, cases=cases)
 
 
 def with_ppi(document: dict[str, Any], ppi: RunPPI) -> dict[str, Any]:
