@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from qaeval_tui.core.running.checks import citation_problems, coverage_counts
 from qaeval_tui.core.running.judge import ANSWER_CORRECTNESS, CITATION_CORRECTNESS, FAITHFULNESS
-from qaeval_tui.core.running.metrics import (
+from qaeval_tui.core.running.metric_spec import (
     CaseContext,
     MetricSpec,
     ndcg_at_k,
