@@ -13,7 +13,10 @@ API (used by the judge tests and by the verdict-cache tests and bench):
 - `LLMServer(latency_s=0.0)`: starts a threaded `http.server` on 127.0.0.1 and a free port; a context
   manager (`stop()` on exit also releases any reply still hanging).
 - `openai_base_url` (`http://127.0.0.1:PORT/v1`, for `POST /v1/chat/completions`) and
-  `anthropic_base_url` (`http://127.0.0.1:PORT`, for `POST /v1/messages`).
+  `anthropic_base_url` (`http://127.0.0.1:PORT`, for `POST /v1/messages`); `base_url_for(server, kind)`
+  is the one a judge of any `[judge] kind` asks, from its provider's protocol (`PROTOCOL_ROOTS`), and
+  `provider_keys()` a test API key in every provider's key variable: the judge tests run on every
+  provider of `PROVIDERS` with no edit of theirs.
 - `script(*replies)`: replies served in order, one a request, whatever the protocol; once they run out
   every request gets `default` (by default `Reply.judgment()`: a valid judgment of the case, every axis
   at the top of its scale, evidence quoted from the first source).
@@ -382,6 +385,25 @@ def _render(reply: Reply, request: Request) -> tuple[int, dict[str, str], dict[s
             "total_tokens": sum(reply.usage),
         }
     return 200, {}, completion
+
+
+PROTOCOL_ROOTS = {"openai-chat": "/v1", "anthropic-messages": ""}
+"""Each wire protocol this server speaks (a key of `PROTOCOLS` in qaeval_tui/core/judges/providers.py) ->
+what a judge's base URL adds to the server's address (the client appends the protocol's own path)."""
+
+
+def base_url_for(server: LLMServer | SpawnedLLMServer, kind: str) -> str:
+    """The `[judge] base_url` that points a judge of `[judge] kind` at `server`, from its provider's protocol."""
+    from qaeval_tui.core.config.judge_providers import provider_of
+
+    return f"{server.url}{PROTOCOL_ROOTS[provider_of(kind).protocol]}"
+
+
+def provider_keys() -> dict[str, str]:
+    """A distinct test API key in the key variable of every provider of `PROVIDERS`."""
+    from qaeval_tui.core.config.judge_providers import PROVIDERS
+
+    return {provider.api_key_env: f"sk-test-{provider.kind}" for provider in PROVIDERS.values()}
 
 
 class SpawnedLLMServer:

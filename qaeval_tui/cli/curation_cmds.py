@@ -19,16 +19,11 @@ from qaeval_tui.core.text import literal, one_line
 
 if TYPE_CHECKING:
     from qaeval_tui.core.curation.inbox import InboxEntry
-    from qaeval_tui.core.curation.promotion import (
-        CurationError,
-        GoldenTarget,
-        PromotionContext,
-        PromotionDraft,
-        PromotionResult,
-    )
+    from qaeval_tui.core.curation.promotion import CurationError
     from qaeval_tui.core.curation.traces.receiver import Received
     from qaeval_tui.core.golden.neardup import SimilarCase
-    from qaeval_tui.core.store.backend import StoreBackend
+    from qaeval_tui.core.usecases.inbox import InboxImport
+    from qaeval_tui.core.usecases.promotion import PromotionOutcome
 
 # The curation core is imported inside each command, so other commands do not pay for it.
 
@@ -114,28 +109,22 @@ def inbox_import(
     Exit 0 imported, 1 invalid (every problem listed as path:line: field: message, or for a trace
     export path:span-id: field: message), 2 usage.
     """
-    from qaeval_tui.core.curation.inbox import import_misses
-    from qaeval_tui.core.curation.traces.importer import import_traces, parse_format
-    from qaeval_tui.core.curation.traces.model import parse_conditions
-    from qaeval_tui.core.errors import UsageError
+    from qaeval_tui.core.usecases.inbox import import_into_inbox, plan_inbox_import
 
-    config = config_from(ctx)
-    chosen = parse_format(fmt)
-    conditions = parse_conditions(where)
-    if chosen == "jsonl" and (conditions or skip_incomplete or reason is not None):
-        raise UsageError("--where, --skip-incomplete and --reason apply to trace exports (--format otlp, ...)")
-    path = file or config.path(config.paths.inbox)
+    config = config_from(ctx)  # the request is checked before the store is opened
+    request = plan_inbox_import(config, file, fmt, where, skip_incomplete=skip_incomplete, reason=reason)
     with open_store(ctx, db) as store:
-        if chosen == "jsonl":
-            report = import_misses(store, path)
-        else:
-            traced = import_traces(store, path, chosen, conditions, skip_incomplete=skip_incomplete, reason=reason)
-            report = traced.stored
+        imported = import_into_inbox(store, request)
+    _print_import(imported)
+
+
+def _print_import(imported: InboxImport) -> None:
+    report, traced = imported.stored, imported.traces
     _say(
         f"imported {len(report.added)} new production miss(es) from {report.path}; "
         f"{len(report.unchanged)} already in the inbox"
     )
-    if chosen != "jsonl":
+    if traced is not None:
         _say(
             f"{traced.traces} trace(s) read: {traced.not_selected} not selected by --where, "
             f"{traced.without_case} without a question-answering span, {len(traced.skipped)} skipped as incomplete"
@@ -343,39 +332,34 @@ def promote_cmd(
     Exit 0 promoted, 1 invalid (nothing written; a miss already in the golden set: that promotion
     is recorded), 2 usage.
     """
-    from qaeval_tui.core.curation.promotion import GoldenTarget, PromotionDraft, promotion_context
+    from qaeval_tui.core.usecases.promotion import PromoteRequest, promote_miss
 
-    target = GoldenTarget.from_config(config_from(ctx))
+    config = config_from(ctx)
+    request = PromoteRequest(
+        trace_id=trace_id, case_id=case_id, curator=curator, question=question, expected_behavior=behavior,
+        gold_answer=gold_answer, gold_source_ids=tuple(gold_sources), difficulty=difficulty, adversarial=tag,
+        checkpoints=tuple(checkpoints), reason=reason,
+    )  # fmt: skip
     with open_store(ctx, db) as store:
-        context = promotion_context(store, target, trace_id)
-        miss = context.entry.miss
-        draft = PromotionDraft(
-            trace_id=trace_id, case_id=case_id, question=miss.question if question is None else question,
-            expected_behavior=behavior, gold_answer=gold_answer, gold_source_ids=tuple(gold_sources),
-            difficulty=difficulty, adversarial=tag, checkpoints=tuple(checkpoints), curator=curator,
-            reason=miss.reason if reason is None else reason,
-        )  # fmt: skip
-        _warn_near_duplicates(context.near_duplicates(draft.question))
-        result = _promote(store, draft, context, target, dry_run=dry_run)
-    if result is not None:
+        outcome = promote_miss(config, store, request, dry_run=dry_run)
+    _print_promotion(trace_id, outcome)
+
+
+def _print_promotion(trace_id: str, outcome: PromotionOutcome) -> None:
+    """The near duplicates, then the dry run's line, the promotion done, or the error as the exit."""
+    from qaeval_tui.core.curation.promotion import CurationError
+
+    _warn_near_duplicates(outcome.near_duplicates)
+    if isinstance(outcome.error, CurationError):
+        raise _fail(outcome.error) from outcome.error
+    if outcome.error is not None:
+        raise outcome.error
+    if outcome.line is not None:
+        _say(outcome.line)
+        _tell("dry run: valid; nothing was written")
+    if (result := outcome.result) is not None:
         _say(f"promoted {trace_id} as {result.case.id}: {result.loaded.path}:{result.loaded.line}")
         _say(f"golden set still valid: {len(result.golden.cases)} cases, suite hash {result.golden.suite_hash}")
-
-
-def _promote(
-    store: StoreBackend, draft: PromotionDraft, context: PromotionContext, target: GoldenTarget, *, dry_run: bool
-) -> PromotionResult | None:
-    """The promotion, or (a dry run) the line it would append, printed; a curation error is its exit."""
-    from qaeval_tui.core.curation.promotion import CurationError, case_from_draft, case_line, promote
-
-    try:
-        if dry_run:
-            _say(case_line(case_from_draft(draft, context)))
-            _tell("dry run: valid; nothing was written")
-            return None
-        return promote(store, draft, target, snapshot=context.snapshot)
-    except CurationError as exc:
-        raise _fail(exc) from exc
 
 
 @guarded

@@ -12,10 +12,10 @@ import typer
 
 from qaeval_tui.cli.common import config_from, guarded_input_as_usage, open_store, print_json, stdout
 from qaeval_tui.cli.options import AsJson, Data, Db
-from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.limits import MAX_SEED
 
 if TYPE_CHECKING:
+    from qaeval_tui.core.review.queue import MoreLabelsReport
     from qaeval_tui.core.usecases.queue import QueueOutcome
 
 
@@ -70,36 +70,20 @@ def queue(
     invalid --data). --data is read only for cases whose content the store lacks. --more-labels
     offers the items short of blind reviewers to others who have not labelled them.
     """
-    from qaeval_tui.core.usecases.queue import queue_from_run
+    from qaeval_tui.core.review.queue import MoreLabelsReport
+    from qaeval_tui.core.usecases.queue import plan_queue, queue_review
 
-    config = config_from(ctx)
-    names = [n.strip() for n in reviewers.split(",")] if reviewers else None
-    if more_labels:
-        _refuse_beside_more_labels(overlap=overlap, run_id=run_id, data=data, replace=replace)
-        _more_labels(ctx, db, names, seed, as_json)
-        return
+    config = config_from(ctx)  # the request is checked before the store is opened
+    request = plan_queue(
+        config, reviewers=reviewers, overlap=overlap, seed=seed, run_id=run_id, data=data, replace=replace,
+        more_labels=more_labels,
+    )  # fmt: skip
     with open_store(ctx, db, must_exist=True) as store:
-        outcome = queue_from_run(
-            config,
-            store,
-            reviewers=names,
-            overlap=overlap,
-            seed=seed,
-            run_id=run_id,
-            golden_paths=data or [config.path(config.paths.golden)],
-            replace=replace,
-        )
-    _print_queue(outcome, replace=replace, as_json=as_json)
-
-
-def _refuse_beside_more_labels(*, overlap: int | None, run_id: str | None, data: object, replace: bool) -> None:
-    extra = [flag for flag, given in (("--overlap", overlap), ("--run", run_id), ("--data", data)) if given]
-    if replace:
-        extra.append("--replace")
-    if extra:
-        raise UsageError(
-            f"--more-labels assigns existing items and takes --reviewers and --seed only, not {', '.join(extra)}"
-        )
+        outcome = queue_review(config, store, request)
+    if isinstance(outcome, MoreLabelsReport):
+        _print_more_labels(outcome, as_json=as_json)
+    else:
+        _print_queue(outcome, replace=replace, as_json=as_json)
 
 
 def _print_queue(outcome: QueueOutcome, *, replace: bool, as_json: bool) -> None:
@@ -122,11 +106,7 @@ def _print_queue(outcome: QueueOutcome, *, replace: bool, as_json: bool) -> None
         stdout.print("shared items per pair: " + ", ".join(f"{a}+{b} {n}" for (a, b), n in report.pair_overlap.items()))
 
 
-def _more_labels(ctx: typer.Context, db: Db, names: list[str] | None, seed: int | None, as_json: bool) -> None:
-    from qaeval_tui.core.usecases.queue import queue_more_labels
-
-    with open_store(ctx, db, must_exist=True) as store:
-        report = queue_more_labels(config_from(ctx), store, reviewers=names, seed=seed)
+def _print_more_labels(report: MoreLabelsReport, *, as_json: bool) -> None:
     if as_json:
         print_json(report.to_json())
         return

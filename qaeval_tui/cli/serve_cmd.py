@@ -16,10 +16,9 @@ from qaeval_tui.cli.options import Data, Db
 from qaeval_tui.core.errors import UsageError
 
 if TYPE_CHECKING:
-    from qaeval_tui.core.config import Config
     from qaeval_tui.core.review.views import Role
-    from qaeval_tui.core.signin.people import Person
-    from qaeval_tui.web.server import ServeSettings, SignIn
+    from qaeval_tui.core.usecases.serve import ServeReady, SignInCheck
+    from qaeval_tui.web.server import ServeSettings
 
 __all__ = ["Path", "register", "serve"]
 
@@ -70,23 +69,16 @@ def serve(
     the tokens are printed; 2 on a usage error (no roster for a SQLite store, a name not on it, a
     port that cannot be listened on).
     """
-    from qaeval_tui.core.store.opening import is_postgres_url
+    from qaeval_tui.core.usecases.serve import prepare_serve
 
-    config = config_from(ctx)
     target = store_path(ctx, db)
-    team = is_postgres_url(target)
-    if team and (new_token or tokens_only):
-        raise UsageError("--new-token, --tokens-only: a team store signs people in with their own login; no tokens")
-    if team:
-        _check_team_address(str(target))
-    if not team:
-        _print_new_tokens(config, Path(target), new_token)
-        if tokens_only:
-            return
-    sign_in = _team_sign_in(str(target)) if team else _roster_sign_in(config, Path(target))
+    ready = prepare_serve(config_from(ctx), target, new_token=new_token, tokens_only=tokens_only)
+    _print_new_tokens(ready)
+    if tokens_only:
+        return
     config_path = ctx.find_root().params.get("config")
-    settings = _settings(config_path, data or [], team, secure_cookies, forwarded_for, session_hours)
-    _serve_until_stopped(settings, sign_in, str(target), host, port)
+    settings = _settings(config_path, data or [], ready.team, secure_cookies, forwarded_for, session_hours)
+    _serve_until_stopped(settings, ready.sign_in, str(target), host, port)
 
 
 def _settings(
@@ -118,7 +110,7 @@ def _settings(
     )
 
 
-def _serve_until_stopped(settings: ServeSettings, sign_in: SignIn, target: str, host: str, port: int) -> None:
+def _serve_until_stopped(settings: ServeSettings, sign_in: SignInCheck, target: str, host: str, port: int) -> None:
     import asyncio
 
     from qaeval_tui.core.store.opening import redacted
@@ -138,70 +130,12 @@ def _serve_until_stopped(settings: ServeSettings, sign_in: SignIn, target: str, 
         raise UsageError(f"{host}:{port}: cannot listen: {exc.strerror or exc}") from None
 
 
-def _print_new_tokens(config: Config, store: Path, renew: list[str]) -> None:
-    from qaeval_tui.core.review.roster import member
-    from qaeval_tui.core.signin.tokens import issue_tokens, token_file
-
-    if not config.review.roster:
-        raise UsageError(
-            "review.roster: qaeval serve on a SQLite store signs in the members of [review] roster; "
-            "add the team there (or serve a team store)"
-        )
-    renewed = []
-    for name in renew:
-        found = member(config, name)
-        if found is None:
-            team = ", ".join(m.name for m in config.review.roster)
-            raise UsageError(f"--new-token {name!r}: not on the team; the roster: {team}")
-        renewed.append(found.name)
-    path = token_file(store)
-    issued = issue_tokens(path, [m.name for m in config.review.roster], renew=renewed)
-    roles = {m.name: ", ".join(m.roles) for m in config.review.roster}
-    for name, token in issued.items():
-        stdout.print(f"{name} ({roles[name]}): {token}")
-    if issued:
-        stderr.print(f"each token is shown only this once; {path} keeps their hashes (`--new-token NAME` replaces one)")
-
-
-def _roster_sign_in(config: Config, store: Path) -> SignIn:
-    from qaeval_tui.core.signin.people import roster_sign_in
-    from qaeval_tui.core.signin.tokens import token_file
-
-    tokens = token_file(store)
-
-    def check(name: str, secret: str, role: Role) -> Person:
-        return roster_sign_in(config, tokens, store, name, secret, role)
-
-    return check
-
-
-def _check_team_address(url: str) -> None:
-    """A UsageError (exit 2, the URL masked) before anything listens, unless `url` is a team store's address
-    the sign-in can connect people through: readable as libpq reads it, and holding no password (each person
-    signs in with their own; the server keeps none)."""
-    import psycopg
-
-    from qaeval_tui.core.store.urls import redacted, refuse_server_options
-
-    refuse_server_options(url)
-    try:
-        parts = psycopg.conninfo.conninfo_to_dict(url)
-    except psycopg.Error:
-        raise UsageError(f"{redacted(url)}: not a PostgreSQL URL libpq can read") from None
-    if parts.get("password") or parts.get("sslpassword"):
-        raise UsageError(
-            f"{redacted(url)}: qaeval serve takes the team store's address only "
-            "(postgresql://HOST:PORT/DATABASE): leave the password out, each person signs in with their own"
-        )
-
-
-def _team_sign_in(url: str) -> SignIn:
-    from qaeval_tui.core.signin.people import team_sign_in
-
-    def check(name: str, secret: str, role: Role) -> Person:
-        return team_sign_in(url, name, secret, role)
-
-    return check
+def _print_new_tokens(ready: ServeReady) -> None:
+    for name, token in ready.issued.items():
+        stdout.print(f"{name} ({ready.roles[name]}): {token}")
+    if ready.issued:
+        kept = f"{ready.token_file} keeps their hashes (`--new-token NAME` replaces one)"
+        stderr.print(f"each token is shown only this once; {kept}")
 
 
 def register(app: typer.Typer) -> None:

@@ -205,3 +205,12 @@ def test_unknown_trace_id_is_a_usage_error(root: Path) -> None:
 def test_every_curation_command_documents_itself(command: list[str], phrase: str) -> None:
     result = runner.invoke(app, [*command, "--help"])
     assert result.exit_code == 0 and phrase in " ".join(result.stdout.split())
+
+
+def test_a_refused_promotion_still_warns_about_the_near_duplicate_first(root: Path) -> None:
+    before = files(root)
+    result = qaeval(root, "promote", GATEWAY, "--id", "gateway-price-current-02", "--curator", "Mara")
+    assert result.exit_code == 1
+    warning = result.stderr.index("warning: the question is close to existing case(s)")
+    assert warning < result.stderr.index(f"{GATEWAY}: --gold-answer: required (non-empty)")
+    assert "nothing was written" in result.stderr and files(root) == before and statuses(root)[GATEWAY] == "pending"

@@ -11,13 +11,14 @@ from collections.abc import Iterator
 import pytest
 
 from qaeval_tui.core.config.judge import JudgeSection
+from qaeval_tui.core.config.judge_providers import PROVIDERS
 from qaeval_tui.core.judges.factory import configured_judge
 from qaeval_tui.core.models.run import JudgeVerdict
 from qaeval_tui.core.running.judge import JudgeClient, effective_config, judge_verdict
 from tests.core.run_fixtures import RUBRIC, WARRANTY, case, quoting_output
-from tests.llm_server import LLMServer, Reply
+from tests.llm_server import LLMServer, Reply, base_url_for, provider_keys
 
-KEYS = {"OPENAI_API_KEY": "sk-test-4f9a", "ANTHROPIC_API_KEY": "sk-ant-test-77b2"}
+KEYS = provider_keys()
 
 
 @pytest.fixture(scope="module")
@@ -26,14 +27,14 @@ def server() -> Iterator[LLMServer]:
         yield running
 
 
-@pytest.fixture(params=["openai", "anthropic"])
+@pytest.fixture(params=list(PROVIDERS))
 def kind(request: pytest.FixtureRequest, server: LLMServer) -> str:
     server.reset()
     return str(request.param)
 
 
 def judge_for(server: LLMServer, kind: str, **options: object) -> JudgeClient:
-    url = server.openai_base_url if kind == "openai" else server.anthropic_base_url
+    url = base_url_for(server, kind)
     settings: dict[str, object] = {"model": "judge-m", "base_url": url, "timeout_s": 2.0, "max_retries": 2}
     settings.update(options)
     section = JudgeSection.model_validate({"kind": kind, **settings})
@@ -192,7 +193,7 @@ def test_a_truncated_reply_is_an_error_even_when_its_json_happens_to_parse(serve
 
 def test_an_unreachable_endpoint_is_a_network_error_after_the_retries(kind: str) -> None:
     with LLMServer() as gone:
-        url = gone.openai_base_url if kind == "openai" else gone.anthropic_base_url
+        url = base_url_for(gone, kind)
     section = JudgeSection.model_validate({"kind": kind, "model": "m", "base_url": url, "max_retries": 1})
     judge = configured_judge(section, RUBRIC, KEYS, backoff_s=0.01)
     verdict = verdict_of(judge)

@@ -14,6 +14,7 @@ import pytest
 
 from qaeval_tui.bundled.hub import ReferenceHub
 from qaeval_tui.core.config.judge import JudgeSection
+from qaeval_tui.core.config.judge_providers import PROVIDERS
 from qaeval_tui.core.judges.cache import CachedJudge, JudgeTally, Pricing, VerdictCache
 from qaeval_tui.core.judges.factory import configured_judge
 from qaeval_tui.core.judges.providers import MAX_REPLY_BYTES
@@ -22,9 +23,9 @@ from qaeval_tui.core.running.judge import JudgeClient, effective_config, judge_v
 from qaeval_tui.core.running.runner import run_suite, store_run
 from qaeval_tui.core.store.opening import open_store
 from tests.core.run_fixtures import FIXED_TIME, RUBRIC, case, loaded, quoting_output
-from tests.llm_server import LLMServer, Reply
+from tests.llm_server import LLMServer, Reply, base_url_for, provider_keys
 
-KEYS = {"OPENAI_API_KEY": "sk-test-4f9a", "ANTHROPIC_API_KEY": "sk-ant-test-77b2"}
+KEYS = provider_keys()
 
 
 @pytest.fixture(scope="module")
@@ -33,14 +34,14 @@ def server() -> Iterator[LLMServer]:
         yield running
 
 
-@pytest.fixture(params=["openai", "anthropic"])
+@pytest.fixture(params=list(PROVIDERS))
 def kind(request: pytest.FixtureRequest, server: LLMServer) -> str:
     server.reset()
     return str(request.param)
 
 
 def judge_for(server: LLMServer, kind: str, **options: object) -> JudgeClient:
-    url = server.openai_base_url if kind == "openai" else server.anthropic_base_url
+    url = base_url_for(server, kind)
     settings: dict[str, object] = {"model": "judge-m", "base_url": url, "timeout_s": 2.0, "max_retries": 0}
     settings.update(options)
     section = JudgeSection.model_validate({"kind": kind, **settings})

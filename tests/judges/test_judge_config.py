@@ -12,12 +12,13 @@ from typer.testing import CliRunner
 from qaeval_tui.cli.main import app
 from qaeval_tui.core.config import Config, load_config
 from qaeval_tui.core.config.judge import JudgeSection
+from qaeval_tui.core.config.judge_providers import PROVIDERS
 from qaeval_tui.core.errors import ConfigError
 from qaeval_tui.core.judges.factory import api_key, configured_judge
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.store.sqlite import Store
 from tests.core.run_fixtures import RUBRIC
-from tests.llm_server import LLMServer, Reply
+from tests.llm_server import LLMServer, Reply, base_url_for, provider_keys
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -126,7 +127,7 @@ def test_every_configurable_prompt_version_ships_a_template() -> None:
 
 
 def _config_for(tmp_path: Path, server: LLMServer, kind: str = "openai", extra: str = "") -> Path:
-    url = server.openai_base_url if kind == "openai" else server.anthropic_base_url
+    url = base_url_for(server, kind)
     return write(tmp_path, f'[judge]\nkind = "{kind}"\nmodel = "m"\nbase_url = "{url}"\nconcurrency = 4\n{extra}')
 
 
@@ -144,12 +145,12 @@ def test_run_without_the_key_exits_2_before_any_call(
     assert "Traceback" not in result.output and not (tmp_path / "r.db").exists()
 
 
-@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+@pytest.mark.parametrize("kind", list(PROVIDERS))
 def test_run_with_a_configured_model_judge_records_the_contract(
     tmp_path: Path, suite: Path, monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-1")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-2")
+    for variable, key in provider_keys().items():
+        monkeypatch.setenv(variable, key)
     out = tmp_path / "run.json"
     with LLMServer() as server:
         server.script(Reply.status(500))

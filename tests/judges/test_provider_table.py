@@ -51,3 +51,13 @@ def test_a_kind_no_provider_declares_is_refused_naming_every_known_kind(tmp_path
     assert result.exit_code == 2
     known = ", ".join(repr(kind) for kind in ("mechanical", *PROVIDERS))
     assert f"qaeval.toml:2: judge.kind: Input should be {known.rsplit(', ', 1)[0]} or " in result.stderr
+
+
+def test_the_loopback_server_speaks_every_protocol_a_provider_can_name() -> None:
+    # The judge tests run on every provider of PROVIDERS (their `kind` fixtures), each pointed at the
+    # loopback server by its protocol: a protocol the server was not taught would leave its providers untested.
+    from qaeval_tui.core.judges.providers import PROTOCOLS
+    from tests.llm_server import PROTOCOL_ROOTS
+
+    assert set(PROTOCOL_ROOTS) == set(PROTOCOLS)
+    assert {provider.protocol for provider in PROVIDERS.values()} <= set(PROTOCOLS)

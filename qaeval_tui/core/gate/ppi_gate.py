@@ -14,13 +14,15 @@ drop): a baseline without a PPI value for a gated judge metric, or whose value h
 (`n_labelled` below `MIN_LABELLED_FOR_CI`, `ci` null, or either not recorded: an older file),
 found before the run; a run with no labelled case for one, or too few for an interval, found after
 it (labels belong to the run's own outputs). One labelled case can move an estimate anywhere: an
-estimate of unknown precision is no number to gate, so there is no verdict.
+estimate of unknown precision is no number to gate, so there is no verdict. A judge metric newer
+than the baseline (no trace of it in the file, so no PPI value either) is not refused: like without
+PPI it is "n/a: not in the baseline", neither a pass nor a failure.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -41,9 +43,14 @@ FIX_MORE = (
 REWRITE = "write the baseline again with `qaeval baseline` where the store holds labels on its cases"
 
 
-def gated_judge_metrics(tolerances: Mapping[str, float]) -> list[str]:
-    """The judge-scored metrics the gate gates (those with a tolerance)."""
-    return [name for name, spec in METRIC_SPECS.items() if spec.judge_axis is not None and name in tolerances]
+def gated_judge_metrics(tolerances: Mapping[str, float], not_in_baseline: Collection[str] = ()) -> list[str]:
+    """The judge-scored metrics the gate compares PPI estimates of: those with a tolerance, save the ones
+    newer than the baseline (shown "n/a: not in the baseline", as without PPI)."""
+    return [
+        name
+        for name, spec in METRIC_SPECS.items()
+        if spec.judge_axis is not None and name in tolerances and name not in not_in_baseline
+    ]
 
 
 def recorded_problem(name: str, recorded: RecordedPPI) -> str | None:

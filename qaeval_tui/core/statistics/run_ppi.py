@@ -32,7 +32,10 @@ from qaeval_tui.core.statistics.ppi import PPIEstimate, ppi_mean
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import ItemAxis
 
-JUDGE_METRICS = tuple(spec.name for spec in METRICS if spec.judge_axis is not None)
+
+def judge_metrics() -> tuple[str, ...]:
+    """The registered judge-scored metrics, read at each call (a metric registered after import counts)."""
+    return tuple(spec.name for spec in METRICS if spec.judge_axis is not None)
 
 
 @dataclass(frozen=True)
@@ -84,19 +87,20 @@ def run_ppi(
         for item, value in zip(table.items, consensus, strict=True):
             if not np.isnan(value):
                 per_item[item][axis.name] = float(value)
-    judge: dict[str, list[float | None]] = {name: [] for name in JUDGE_METRICS}
-    human: dict[str, list[float | None]] = {name: [] for name in JUDGE_METRICS}
-    unresolved = dict.fromkeys(JUDGE_METRICS, 0)
+    names = judge_metrics()
+    judge: dict[str, list[float | None]] = {name: [] for name in names}
+    human: dict[str, list[float | None]] = {name: [] for name in names}
+    unresolved = dict.fromkeys(names, 0)
     for case in result.cases:
         labelled = case.item_id in per_item
         values = _human_values(result, case, rubric, per_item[case.item_id]) if labelled else {}
-        for name in JUDGE_METRICS:
+        for name in names:
             judge[name].append(case.values.get(name))
             human[name].append(values.get(name))
             if labelled and values.get(name) is None and case.values.get(name) is not None:
                 unresolved[name] += 1  # labelled, but no consensus on this metric's axis
     estimates = {}
-    for name in JUDGE_METRICS:
+    for name in names:
         estimate = ppi_mean(judge[name], human[name], confidence=confidence)
         estimates[name] = replace(estimate, excluded={**estimate.excluded, "no_human_consensus": unresolved[name]})
     return RunPPI(estimates, len(per_item), selection.counts())

@@ -93,7 +93,7 @@ def plan_gate(
     `calibration` overrides `[gate] calibration`."""
     reference = load_baseline(baseline_path)
     if config.gate.judge_metrics == "ppi":  # a baseline without PPI values costs no run
-        baseline_ppi(reference, gated_judge_metrics(resolve_tolerances(config.gate.tolerances, config.gate.gated)))
+        baseline_ppi(reference, ppi_gated(config, reference))
     loaded = calibration_for_gate(config, calibration)
     console = check_output_targets(
         outputs.as_json,
@@ -166,10 +166,16 @@ def ppi_comparison(
         raise UsageError('[gate] judge_metrics = "ppi" needs the store that holds the labels on the run\'s cases')
     from qaeval_tui.core.statistics.run_ppi import run_ppi_from_store
 
-    gated = gated_judge_metrics(resolve_tolerances(config.gate.tolerances, config.gate.gated))
+    gated = ppi_gated(config, reference)
     whole = whole_labelled_cases(result, store)
     ppi = run_ppi_from_store(whole, config.rubric, store, min_reviewers=config.calibration.min_reviewers)
     return PPIGate(current_ppi(ppi.estimates, gated), baseline_ppi(reference, gated))
+
+
+def ppi_gated(config: Config, reference: Baseline) -> list[str]:
+    """The judge metrics `judge_metrics = "ppi"` compares PPI estimates of (none newer than the baseline)."""
+    tolerances = resolve_tolerances(config.gate.tolerances, config.gate.gated)
+    return gated_judge_metrics(tolerances, reference.not_in_baseline)
 
 
 def gate_histories(report: GateReport, result: RunResult, store: StoreBackend) -> tuple[BandedSeries, ...]:

@@ -115,6 +115,63 @@ def queue_more_labels(
 
 
 @dataclass(frozen=True)
+class QueueRequest:
+    """What `qaeval queue` asks for, checked before the store is opened; None: the config's `review` value."""
+
+    reviewers: tuple[str, ...] | None = None
+    overlap: int | None = None
+    seed: int | None = None
+    run_id: str | None = None
+    golden_paths: tuple[Path, ...] = ()
+    replace: bool = False
+    more_labels: bool = False
+    """Assign only the items short of blind reviewers (`queue_more_labels`), not a run's."""
+
+
+def plan_queue(
+    config: Config,
+    *,
+    reviewers: str | None = None,
+    overlap: int | None = None,
+    seed: int | None = None,
+    run_id: str | None = None,
+    data: Sequence[Path] | None = None,
+    replace: bool = False,
+    more_labels: bool = False,
+) -> QueueRequest:
+    """The queue the options ask for: `reviewers` comma-separated, `data` the golden files (default: the
+    configured ones); UsageError for an option `more_labels` does not take (it assigns existing items)."""
+    if more_labels:
+        extra = [flag for flag, given in (("--overlap", overlap), ("--run", run_id), ("--data", data)) if given]
+        if replace:
+            extra.append("--replace")
+        if extra:
+            raise UsageError(
+                f"--more-labels assigns existing items and takes --reviewers and --seed only, not {', '.join(extra)}"
+            )
+    names = tuple(name.strip() for name in reviewers.split(",")) if reviewers else None
+    golden = tuple(data or [config.path(config.paths.golden)])
+    return QueueRequest(names, overlap, seed, run_id, golden, replace, more_labels)
+
+
+def queue_review(config: Config, store: StoreBackend, request: QueueRequest) -> QueueOutcome | MoreLabelsReport:
+    """The request's queue in the open `store`: a run's items assigned (`queue_from_run`), or with
+    `more_labels` the items short of blind reviewers offered to others (`queue_more_labels`)."""
+    if request.more_labels:
+        return queue_more_labels(config, store, reviewers=request.reviewers, seed=request.seed)
+    return queue_from_run(
+        config,
+        store,
+        reviewers=request.reviewers,
+        overlap=request.overlap,
+        seed=request.seed,
+        run_id=request.run_id,
+        golden_paths=request.golden_paths,
+        replace=request.replace,
+    )
+
+
+@dataclass(frozen=True)
 class NewCasesQueued:
     """What `run_new_cases_and_queue` did: the cases it ran, and the review items it queued."""
 
