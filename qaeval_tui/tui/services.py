@@ -26,6 +26,7 @@ own, so per-thread connections could not all be closed at exit.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -75,6 +76,11 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+READ_SWITCH_SECONDS = 0.001
+"""How often the interpreter switches threads while a slow read computes (Python's default is 5 ms):
+the dashboard's pure-Python work holds the interpreter lock, and each hand-off a submit needs
+(the UI, its worker, the writer) would otherwise wait up to the default behind it."""
+
 
 class Services:
     """Core calls for one reviewer (who also curates) on one store and one golden set."""
@@ -109,6 +115,20 @@ class Services:
     def _unavailable(self, text: str | None) -> None:
         if self.on_unavailable is not None:
             self.on_unavailable(text)
+
+    def _read(self, work: Callable[[StoreBackend], T]) -> T:
+        """Run `work`, a read that writes nothing, on the reader thread, handing the interpreter back
+        often meanwhile (`READ_SWITCH_SECONDS`)."""
+
+        def run(store: StoreBackend) -> T:
+            before = sys.getswitchinterval()
+            sys.setswitchinterval(min(before, READ_SWITCH_SECONDS))
+            try:
+                return work(store)
+            finally:  # reads run one at a time on this thread: nothing else changed it meanwhile
+                sys.setswitchinterval(before)
+
+        return self._reader.call(run)
 
     def _on_session(self, work: Callable[[ReviewSession], T]) -> T:
         """Run `work` on the reviewer's session, on the store thread."""
@@ -170,15 +190,11 @@ class Services:
 
     def inbox(self, status: str | None, search: str | None) -> tuple[list[InboxEntry], list[InboxEntry]]:
         """(entries matching the filters, every entry) so a screen can show counts beside the list."""
-        return self._reader.call(
-            lambda store: (list_inbox(store, status=status, search=search or None), list_inbox(store))
-        )
+        return self._read(lambda store: (list_inbox(store, status=status, search=search or None), list_inbox(store)))
 
     def flags(self, state: FlagState, search: str | None, axis: str | None = None) -> list[Flag]:
         rubric = self.config.rubric
-        return self._reader.call(
-            lambda store: list_flags(store, state=state, search=search or None, rubric=rubric, axis=axis)
-        )
+        return self._read(lambda store: list_flags(store, state=state, search=search or None, rubric=rubric, axis=axis))
 
     def resolve_flag(self, flag_id: int, note: str, curator: str) -> Flag:
         return self._thread.call(lambda store: resolve_flag(store, flag_id, note=note, curator=curator))
@@ -250,7 +266,7 @@ class Services:
     def dashboard(self, step: Step | None = None) -> Dashboard:
         from qaeval_tui.core.statistics.dashboard import compute_dashboard
 
-        return self._reader.call(lambda store: compute_dashboard(store, self.config, step=step))
+        return self._read(lambda store: compute_dashboard(store, self.config, step=step))
 
     # -- stored runs ------------------------------------------------------------------------------
 
@@ -266,12 +282,12 @@ class Services:
         def run(store: StoreBackend) -> tuple[list[RunSummary], tuple[BandedSeries, ...]]:
             return list_runs(store), metric_histories(points_from_runs(store.list_runs()), gated)
 
-        return self._reader.call(run)
+        return self._read(run)
 
     def run_table(self, run_id: str, criteria: CaseFilter) -> RunTable:
         from qaeval_tui.core.runs.views import run_table
 
-        return self._reader.call(lambda store: run_table(store, run_id, criteria))
+        return self._read(lambda store: run_table(store, run_id, criteria))
 
     def run_case(self, run_id: str, case_id: str, viewer: str) -> CaseDetail:
         """One case of a run; `viewer`'s exposure to it is recorded when the item is theirs."""
@@ -282,7 +298,7 @@ class Services:
     def compare_runs(self, run_a: str, run_b: str) -> RunDiff:
         from qaeval_tui.core.runs.compare import compare_runs
 
-        return self._reader.call(lambda store: compare_runs(store, run_a, run_b))
+        return self._read(lambda store: compare_runs(store, run_a, run_b))
 
     # -- golden set -------------------------------------------------------------------------------
 
@@ -304,7 +320,7 @@ class Services:
             except QaevalError:
                 return None
 
-        return self._reader.call(run)
+        return self._read(run)
 
     def golden(self) -> GoldenSet:
         """The whole golden set as the promote form validates against (living split included)."""
