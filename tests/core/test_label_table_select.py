@@ -4,7 +4,7 @@ versions, can't-judge and unscored axes."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from hypothesis import given, settings
@@ -69,3 +69,14 @@ def test_the_first_of_equal_latest_revisions_is_kept() -> None:
     selection, table = select_table(rows, RUBRIC)
     assert selection.labels == (first,) and selection.superseded == 2
     assert table.scores[0, table.axis_index("faithfulness")] == 1
+
+
+@settings(max_examples=100, deadline=None)
+@given(rows=st.lists(ROW, max_size=60), pool=st.lists(st.sampled_from([0, 1, 2]), min_size=60, max_size=60))
+def test_the_same_when_rows_share_score_mappings_as_the_store_hands_them_out(rows: list[Row], pool: list[int]) -> None:
+    shared: list[dict[str, int | None]] = [{"faithfulness": 0}, {"faithfulness": None, "answer_correctness": 2}, {}]
+    rows = [replace(row, scores=shared[pool[i]]) for i, row in enumerate(rows)]
+    expected = select_labels(rows, RUBRIC.version)
+    selection, table = select_table(rows, RUBRIC)
+    assert selection == expected
+    _same_tables(table, LabelTable.from_labels(expected.labels, RUBRIC))

@@ -156,25 +156,36 @@ def select_table(
         include_post_reveal,
         quarantined,
     )
-    axes = rubric.axis_names
-    unscored = _UNSCORED
-    cells = [labels[index].scores.get(axis, unscored) for index in chosen.tolist() for axis in axes]
-    shape = (chosen.size, len(axes))
-    nan = np.nan
+    mapping_codes, scores, cant_judge = _score_cells([label.scores for label in labels], rubric.axis_names)
     item_codes, items = _codes(item_rank[chosen], item_names)
     reviewer_codes, reviewers = _codes(reviewer_rank[chosen], reviewer_names)
     table = LabelTable(
         items=items,
         reviewers=reviewers,
-        axes=axes,
+        axes=rubric.axis_names,
         item_codes=item_codes,
         reviewer_codes=reviewer_codes,
-        scores=np.fromiter(
-            (nan if cell is None or cell is unscored else cell for cell in cells), np.float64, len(cells)
-        ).reshape(shape),
-        cant_judge=np.fromiter((cell is None for cell in cells), bool, len(cells)).reshape(shape),
+        scores=scores[mapping_codes[chosen]],
+        cant_judge=cant_judge[mapping_codes[chosen]],
     )
     return selection, table
+
+
+def _score_cells(
+    mappings: list[Mapping[str, int | None]], axes: tuple[str, ...]
+) -> tuple[IntArray, FloatArray, BoolArray]:
+    """Each mapping's number among the distinct mapping objects, and their rows of scores (NaN where
+    unscored or can't judge) and of can't-judge; a store shares one mapping per distinct scores text."""
+    distinct = {id(mapping): mapping for mapping in mappings}  # first-seen order, each object once
+    number = dict(zip(distinct, range(len(distinct)), strict=True))
+    codes = np.fromiter(map(number.__getitem__, map(id, mappings)), np.int64, len(mappings))
+    unscored = _UNSCORED
+    cells = [mapping.get(axis, unscored) for mapping in distinct.values() for axis in axes]
+    shape = (len(distinct), len(axes))
+    nan = np.nan
+    scores = np.fromiter((nan if cell is None or cell is unscored else cell for cell in cells), np.float64, len(cells))
+    cant_judge = np.fromiter((cell is None for cell in cells), bool, len(cells))
+    return codes, scores.reshape(shape), cant_judge.reshape(shape)
 
 
 def _ranks(names: list[str]) -> tuple[list[str], IntArray]:
