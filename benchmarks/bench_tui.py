@@ -1,16 +1,19 @@
-"""Issues 5, 21 and 26: the review TUI on a store with 10,000 cases and 50,000 labels (tui_store.py).
+"""Issues 5, 21 and 26: the review TUI on a store with 10,000 cases and 50,000 labels.
 
 - cold start: a fresh `python` process builds the app through the CLI's factory and runs it
   headless; measured from spawning the process to the first item rendered on screen, beside a bare
   Textual app showing one static screen timed the same way, interleaved (target: at most 2x it).
-- submit-to-next: in process, over 200 items, from pressing enter to the next item on screen; for
-  the benchmarked reviewer (10,000 labels of their own; p95 target 10 ms on SQLite, 20 ms on
-  PostgreSQL), for a newcomer (none yet), and while the dashboard recomputes on the reader
-  connection without pause (p95 target 50 ms on both backends). The floor beside them is a bare
-  Textual app answering the same key events by changing one static line, timed the same way.
+- submit-to-next: in process, over 200 items, from pressing enter to the next item on screen
+  (tui_latency.py); for the benchmarked reviewer (10,000 labels of their own; p95 target 10 ms on
+  SQLite, 20 ms on PostgreSQL), for a newcomer (none yet), and while the dashboard recomputes
+  without pause on the app's reader connection (p95 target 50 ms on both backends), each beside the
+  floor of a bare Textual app answering the same key by changing one line.
 
-PostgreSQL runs on a throwaway server (tests/pg/server.py) holding a copy of the SQLite store;
-without the server binaries those figures are skipped with the reason printed.
+The store: 10,000 synthetic cases with a stored run and verdicts; five reviewers with every item
+in their queue; four of them have labeled everything and the benchmarked reviewer has 9,700 items
+done plus 300 revisions (50,000 labels), so every query runs against a deep history. PostgreSQL
+runs on a throwaway server (tests/pg/server.py) holding a copy of it; without the server binaries
+those figures are skipped with the reason printed.
 """
 
 from __future__ import annotations
@@ -21,18 +24,26 @@ import shutil
 import statistics
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from benchmarks import Figure
-from benchmarks.tui_store import LABELS, NEWCOMER, OTHERS, REVIEWER, build_store
-from qaeval_tui.core.config import Config
-from qaeval_tui.core.store.opening import StoreTarget, open_store
+from benchmarks import Figure, tui_latency
+from benchmarks.synthetic import write_synthetic_golden
+from benchmarks.tui_latency import MEASURED, floor_latencies, latencies, latency_figure
+from qaeval_tui.core.golden.hashing import content_hash, item_id_for
+from qaeval_tui.core.golden.loader import load_golden
+from qaeval_tui.core.review.models import Label
+from qaeval_tui.core.review.session import assign, build_review_items
+from qaeval_tui.core.running.models import JudgeVerdict
+from qaeval_tui.core.store.rows import CaseRecord, RunOutput, RunRecord, VerdictRecord
+from qaeval_tui.core.store.sqlite import Store
 
-MEASURED = 200
+REVIEWER = "bench"
+NEWCOMER = "newcomer"
+OTHERS = ("r1", "r2", "r3", "r4")
+CASES, LABELS = 10_000, 50_000
+SCORES = {"faithfulness": 2, "citation_correctness": 1, "answer_correctness": 2}
 
 _COLD_START = """
 import asyncio, sys, time
@@ -57,6 +68,116 @@ async def first_item(pilot):
 app.run(headless=True, auto_pilot=first_item, size=(100, 32))
 app.context.services.close()
 """
+
+
+def _output(case: dict[str, Any]) -> dict[str, Any]:
+    source = case["sources"][0]
+    quote = source["text"].split(".")[0] + "."
+    return {
+        "answer": quote,
+        "citations": [{"source_id": source["id"], "quote": quote, "claim": None}],
+        "retrieved_ids": [source["id"]],
+        "abstained": False,
+        "model_was_called": True,
+        "prompt": "",
+        "computed": {},
+        "error": None,
+    }
+
+
+def build_store(workdir: Path) -> tuple[Path, Path]:
+    golden_dir = workdir / "golden"
+    write_synthetic_golden(golden_dir, CASES)
+    golden = load_golden([golden_dir])
+    db = workdir / "bench.db"
+    outputs, verdicts = [], []
+    for position, loaded in enumerate(golden.cases):
+        output = _output(loaded.case.model_dump(mode="json"))
+        output_hash = content_hash(output)
+        item_id = item_id_for(loaded.content_hash, output_hash)
+        outputs.append(
+            {
+                "position": position,
+                "case_id": loaded.case.id,
+                "case_hash": loaded.content_hash,
+                "output_hash": output_hash,
+                "output": output,
+                "result": {},
+            }
+        )
+        verdict = {
+            "item_id": item_id,
+            "case_id": loaded.case.id,
+            "judge": {"name": "bench", "config_hash": "b"},
+            "status": "ok",
+            "scores": SCORES,
+            "evidence": {},
+            "created_at": "2026-01-01T00:00:00Z",
+        }
+        verdicts.append(
+            {
+                "item_id": item_id,
+                "case_id": loaded.case.id,
+                "judge_name": "bench",
+                "config_hash": "b",
+                "status": "ok",
+                "verdict": verdict,
+                "created_at": verdict["created_at"],
+            }
+        )
+    run = {
+        "run_id": "run-bench",
+        "suite_hash": golden.suite_hash,
+        "adapter": "bench",
+        "judge_name": "bench",
+        "judge_config_hash": "b",
+        "code_version": "bench",
+        "started_at": "2026-01-01T00:00:00Z",
+        "finished_at": "2026-01-01T00:00:00Z",
+        "n_cases": CASES,
+        "data": {},
+        "metrics": {},
+    }
+    with Store.open(db) as store:
+        store.upsert_cases(
+            CaseRecord(c.content_hash, c.case.id, c.split, c.case.model_dump(mode="json")) for c in golden.cases
+        )
+        store.insert_run(
+            RunRecord(**run),
+            [RunOutput(**o) for o in outputs],
+            [VerdictRecord(**v | {"verdict": JudgeVerdict.model_validate(v["verdict"])}) for v in verdicts],
+        )
+        build_review_items(store, "run-bench")
+        assign(store, (REVIEWER, *OTHERS), overlap=5, seed=1)
+        case_of = store.case_ids_by_item()
+        rows: list[dict[str, Any]] = []
+
+        def label(reviewer: str, item_id: str, revision: int) -> dict[str, Any]:
+            return {
+                "item_id": item_id,
+                "case_id": case_of[item_id],
+                "reviewer": reviewer,
+                "scores": SCORES,
+                "note": "",
+                "flagged": False,
+                "skipped": False,
+                "rubric_version": "1",
+                "revealed": False,
+                "revision": revision,
+                "created_at": "2026-01-01T00:00:00Z",
+                "seconds_spent": 20.0,
+            }
+
+        for reviewer in OTHERS:
+            rows.extend(label(reviewer, item_id, 1) for _, item_id, _ in store.assignments(reviewer))
+        queue = [item_id for _, item_id, _ in store.assignments(REVIEWER)]
+        done = queue[: CASES - 300]
+        rows.extend(label(REVIEWER, item_id, 1) for item_id in done)
+        rows.extend(label(REVIEWER, item_id, 2) for item_id in done[: LABELS - len(rows)])
+        store.insert_labels((Label.model_construct(**row) for row in rows), origin="bench")
+        assert store.count("labels") == LABELS and store.count("cases") == CASES
+    return db, golden_dir
+
 
 _BARE_START = """
 import time
@@ -95,94 +216,6 @@ def cold_start(db: Path, golden: Path) -> float:
     return float(result.stdout.split()[0]) - started
 
 
-@contextmanager
-def _recomputing(dashboard: Callable[[], object] | None) -> Iterator[list[int]]:
-    """Recompute the dashboard without pause on another thread while the block runs; yields the count."""
-    done, stop = [0], threading.Event()
-
-    def loop() -> None:
-        while dashboard is not None and not stop.is_set():
-            dashboard()
-            done[0] += 1
-
-    thread = threading.Thread(target=loop, daemon=True)
-    thread.start()
-    try:
-        yield done
-    finally:
-        stop.set()
-        thread.join()
-
-
-async def _latencies(
-    db: StoreTarget, golden: Path, reviewer: str, *, busy: bool = False, measured: int = MEASURED
-) -> list[float]:
-    """Keys go in as the terminal driver sends them (Key events), not through Pilot.press, whose
-    wait-for-idle would be measured instead of the app. `busy`: the dashboard recomputes meanwhile."""
-    from textual import events
-
-    from qaeval_tui.tui.app import create_app
-    from tests.tui.scenes.review import idle, review_ready, wait_until
-
-    app = create_app(Config(), db_path=db, data_paths=[golden], reviewer=reviewer, deterministic=True)
-    latencies: list[float] = []
-    async with app.run_test(size=(100, 32)) as pilot:
-        await wait_until(pilot, lambda: idle(app), timeout=60)
-        services = app.context.services
-        with _recomputing(services.dashboard if busy else None) as recomputed:
-            for _ in range(measured):
-                before = getattr(app.screen, "item", None)
-                for key in ("2", "1", "2"):
-                    app.post_message(events.Key(key, key))
-                await pilot.pause()
-                started = time.perf_counter()
-                app.post_message(events.Key("enter", None))
-                while not (review_ready(app) and getattr(app.screen, "item", None) is not before):
-                    await asyncio.sleep(0.0005)
-                latencies.append(time.perf_counter() - started)
-                await wait_until(pilot, lambda: idle(app))  # progress follows the item; let it land
-        if busy and recomputed[0] == 0:
-            raise RuntimeError("the dashboard never finished a recomputation while the items were measured")
-    app.context.services.close()
-    return latencies
-
-
-async def _floor_latencies(measured: int = MEASURED) -> list[float]:
-    """A bare Textual app answering enter by changing one static line, timed as `_latencies` times the app."""
-    from textual import events
-    from textual.app import App, ComposeResult
-    from textual.widgets import Static
-
-    class Bare(App[None]):
-        shown = 0
-
-        def compose(self) -> ComposeResult:
-            yield Static("item 0", id="item")
-
-        def on_key(self, event: events.Key) -> None:
-            if event.key == "enter":
-                self.shown += 1
-                self.query_one("#item", Static).update(f"item {self.shown}")
-
-    app = Bare()
-    latencies: list[float] = []
-    async with app.run_test(size=(100, 32)) as pilot:
-        for _ in range(measured):
-            before = app.shown
-            await pilot.pause()
-            started = time.perf_counter()
-            app.post_message(events.Key("enter", None))
-            while app.shown == before:
-                await asyncio.sleep(0.0005)
-            latencies.append(time.perf_counter() - started)
-    return latencies
-
-
-def _p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, int(0.95 * len(ordered)) - 1)]
-
-
 def compile_bytecode() -> None:
     """Write the package's bytecode, as an installed wheel has it, before timing cold starts.
 
@@ -196,18 +229,10 @@ def compile_bytecode() -> None:
     compileall.compile_dir(Path(qaeval_tui.__file__).parent, quiet=1)
 
 
-def _target(value_ms: float, target_ms: float) -> str:
-    return f"<= {target_ms:g} ms" + ("" if value_ms <= target_ms else f" (misses by {value_ms / target_ms - 1:.0%})")
-
-
-def _latency_figure(title: str, latencies: list[float], target_ms: float, floor_ms: float) -> Figure:
-    p95 = 1000 * _p95(latencies)
-    return Figure(f"{title} (floor {floor_ms:.1f} ms)", p95, "ms", _target(p95, target_ms), p95 <= target_ms)
-
-
 def _postgres_figures(db: Path, golden: Path, floor_ms: float) -> list[Figure]:
     """The deep reviewer's submit-to-next on PostgreSQL, quiet and beside the dashboard; skipped without a server."""
     from qaeval_tui.core.store.copy import copy_store
+    from qaeval_tui.core.store.opening import open_store
     from tests.pg.server import PgServer, PgServerError
 
     try:
@@ -222,21 +247,20 @@ def _postgres_figures(db: Path, golden: Path, floor_ms: float) -> list[Figure]:
         with open_store(db) as source, open_store(pristine) as target:
             copy_store(source, target)
         name = pristine.rsplit("/", 1)[1]
-        quiet = asyncio.run(_latencies(server.new_database(template=name), golden, REVIEWER))
-        busy = asyncio.run(_latencies(server.new_database(template=name), golden, REVIEWER, busy=True))
+        quiet = asyncio.run(latencies(server.new_database(template=name), golden, REVIEWER))
+        busy = asyncio.run(latencies(server.new_database(template=name), golden, REVIEWER, busy=True))
     finally:
         server.remove()
     return [
-        _latency_figure(f"PostgreSQL: submit to next, p95 of {MEASURED}, 10,000-label history", quiet, 20, floor_ms),
-        _latency_figure("PostgreSQL: the same while the dashboard recomputes", busy, 50, floor_ms),
+        latency_figure(f"PostgreSQL: submit to next, p95 of {MEASURED}, 10,000-label history", quiet, 20, floor_ms),
+        latency_figure("PostgreSQL: the same while the dashboard recomputes", busy, 50, floor_ms),
     ]
 
 
 def run(workdir: Path) -> list[Figure]:
     db, golden = build_store(workdir)
-    pristine = workdir / "pristine.db"
-    shutil.copyfile(db, pristine)
-    busy_db = workdir / "busy.db"
+    pristine, busy_db = workdir / "pristine.db", workdir / "busy.db"
+    shutil.copyfile(db, pristine)  # each measured run starts from the same 300 items left
     shutil.copyfile(db, busy_db)
     compile_bytecode()
     starts: list[float] = []
@@ -244,18 +268,19 @@ def run(workdir: Path) -> list[Figure]:
     for _ in range(3):  # interleaved, so both see the same machine
         starts.append(cold_start(db, golden))
         bares.append(bare_start())
-    floor_ms = 1000 * _p95(asyncio.run(_floor_latencies()))
-    deep = asyncio.run(_latencies(db, golden, REVIEWER))
-    fresh = asyncio.run(_latencies(db, golden, NEWCOMER))  # joins the queue on start, no history yet
-    busy = asyncio.run(_latencies(busy_db, golden, REVIEWER, busy=True))
-    with open_store(db) as store:
-        saved = len(store.labels(reviewer=REVIEWER)) - (LABELS - len(OTHERS) * 10_000)
+    floor_ms = 1000 * tui_latency.p95(asyncio.run(floor_latencies()))
+    deep = asyncio.run(latencies(db, golden, REVIEWER))
+    fresh = asyncio.run(latencies(db, golden, NEWCOMER))  # joins the queue on start, no history yet
+    busy = asyncio.run(latencies(busy_db, golden, REVIEWER, busy=True))
+    with Store.open(db) as store:
+        saved = len(store.labels(reviewer=REVIEWER)) - (LABELS - len(OTHERS) * CASES)
         if saved != MEASURED or len(store.labels(reviewer=NEWCOMER)) != MEASURED:
             raise RuntimeError(f"expected {MEASURED} new labels per measured reviewer")
-    medians = {name: 1000 * statistics.median(values) for name, values in (("deep_ms", deep), ("newcomer_ms", fresh))}
+    medians = {"deep_ms": 1000 * statistics.median(deep), "newcomer_ms": 1000 * statistics.median(fresh)}
     print(json.dumps({"cold_start_s": starts, "bare_start_s": bares, "latency_median": medians}), flush=True)
     start, bare = statistics.median(starts), statistics.median(bares)
     ratio = start / bare
+    history = f"p95 of {MEASURED}, 10,000-label history"
     return [
         Figure("review TUI: cold start to first item (median of 3)", start, "s", "<= 1.5 s", start <= 1.5),
         Figure(
@@ -265,10 +290,8 @@ def run(workdir: Path) -> list[Figure]:
             "<= 2" + ("" if ratio <= 2 else f" (misses by {ratio / 2 - 1:.0%})"),
             ratio <= 2,
         ),
-        _latency_figure(
-            f"review TUI: submit to next item, p95 of {MEASURED}, 10,000-label history", deep, 10, floor_ms
-        ),
-        _latency_figure(f"review TUI: submit to next item, p95 of {MEASURED}, new reviewer", fresh, 50, floor_ms),
-        _latency_figure("review TUI: submit to next while the dashboard recomputes", busy, 50, floor_ms),
+        latency_figure(f"review TUI: submit to next item, {history}", deep, 10, floor_ms),
+        latency_figure(f"review TUI: submit to next item, p95 of {MEASURED}, new reviewer", fresh, 50, floor_ms),
+        latency_figure("review TUI: submit to next while the dashboard recomputes", busy, 50, floor_ms),
         *_postgres_figures(pristine, golden, floor_ms),
     ]

@@ -10,22 +10,22 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.statistics.dashboard import Dashboard
-from qaeval_tui.core.store.opening import StoreTarget, open_store
+from qaeval_tui.core.store.opening import open_store
 from qaeval_tui.tui.services import Services
 
 WAIT_S = 30.0
 T = TypeVar("T")
 
 
-def submit_beside_a_held_dashboard(config: Config, target: StoreTarget, services: Services, reviewer: str) -> None:
+def submit_beside_a_held_dashboard(config: Config, target: str | Path, services: Services, reviewer: str) -> None:
     services.prepare(reviewer, lambda _step: None)
     before = services.dashboard().labels_read
     reading, release = threading.Event(), threading.Event()
-    held: list[Dashboard] = []
+    held: list[int] = []  # the labels the held recomputation read
 
     def hold(index: int, _text: str) -> None:
         if index == 0:  # before the labels are read: the submit below lands first
@@ -33,7 +33,7 @@ def submit_beside_a_held_dashboard(config: Config, target: StoreTarget, services
             release.wait(WAIT_S)
 
     def recompute() -> None:
-        held.append(services.dashboard(step=hold))
+        held.append(services.dashboard(step=hold).labels_read)
 
     dashboard = threading.Thread(target=recompute)
     dashboard.start()
@@ -49,7 +49,7 @@ def submit_beside_a_held_dashboard(config: Config, target: StoreTarget, services
     finally:
         release.set()
         dashboard.join(WAIT_S)
-    assert held and held[0].labels_read == before + 1  # the recomputation sees the label saved before it read
+    assert held == [before + 1]  # the recomputation sees the label saved before it read
     services.close()
     with open_store(target) as store:
         stored = [row.label for row in store.labels(reviewer=reviewer) if row.label.item_id == saved.item_id]
