@@ -105,7 +105,7 @@ class Services:
         """Told on the store thread when the store becomes unreachable (the reason) and when it is back
         (None); the app shows it. Calls meanwhile wait and retry (store_thread.py)."""
         self._thread = StoreThread(db_path, on_unavailable=self._unavailable)
-        self._reader = StoreThread(db_path, on_unavailable=self._unavailable, name="qaeval-store-reader")
+        self._reader = StoreThread(db_path, on_unavailable=self._unavailable)
         """Slow reads that write nothing; opened on the first one, so a reviewer who never reads pays nothing."""
         self._session: ReviewSession | None = None
         """Opened by `prepare`; created, used and dropped on the store thread only."""

@@ -56,17 +56,11 @@ class StoreHandle:
 class StoreThread:
     """One thread, one connection opened on first use; `call` runs work on it and returns its result."""
 
-    def __init__(
-        self,
-        path: StoreTarget,
-        *,
-        on_unavailable: Callable[[str | None], object] | None = None,
-        name: str = "qaeval-store",
-    ) -> None:
+    def __init__(self, path: StoreTarget, *, on_unavailable: Callable[[str | None], object] | None = None) -> None:
         self.path = path
         self.on_unavailable = on_unavailable
         """Told the reason once when the store becomes unreachable, then None once it is back; on the store thread."""
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qaeval-store")
         # Touched on the store thread only: no lock guards them because no other thread reads them.
         self._store: StoreBackend | None = None
         self._closed = False
