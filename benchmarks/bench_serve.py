@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import Figure
-from benchmarks.bench_tui import _latencies, _p95
+from benchmarks.tui_latency import latencies as _latencies
+from benchmarks.tui_latency import p95 as _p95
 from qaeval_tui.core.config import load_config
 from tests.conftest import DEMO_GOLDEN
 from tests.tui.scenes.review import build_demo_store

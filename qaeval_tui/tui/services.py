@@ -1,24 +1,32 @@
-"""The TUI's one door to the core: one store connection for the whole app, on one thread.
+"""The TUI's one door to the core: a writer connection and a reader connection, each on its own thread.
 
 The app builds one `Services` at start and every screen reaches it through the app's context;
 no screen opens the store itself. Every method may block (SQLite, loading the golden set, the
 dashboard's bootstrap), so screens call it from workers only (`QaevalApp.run_core`).
 
-Threads: every store call is handed to one dedicated store thread (`StoreThread`), which opens
-the connection on first use, runs the calls in the order they were made and closes it when the
-app exits. The workers wait for their answer; the UI thread never does. We chose one store thread
-over a connection per worker thread for two reasons. First, the review session (`ReviewSession`)
-keeps in-memory state bound to its store (the queue position, the undo stack), so one reviewer's
-calls must reach one connection in order anyway; on the store thread that state is touched by
-that thread only, with no lock. Second, sqlite3 lets only the opening thread close a connection
-(unless shared with `check_same_thread=False`), and Textual runs thread workers on a pool the app
-does not own, so per-thread connections could not all be closed at exit. The cost: a slow read
-(the dashboard's bootstrap) delays a submit queued behind it in this app; other reviewers'
-processes still read and write beside it, since the store runs in WAL mode.
+Threads: every store call is handed to one of two dedicated store threads (`StoreThread`), each
+opening its connection on first use, running its calls in the order they were made and closing it
+when the app exits. The workers wait for their answer; the UI thread never does.
+
+- The writer runs everything that writes or belongs to the review session (submit, next item,
+  reveal, promotion, adjudication, recorded exposures). The session (`ReviewSession`) keeps
+  in-memory state bound to its store (the queue position, the undo stack), so one reviewer's calls
+  must reach one connection in order anyway; on the writer thread that state is touched by that
+  thread only, with no lock.
+- The reader runs the slow reads that write nothing (the dashboard's recomputation, stored runs,
+  lists of the inbox and flags), as datasette reads beside its one write thread: a dashboard
+  recomputing never queues in front of a submit.
+
+Both connections are in autocommit mode (SQLite in WAL mode, PostgreSQL autocommit), so each read
+starts after the writes acknowledged before it: a read made after one's own submit sees it.
+One thread per connection rather than a connection per worker thread, because sqlite3 lets only
+the opening thread close a connection and Textual runs thread workers on a pool the app does not
+own, so per-thread connections could not all be closed at exit.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -68,6 +76,11 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+READ_SWITCH_SECONDS = 0.001
+"""How often the interpreter switches threads while a slow read computes (Python's default is 5 ms):
+the dashboard's pure-Python work holds the interpreter lock, and each hand-off a submit needs
+(the UI, its worker, the writer) would otherwise wait up to the default behind it."""
+
 
 class Services:
     """Core calls for one reviewer (who also curates) on one store and one golden set."""
@@ -92,6 +105,8 @@ class Services:
         """Told on the store thread when the store becomes unreachable (the reason) and when it is back
         (None); the app shows it. Calls meanwhile wait and retry (store_thread.py)."""
         self._thread = StoreThread(db_path, on_unavailable=self._unavailable)
+        self._reader = StoreThread(db_path, on_unavailable=self._unavailable)
+        """Slow reads that write nothing; opened on the first one, so a reviewer who never reads pays nothing."""
         self._session: ReviewSession | None = None
         """Opened by `prepare`; created, used and dropped on the store thread only."""
         self.parting: SessionSummary | None = None
@@ -100,6 +115,20 @@ class Services:
     def _unavailable(self, text: str | None) -> None:
         if self.on_unavailable is not None:
             self.on_unavailable(text)
+
+    def _read(self, work: Callable[[StoreBackend], T]) -> T:
+        """Run `work`, a read that writes nothing, on the reader thread, handing the interpreter back
+        often meanwhile (`READ_SWITCH_SECONDS`)."""
+
+        def run(store: StoreBackend) -> T:
+            before = sys.getswitchinterval()
+            sys.setswitchinterval(min(before, READ_SWITCH_SECONDS))
+            try:
+                return work(store)
+            finally:  # reads run one at a time on this thread: nothing else changed it meanwhile
+                sys.setswitchinterval(before)
+
+        return self._reader.call(run)
 
     def _on_session(self, work: Callable[[ReviewSession], T]) -> T:
         """Run `work` on the reviewer's session, on the store thread."""
@@ -165,15 +194,11 @@ class Services:
 
     def inbox(self, status: str | None, search: str | None) -> tuple[list[InboxEntry], list[InboxEntry]]:
         """(entries matching the filters, every entry) so a screen can show counts beside the list."""
-        return self._thread.call(
-            lambda store: (list_inbox(store, status=status, search=search or None), list_inbox(store))
-        )
+        return self._read(lambda store: (list_inbox(store, status=status, search=search or None), list_inbox(store)))
 
     def flags(self, state: FlagState, search: str | None, axis: str | None = None) -> list[Flag]:
         rubric = self.config.rubric
-        return self._thread.call(
-            lambda store: list_flags(store, state=state, search=search or None, rubric=rubric, axis=axis)
-        )
+        return self._read(lambda store: list_flags(store, state=state, search=search or None, rubric=rubric, axis=axis))
 
     def resolve_flag(self, flag_id: int, note: str, curator: str) -> Flag:
         return self._thread.call(lambda store: resolve_flag(store, flag_id, note=note, curator=curator))
@@ -245,7 +270,7 @@ class Services:
     def dashboard(self, step: Step | None = None) -> Dashboard:
         from qaeval_tui.core.usecases.dashboard import compute_dashboard
 
-        return self._thread.call(lambda store: compute_dashboard(store, self.config, step=step))
+        return self._read(lambda store: compute_dashboard(store, self.config, step=step))
 
     # -- stored runs ------------------------------------------------------------------------------
 
@@ -261,12 +286,12 @@ class Services:
         def run(store: StoreBackend) -> tuple[list[RunSummary], tuple[BandedSeries, ...]]:
             return list_runs(store), metric_histories(points_from_runs(store.list_runs()), gated)
 
-        return self._thread.call(run)
+        return self._read(run)
 
     def run_table(self, run_id: str, criteria: CaseFilter) -> RunTable:
         from qaeval_tui.core.runs.views import run_table
 
-        return self._thread.call(lambda store: run_table(store, run_id, criteria))
+        return self._read(lambda store: run_table(store, run_id, criteria))
 
     def run_case(self, run_id: str, case_id: str, viewer: str) -> CaseDetail:
         """One case of a run; `viewer`'s exposure to it is recorded when the item is theirs."""
@@ -277,7 +302,7 @@ class Services:
     def compare_runs(self, run_a: str, run_b: str) -> RunDiff:
         from qaeval_tui.core.runs.compare import compare_runs
 
-        return self._thread.call(lambda store: compare_runs(store, run_a, run_b))
+        return self._read(lambda store: compare_runs(store, run_a, run_b))
 
     # -- golden set -------------------------------------------------------------------------------
 
@@ -299,15 +324,16 @@ class Services:
             except QaevalError:
                 return None
 
-        return self._thread.call(run)
+        return self._read(run)
 
     def golden(self) -> GoldenSet:
         """The whole golden set as the promote form validates against (living split included)."""
         return load_golden(self.target.files())
 
     def close(self) -> None:
-        """Close the store once the calls in flight have finished (on its own thread); the app calls it
-        on exit. Calls after it fail with a UsageError; calling it twice is harmless."""
+        """Close both connections once the calls in flight have finished (each on its own thread); the app
+        calls it on exit. Calls after it fail with a UsageError; calling it twice is harmless."""
+        self._reader.close()
         self._thread.close()
         if self._session is not None and self.parting is None:  # the store thread has stopped: no race
             self.parting = self._session.parting_summary()

@@ -1,9 +1,10 @@
-"""The app's one store connection lives on one store thread: reads beside submits lose nothing, and exit closes it.
+"""The app's store connections (a writer and a reader) each live on a thread of their own: reads
+beside submits lose nothing, a dashboard recomputing never holds up a submit, and exit closes both.
 
-Every worker hands its store call to the services' store thread; the connection is pinned to that
-thread (sqlite3 refuses any other), so a call that slipped past it would fail these tests instead
-of racing. "Closed" is checked on the store itself: SQLite folds the write-ahead log back into the
-database and deletes the -wal file when the last connection to it closes.
+Every worker hands its store call to one of the services' store threads; the writer's connection is
+pinned to its thread (sqlite3 refuses any other), so a call that slipped past it would fail these
+tests instead of racing. "Closed" is checked on the store itself: SQLite folds the write-ahead log
+back into the database and deletes the -wal file when the last connection to it closes.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.tui.services import Services
 from tests.conftest import DEMO_GOLDEN
 from tests.tui.conftest import make_app, open_review, settle
+from tests.tui.reader_scenario import submit_beside_a_held_dashboard
 
 
 def labeled_items(db: Path, reviewer: str) -> list[str]:
@@ -90,3 +92,8 @@ async def test_the_app_submits_beside_background_reads_and_closes_the_store_when
     assert len(labeled_items(demo_db, "ana")) == 5
     with pytest.raises(UsageError, match="the store is closed"):
         services.overview()
+
+
+def test_a_submit_never_waits_behind_a_dashboard_recomputing_and_the_dashboard_sees_it(demo_db: Path) -> None:
+    config = Config()
+    submit_beside_a_held_dashboard(config, demo_db, Services(config, demo_db, [DEMO_GOLDEN]), "ana")

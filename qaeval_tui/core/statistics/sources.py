@@ -17,7 +17,7 @@ from qaeval_tui.core.review.rubric_fit import check_rubric_unchanged
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.statistics.agreement import AgreementReport, agreement_report
 from qaeval_tui.core.statistics.calibration import CalibrationReport, calibrate
-from qaeval_tui.core.statistics.label_table import LabelRevision, LabelTable, Selection, select_labels
+from qaeval_tui.core.statistics.label_table import LabelRevision, LabelTable, Selection, select_table
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.rows import StoredLabel
@@ -48,13 +48,13 @@ def label_input(
     if not fits_checked:
         current = (label.scores for label in labels if label.rubric_version == rubric.version)
         check_rubric_unchanged(current, rubric, source, "labels")
-    selection = select_labels(labels, rubric.version, include_post_reveal=include_post_reveal, quarantined=quarantined)
+    selection, table = select_table(labels, rubric, include_post_reveal=include_post_reveal, quarantined=quarantined)
     if not selection.labels:
         raise UsageError(
             f"no usable labels in {source} ({selection.revisions_read} revision(s) read, "
             f"{selection.skips} skip(s), {selection.other_rubric_version} under another rubric version)"
         )
-    return LabelInput(selection, LabelTable.from_labels(selection.labels, rubric), source)
+    return LabelInput(selection, table, source)
 
 
 def stored_label_input(

@@ -1,0 +1,82 @@
+"""`select_table` (the columnar path the statistics take) chooses and tabulates exactly as `select_labels`
+followed by `LabelTable.from_labels` do, on histories with revisions, ties, skips, reveals, other rubric
+versions, can't-judge and unscored axes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qaeval_tui.core.config import Config
+from qaeval_tui.core.statistics.label_table import LabelTable, select_labels, select_table
+
+RUBRIC = Config().rubric
+AXES = RUBRIC.axis_names
+
+
+@dataclass(frozen=True)
+class Row:
+    item_id: str
+    reviewer: str
+    revision: int
+    skipped: bool
+    rubric_version: str
+    revealed: bool
+    scores: dict[str, int | None]
+    note: int  # tells apart rows with the same key and revision
+
+
+SCORE = st.one_of(st.none(), st.integers(0, 2))
+ROW = st.builds(
+    Row,
+    item_id=st.sampled_from(["b", "a", "c-2", "c-10", "Z"]),
+    reviewer=st.sampled_from(["rev2", "rev10", "ana", "Ben"]),
+    revision=st.integers(1, 3),
+    skipped=st.sampled_from([False, False, False, True]),
+    rubric_version=st.sampled_from([RUBRIC.version, RUBRIC.version, "old"]),
+    revealed=st.sampled_from([False, False, True]),
+    scores=st.fixed_dictionaries({}, optional={axis: SCORE for axis in AXES}),
+    note=st.integers(),
+)
+
+
+def _same_tables(first: LabelTable, second: LabelTable) -> None:
+    assert (first.items, first.reviewers, first.axes) == (second.items, second.reviewers, second.axes)
+    for name in ("item_codes", "reviewer_codes", "cant_judge"):
+        left, right = getattr(first, name), getattr(second, name)
+        assert left.dtype == right.dtype and np.array_equal(left, right)
+    assert first.scores.dtype == second.scores.dtype
+    assert np.array_equal(first.scores, second.scores, equal_nan=True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows=st.lists(ROW, max_size=60), include_post_reveal=st.booleans())
+def test_select_table_is_select_labels_then_from_labels(rows: list[Row], include_post_reveal: bool) -> None:
+    expected = select_labels(rows, RUBRIC.version, include_post_reveal=include_post_reveal, quarantined=2)
+    selection, table = select_table(rows, RUBRIC, include_post_reveal=include_post_reveal, quarantined=2)
+    assert selection == expected  # the same rows (the very objects, in key order) and the same counts
+    assert [id(row) for row in selection.labels] == [id(row) for row in expected.labels]
+    _same_tables(table, LabelTable.from_labels(expected.labels, RUBRIC))
+
+
+def test_the_first_of_equal_latest_revisions_is_kept() -> None:
+    first = Row("a", "ana", 2, False, RUBRIC.version, False, {"faithfulness": 1}, 1)
+    rows = [Row("a", "ana", 1, False, RUBRIC.version, False, {"faithfulness": 0}, 0), first]
+    rows.append(Row("a", "ana", 2, False, RUBRIC.version, False, {"faithfulness": 2}, 2))
+    selection, table = select_table(rows, RUBRIC)
+    assert selection.labels == (first,) and selection.superseded == 2
+    assert table.scores[0, table.axis_index("faithfulness")] == 1
+
+
+@settings(max_examples=100, deadline=None)
+@given(rows=st.lists(ROW, max_size=60), pool=st.lists(st.sampled_from([0, 1, 2]), min_size=60, max_size=60))
+def test_the_same_when_rows_share_score_mappings_as_the_store_hands_them_out(rows: list[Row], pool: list[int]) -> None:
+    shared: list[dict[str, int | None]] = [{"faithfulness": 0}, {"faithfulness": None, "answer_correctness": 2}, {}]
+    rows = [replace(row, scores=shared[pool[i]]) for i, row in enumerate(rows)]
+    expected = select_labels(rows, RUBRIC.version)
+    selection, table = select_table(rows, RUBRIC)
+    assert selection == expected
+    _same_tables(table, LabelTable.from_labels(expected.labels, RUBRIC))
