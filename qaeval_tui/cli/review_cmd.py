@@ -77,11 +77,13 @@ def open_app(config: Config, role: Role, name: str | None, db_path: StoreLocatio
         app.context.services.close()
     if app.failure is not None:
         raise app.failure
+    from qaeval_tui.cli.common import stderr
+
     parting = app.context.services.parting
     if role == "reviewer" and parting is not None:
-        from qaeval_tui.cli.common import stderr
-
         stderr.print(parting.parting_line(app.context.reviewer), soft_wrap=True)
+    elif role == "curator" and app.context.reviewer:
+        stderr.print(app.context.services.curated.parting_line(app.context.reviewer), soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

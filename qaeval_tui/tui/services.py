@@ -48,6 +48,7 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
 from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.review.session import BlindItemView, Progress, RevealView, ReviewSession, SessionSummary
+from qaeval_tui.core.review.views import CuratorTally
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.opening import StoreLocation
 from qaeval_tui.core.usecases.prepare import (
@@ -111,6 +112,8 @@ class Services:
         """Opened by `prepare`; created, used and dropped on the store thread only."""
         self.parting: SessionSummary | None = None
         """What the session did, taken when the store closes: the line `qaeval review` prints on quitting."""
+        self.curated = CuratorTally()
+        """The curator's decisions the store accepted this session: the line `qaeval curate` prints on quitting."""
 
     def _unavailable(self, text: str | None) -> None:
         if self.on_unavailable is not None:
@@ -201,7 +204,9 @@ class Services:
         return self._read(lambda store: list_flags(store, state=state, search=search or None, rubric=rubric, axis=axis))
 
     def resolve_flag(self, flag_id: int, note: str, curator: str) -> Flag:
-        return self._thread.call(lambda store: resolve_flag(store, flag_id, note=note, curator=curator))
+        flag = self._thread.call(lambda store: resolve_flag(store, flag_id, note=note, curator=curator))
+        self.curated.flags_resolved += 1
+        return flag
 
     def import_misses(self, path: Path) -> ImportReport:
         """Production-miss lines or a trace export (OTLP, OpenInference, Langfuse), told apart by content."""
@@ -214,13 +219,17 @@ class Services:
 
     def promote(self, draft: PromotionDraft, snapshot: GoldenSnapshot) -> PromotionResult:
         now = self.now() if self.now else None
-        return self._thread.call(lambda store: promote(store, draft, self.target, snapshot=snapshot, now=now))
+        result = self._thread.call(lambda store: promote(store, draft, self.target, snapshot=snapshot, now=now))
+        self.curated.promoted += 1
+        return result
 
     def reject(self, trace_id: str, reason: str, curator: str) -> InboxDecision:
         now = self.now() if self.now else None
-        return self._thread.call(
+        decision = self._thread.call(
             lambda store: reject(store, trace_id, reason=reason, curator=curator, now=now, target=self.target)
         )
+        self.curated.rejected += 1
+        return decision
 
     # -- adjudication, dashboard ------------------------------------------------------------------
 
@@ -266,6 +275,7 @@ class Services:
         self._thread.call(
             lambda store: record_consensus(store, self.config, item_id, axis, score, reason, adjudicator, cites)
         )
+        self.curated.rulings += 1
 
     def dashboard(self, step: Step | None = None) -> Dashboard:
         from qaeval_tui.core.usecases.dashboard import compute_dashboard

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from html import escape
+from typing import TYPE_CHECKING
 
 from qaeval_tui.core.signin.sessions import Session
+
+if TYPE_CHECKING:  # the status page's rows; the use case is imported when the page is asked for
+    from qaeval_tui.core.usecases.prepare import QueueStanding
 
 APP_TITLES = {"reviewer": "qaeval review", "curator": "qaeval curate"}
 
@@ -76,7 +80,26 @@ def app_page(session: Session, font_size: int) -> str:
     )
 
 
-def status_page(session: Session, people: Sequence[tuple[Session, bool]]) -> str:
+def progress_section(progress: Sequence[QueueStanding] | str) -> str:
+    """Each reviewer's queue: labelled of assigned; or why it could not be read (a message)."""
+    if isinstance(progress, str):
+        return f'<h2>Queue progress</h2>\n<p class="notice">queue progress unavailable: {escape(progress)}</p>'
+    rows = "\n".join(
+        f"<tr><td>{escape(s.name)}</td><td>{s.labelled}</td><td>{s.queued}</td>"
+        f"<td>{'done' if s.done else f'{s.queued - s.labelled} left'}</td></tr>"
+        for s in progress
+    )
+    return f"""<h2>Queue progress</h2>
+<table id="progress"><thead><tr><th>reviewer</th><th>done</th><th>assigned</th><th></th></tr></thead>
+<tbody>
+{rows}
+</tbody></table>
+<p>{len(progress)} reviewer(s) with a queue.</p>"""
+
+
+def status_page(
+    session: Session, people: Sequence[tuple[Session, bool]], progress: Sequence[QueueStanding] | str = ()
+) -> str:
     rows = "\n".join(
         f"<tr><td>{escape(s.name)}</td><td>{escape(APP_TITLES[s.role])}</td><td>{escape(s.signed_in_at)}</td>"
         f"<td>{'open' if running else 'not open'}</td></tr>"
@@ -91,7 +114,8 @@ def status_page(session: Session, people: Sequence[tuple[Session, bool]]) -> str
 <tbody>
 {rows}
 </tbody></table>
-<p>{len(people)} signed in.</p></main>""",
+<p>{len(people)} signed in.</p>
+{progress_section(progress)}</main>""",
     )
 
 

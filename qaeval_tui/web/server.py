@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import textual_serve
@@ -24,10 +25,13 @@ from aiohttp import WSMsgType, web
 
 from qaeval_tui.core.review.views import Role
 from qaeval_tui.core.signin.limits import FailureLimit
-from qaeval_tui.core.signin.people import Person, SignInRefused
+from qaeval_tui.core.signin.people import STORE_ENV, Person, SignInRefused
 from qaeval_tui.core.signin.sessions import Session, SessionBook, same_token
 from qaeval_tui.web.app_process import AppProcess
 from qaeval_tui.web.pages import app_page, refused_page, sign_in_page, status_page
+
+if TYPE_CHECKING:  # the status page's rows; the use case is imported when the page is asked for
+    from qaeval_tui.core.usecases.prepare import QueueStanding
 
 SESSION_COOKIE = "qaeval_session"
 CSRF_COOKIE = "qaeval_signin"
@@ -200,7 +204,8 @@ class ServeApp:
         if session.role != "curator":
             return web.Response(text=refused_page("this page is for curators"), status=403, content_type="text/html")
         people = [(s, s.id in self.apps and self.apps[s.id].running) for s in self.sessions.signed_in()]
-        return web.Response(text=status_page(session, people), content_type="text/html")
+        progress = await asyncio.to_thread(_queue_progress, session)
+        return web.Response(text=status_page(session, people, progress), content_type="text/html")
 
     async def websocket(self, request: web.Request) -> web.StreamResponse:
         session = self._session(request)
@@ -275,6 +280,18 @@ class ServeApp:
     def pids(self) -> Sequence[int]:
         """The app processes running now (tests and benchmarks count them)."""
         return [service.pid for service in self.apps.values() if service.pid is not None and service.running]
+
+
+def _queue_progress(session: Session) -> Sequence[QueueStanding] | str:
+    """Each reviewer's queue progress, read as the signed-in curator (their store, their login); or
+    the one-line reason it could not be read."""
+    from qaeval_tui.core.errors import QaevalError
+    from qaeval_tui.core.usecases.prepare import queue_progress_at
+
+    try:
+        return queue_progress_at(session.environment[STORE_ENV])
+    except (QaevalError, OSError) as exc:
+        return " ".join(str(exc).split())
 
 
 async def _close(ws: web.WebSocketResponse) -> None:

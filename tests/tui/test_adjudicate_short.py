@@ -60,6 +60,9 @@ async def test_the_curator_sees_the_one_reviewer_item_with_the_reason_and_rules_
         await wait_until(pilot, lambda: app.screen is screen and not screen.busy)
         await _ready(pilot, screen)
         assert all((e.item_id, e.axis) != (entry.item_id, entry.axis) for e in screen.shown)
+    assert app.context.services.curated.parting_line("dana") == (  # what `qaeval curate` prints on quitting
+        "dana (curator): 1 ruling(s) recorded, 0 case(s) promoted, 0 trace(s) rejected, 0 flag(s) resolved this session"
+    )
     with workspace.store() as store:
         ruled = store.adjudications()
         after = calibration_from_store(store, workspace.config)

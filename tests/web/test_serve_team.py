@@ -138,6 +138,17 @@ def test_a_curator_opens_the_curator_app_and_the_status_page(team_site: TeamSite
         status = tab.context.new_page()
         status.goto(site.server.url + "status")
         assert site.names["cara"] in status.inner_text("table")
+        # queue progress, read as cara's own login (row security lets a curator read every queue),
+        # matches what the owner reads
+        with open_store(site.team.owner_url) as store:
+            expected = [
+                [name, str(len(done)), str(store.queue_length(name))]
+                for name in sorted({entry.reviewer for entry in store.assignments()})
+                for done in [{r.label.item_id for r in store.labels(reviewer=name) if not r.label.skipped}]
+            ]
+        rows = [line.split("\t")[:3] for line in status.inner_text("#progress tbody").splitlines() if line.strip()]
+        assert rows == expected
+        assert any(row[2] != "0" for row in rows)
     finally:
         tab.close()
     wait_until(lambda: site.server.app_pids() == [], what="the curator's app to end")

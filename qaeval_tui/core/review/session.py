@@ -273,8 +273,10 @@ class ReviewSession:
         if submitted is None:
             return None
         item_id, label_id = submitted
+        # The latest submitted revision the store still reads: one a curator quarantined since the
+        # ledger took it in is left out (the one before it shows, or none).
         rows = self.store.labels(reviewer=self.reviewer, item_id=item_id) if label_id else []
-        previous = next((row.label for row in rows if row.id == label_id), None)
+        previous = self._latest_submitted(rows).get(item_id)
         self._undo_depth += 1
         return self._placed_view(item_id, ledger.position(item_id), len(ledger.queue), previous)
 

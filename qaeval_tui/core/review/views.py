@@ -152,6 +152,26 @@ class SessionSummary:
         )
 
 
+@dataclass
+class CuratorTally:
+    """What a curator decided in one `qaeval curate` session, counted as each decision is recorded:
+    the line the curator app prints on quitting. Only decisions the store accepted are counted."""
+
+    rulings: int = 0
+    promoted: int = 0
+    rejected: int = 0
+    flags_resolved: int = 0
+
+    def parting_line(self, curator: str) -> str:
+        """The one line `qaeval curate` prints on quitting."""
+        if not (self.rulings or self.promoted or self.rejected or self.flags_resolved):
+            return f"{curator} (curator): nothing decided this session"
+        return (
+            f"{curator} (curator): {self.rulings} ruling(s) recorded, {self.promoted} case(s) promoted, "
+            f"{self.rejected} trace(s) rejected, {self.flags_resolved} flag(s) resolved this session"
+        )
+
+
 def find_quote(text: str, quote: str | None) -> tuple[int, int] | None:
     """Where `quote` sits in `text`: exact first, then ignoring case and runs of whitespace."""
     if not quote or not quote.strip():

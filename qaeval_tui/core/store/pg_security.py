@@ -22,7 +22,9 @@ database, not only the app, then enforces blindness and identity, against any SQ
   own for it and their reveal of it is *durably* on record: committed by an earlier transaction (the
   reveal row's `recorded_in` is not the session's transaction in progress), so a rollback or a
   savepoint opens nothing, and every later revision of theirs is marked not blind (a policy).
-  Runs are invisible to them. The inbox, its decisions, flag resolutions, label quarantines and the judge's
+  Runs are invisible to them. They read the quarantine of a label row they may read (their own, and
+  a peer's once revealed), so their reads leave it out as a curator's do: their review screen never
+  shows a quarantined revision of theirs. The inbox, its decisions, flag resolutions and the judge's
   verdict cache are not granted at all, nor the identity sequences (their counters would show how many
   labels and adjudications others made), nor a label's `id` (the database numbers it).
 - A login holding both roles is a reviewer for its own items (queued to it or labelled by it): the
@@ -85,6 +87,7 @@ REVIEWER_READS = (
     "adjudications",
     "gold_shown",
     "rubrics",
+    "label_quarantine",
 )
 """Tables a reviewer's login reads (its policy choosing the rows). Not `cases` nor `run_outputs`: a
 reviewer reads an item's case and output through `qaeval_review_item`, redacted until the gold lock."""
@@ -135,6 +138,9 @@ REVIEWER_SEES: dict[str, str] = {
     "adjudications": _REVEALED,
     "gold_shown": "reviewer = session_user",
     "rubrics": "true",  # the rubric every label is made under: everyone's to read
+    # The quarantine of a label row the login reads (the sublink runs under the policy on `labels`): what its
+    # reads of labels leave out, as a curator's do. Nothing about a row it cannot read.
+    "label_quarantine": "EXISTS (SELECT 1 FROM {labels} l WHERE l.id = {this}.label_id)",
 }
 """The rows of each table a reviewer's login reads (a SQL condition on the row, `{this}`)."""
 

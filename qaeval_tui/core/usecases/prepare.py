@@ -22,6 +22,7 @@ from qaeval_tui.core.golden.loader import GoldenSet, load_golden
 from qaeval_tui.core.models.label import reviewer_name_problem as reviewer_name_problem  # the one rule
 from qaeval_tui.core.review.session import Progress, assign, build_review_items
 from qaeval_tui.core.store.backend import StoreBackend
+from qaeval_tui.core.store.opening import StoreLocation, open_store
 from qaeval_tui.core.store.rows import QueueEntry
 
 Step = Callable[[str], object]
@@ -196,6 +197,18 @@ def team_standing(store: StoreBackend, names: Sequence[str]) -> tuple[QueueStand
         labelled = {row.label.item_id for row in store.labels(reviewer=name) if not row.label.skipped}
         standing.append(QueueStanding(name, len(queue), len(labelled & queue)))
     return tuple(standing)
+
+
+def queue_progress(store: StoreBackend) -> tuple[QueueStanding, ...]:
+    """Every reviewer with a queue, by name: how many items they were assigned and how many of those
+    they have labelled (`qaeval serve`'s status page for curators)."""
+    return team_standing(store, sorted({entry.reviewer for entry in store.assignments()}))
+
+
+def queue_progress_at(location: StoreLocation) -> tuple[QueueStanding, ...]:
+    """`queue_progress` of the store at `location` (a SQLite path, or a team login's URL), opened and closed."""
+    with open_store(location) as store:
+        return queue_progress(store)
 
 
 def _names(names: Sequence[str]) -> str:
