@@ -46,6 +46,8 @@ CASES, LABELS = 10_000, 50_000
 SCORES = {"faithfulness": 2, "citation_correctness": 1, "answer_correctness": 2}
 
 _COLD_START = """
+import gc
+gc.disable()  # as `qaeval review` starts (cli/review_cmd.py): no collection until the app runs
 import asyncio, sys, time
 from pathlib import Path
 from qaeval_tui.core.config import Config
@@ -65,6 +67,8 @@ async def first_item(pilot):
     print(time.time(), flush=True)
     app.exit()
 
+gc.freeze()
+gc.enable()
 app.run(headless=True, auto_pilot=first_item, size=(100, 32))
 app.context.services.close()
 """

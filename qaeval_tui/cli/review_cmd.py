@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -47,15 +48,19 @@ def review(
     queue; after that it resumes where you left off. Exit 0, 1 on invalid golden data found while
     preparing a fresh store, 2 on a usage error.
     """
-    config = config_from(ctx)
-    name, target = choose_reviewer(config, reviewer), store_path(ctx, db)
-    from qaeval_tui.core.store.opening import is_postgres_url
+    gc.disable()  # until the app runs (open_app); on any earlier refusal, collection resumes here
+    try:
+        config = config_from(ctx)
+        name, target = choose_reviewer(config, reviewer), store_path(ctx, db)
+        from qaeval_tui.core.store.opening import is_postgres_url
 
-    if is_postgres_url(target):  # a team store: its login labels as itself (core.store.pg_team)
-        from qaeval_tui.core.store.pg_team import reviewer_for_login
+        if is_postgres_url(target):  # a team store: its login labels as itself (core.store.pg_team)
+            from qaeval_tui.core.store.pg_team import reviewer_for_login
 
-        name = reviewer_for_login(str(target), name)
-    open_app(config, "reviewer", name, target, data)
+            name = reviewer_for_login(str(target), name)
+        open_app(config, "reviewer", name, target, data)
+    finally:
+        gc.enable()
 
 
 def open_app(config: Config, role: Role, name: str | None, db_path: StoreLocation, data: list[Path] | None) -> None:
@@ -69,6 +74,11 @@ def open_app(config: Config, role: Role, name: str | None, db_path: StoreLocatio
         reviewer=name,
         role=role,
     )
+    # Starting allocates tens of thousands of objects that live as long as the app (modules, config
+    # and Textual's classes and styles); collecting while they are made only scans them again and
+    # again. Once built they are frozen out of the collector's scans and collection resumes.
+    gc.freeze()
+    gc.enable()
     try:
         app.run()
     finally:
