@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -172,6 +173,10 @@ def test_processes_are_used_only_where_they_pay() -> None:
     assert shard_count(1, 100_000, judge) == 1  # 1 is the in-process path, always
     assert shard_count(3, 100_000, judge) == 3  # asked for: given
     assert shard_count(3, 2, judge) == 2  # never more workers than cases
+    model = SimpleNamespace(concurrency=4, config=None)  # a model judge: 4 calls in flight at most
+    assert shard_count(0, 4_999, model) == 1  # too few cases to pay for the processes
+    assert shard_count(8, 100_000, model) == 4  # no more workers than calls in flight
+    assert shard_count(0, 100_000, model) == min(4, len(os.sched_getaffinity(0)))
     assert concurrency_shares(64, 2) == [32, 32] and concurrency_shares(5, 2) == [3, 2]
     assert sum(concurrency_shares(63, 4)) == 63
 

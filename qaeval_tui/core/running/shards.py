@@ -65,16 +65,18 @@ def shard_count(requested: int, positions: int, judge: JudgeClient) -> int:
     """The worker processes a run uses: `requested` when 1 or more (1 is the in-process path); for 0
     (automatic) one a core, up to `AUTO_MAX_PROCESSES`, where it pays: a model judge (calls awaited
     `concurrency` at a time), at least `AUTO_MIN_POSITIONS` judged cases and more than one core. Never
-    more than the cases, and one where processes cannot be forked."""
+    more than the cases nor, for a model judge, than its `concurrency`; one where processes cannot be forked."""
     if not forking_available() or positions < 2:
         return 1
-    if requested >= 1:
-        return min(requested, positions)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     model_judge = judge_concurrency(judge) > 1 or is_asynchronous(judge)
+    # A model judge's calls in flight stay at its `concurrency`: each worker keeps at least one.
+    most = min(positions, judge_concurrency(judge)) if model_judge else positions
+    if requested >= 1:
+        return min(requested, most)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     if cores < 2 or positions < AUTO_MIN_POSITIONS or not model_judge:
         return 1
-    return min(cores, AUTO_MAX_PROCESSES, judge_concurrency(judge))
+    return min(cores, AUTO_MAX_PROCESSES, most)
 
 
 def concurrency_shares(concurrency: int, processes: int) -> list[int]:

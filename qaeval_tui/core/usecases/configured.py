@@ -63,9 +63,16 @@ class RunPlan:
             progress=progress,
             samples=self.samples,
             sink=sink,
-            processes=shard_count(
-                self.processes if processes is None else processes, len(self.golden.cases) * self.samples, self.judge
-            ),
+            processes=self._processes(processes),
+        )
+
+    def _processes(self, asked: int | None) -> int:
+        """The worker processes this run uses: a system served over HTTP waits on the network, not the CPU,
+        and keeps its request counts in one place, so its runs stay in this process."""
+        if self.adapter_spec == HTTP_ADAPTER:
+            return 1
+        return shard_count(
+            self.processes if asked is None else asked, len(self.golden.cases) * self.samples, self.judge
         )
 
 
