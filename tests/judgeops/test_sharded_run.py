@@ -80,6 +80,24 @@ def test_two_worker_processes_store_and_gate_what_one_process_does(tmp_path: Pat
     assert documents[1][2][2] == len(documents[1][2][3]) > 30  # every case of the demo suite, stored
 
 
+def test_sampled_cases_on_workers_are_merged_as_in_one_process(tmp_path: Path) -> None:
+    # k samples of a case may finish on different workers: the parent merges them at the case's position.
+    from dataclasses import replace
+
+    from qaeval_tui.core.config import Config
+    from qaeval_tui.core.usecases.run import plan_suite, run_and_store
+
+    plan = plan_suite(Config(base_dir=str(tmp_path)), [ROOT / "golden"], samples=3)
+    rows = {}
+    for processes in (1, 2):
+        db = tmp_path / f"s{processes}.db"
+        with Store.open(db) as store:
+            result = run_and_store(store, replace(plan, processes=processes))
+        assert result.samples == 3 and len(result.cases) == len(plan.golden.cases)
+        rows[processes] = stored_rows(db)
+    assert rows[2] == rows[1]
+
+
 def run_cli(config: Path, folder: Path, db: Path) -> dict[str, Any]:
     done = CliRunner().invoke(app, ["--config", str(config), "run", "--data", str(folder), "--db", str(db), "--json"])
     assert done.exit_code in (0, 1), done.output
