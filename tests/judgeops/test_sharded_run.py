@@ -88,13 +88,18 @@ def test_sampled_cases_on_workers_are_merged_as_in_one_process(tmp_path: Path) -
     from qaeval_tui.core.usecases.run import plan_suite, run_and_store
 
     plan = plan_suite(Config(base_dir=str(tmp_path)), [ROOT / "golden"], samples=3)
-    rows = {}
-    for processes in (1, 2):
+    total = 3 * len(plan.golden.cases)
+
+    def run_on(processes: int) -> list[Any]:
         db = tmp_path / f"s{processes}.db"
+        seen: list[tuple[int, int]] = []
         with Store.open(db) as store:
-            result = run_and_store(store, replace(plan, processes=processes))
+            result = run_and_store(store, replace(plan, processes=processes), update=lambda *done: seen.append(done))
         assert result.samples == 3 and len(result.cases) == len(plan.golden.cases)
-        rows[processes] = stored_rows(db)
+        assert seen == [(done, total) for done in range(1, total + 1)]  # every count, in order, as in one process
+        return stored_rows(db)
+
+    rows = {processes: run_on(processes) for processes in (1, 2)}
     assert rows[2] == rows[1]
 
 
