@@ -240,3 +240,33 @@ def test_ctrl_c_stops_a_sharded_run_keeps_what_it_judged_and_ends_its_workers(
         kept = store.run_outputs(cut.run_id)
         assert 0 < len(kept) < total
         assert {v.case_id for v in store.verdicts(run_id=cut.run_id)} == {o.case_id for o in kept}
+
+
+DYING = """
+import os
+
+from qaeval_tui.bundled.hub import ReferenceHub
+
+
+class Dying(ReferenceHub):
+    def answer(self, view):
+        if view.question.endswith(" 7"):
+            os._exit(3)  # past every try: the process running it ends
+        return super().answer(view)
+
+
+def make():
+    return Dying()
+"""
+
+
+def test_a_worker_the_system_ends_fails_the_run_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = write_golden(tmp_path, 20)
+    (tmp_path / "dying_system.py").write_text(DYING, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    config = config_with(tmp_path, 2)
+    command = ["--config", str(config), "run", "--data", str(folder), "--db", str(tmp_path / "r.db")]
+    done = CliRunner().invoke(app, [*command, "--adapter", "dying_system:make"])
+    assert done.exit_code == 2
+    assert "a worker process of the run ended (exit 3) before its cases were done" in done.output
+    assert "Traceback" not in done.output

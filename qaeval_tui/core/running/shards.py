@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from qaeval_tui.core.errors import QaevalError
 from qaeval_tui.core.running.judge import JudgeClient, is_asynchronous
 from qaeval_tui.core.running.result import CaseResult
 from qaeval_tui.core.running.runner import CaseWork, Progress, judge_concurrency
@@ -40,6 +41,21 @@ AUTO_MIN_POSITIONS = 5_000
 """Below this many judged cases a run stays in one process: forking and streaming back cost more than
 the CPU they spread (2,000 cases at concurrency 32 are within 1.2x the latency floor in one)."""
 AUTO_MAX_PROCESSES = 4
+
+
+class WorkerStopped(QaevalError):
+    """A worker process ended before its cases were done: the code it ran exited it, or it was killed (exit 2,
+    as for a run whose process the system ended; what was judged is stored)."""
+
+    exit_code = 2
+
+    def __init__(self, exitcode: int | None) -> None:
+        how = f"signal {-exitcode}" if exitcode is not None and exitcode < 0 else f"exit {exitcode}"
+        super().__init__(
+            f"a worker process of the run ended ({how}) before its cases were done: the code it ran exited it, "
+            "or it was killed; the cases judged so far are stored (a rerun's verdict cache answers them); "
+            "[run] processes = 1 runs the suite in one process"
+        )
 
 
 @runtime_checkable
@@ -139,7 +155,7 @@ def _collect(
             except EOFError:  # the worker ended without saying it was done
                 process = running.pop(reader)
                 process.join()
-                raise RuntimeError(f"a worker process of the run stopped (exit code {process.exitcode})") from None
+                raise WorkerStopped(process.exitcode) from None
             if judge is not None and report is not None:
                 judge.shard_merge(report)
             if kind == "error":
