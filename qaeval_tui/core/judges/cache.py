@@ -94,6 +94,10 @@ class JudgeTally:
             self.cached += 1
             self.asked_model = True
 
+    def after_fork(self) -> None:
+        """In a just-forked worker process: a lock of its own (another thread may have held the parent's)."""
+        self._lock = threading.Lock()
+
     def counts(self) -> dict[str, int]:
         """The counts so far (a worker process's, reported to the run's parent as they change)."""
         with self._lock:
@@ -215,6 +219,10 @@ class VerdictCache:
         with self._lock:
             self._new[key] = result_document(result)
 
+    def after_fork(self) -> None:
+        """In a just-forked worker process: a lock of its own (another thread may have held the parent's)."""
+        self._lock = threading.Lock()
+
     def take_new(self) -> dict[Key, dict[str, Any]]:
         """The new results not yet handed on, handed over (a worker process's, to the run's parent)."""
         with self._lock:
@@ -286,8 +294,8 @@ class CachedJudge:
 
     def after_fork(self) -> None:
         """In a worker process of a sharded run, just forked: locks of its own, the counts its reports start from."""
-        self.cache._lock = threading.Lock()
-        self.tally._lock = threading.Lock()
+        self.cache.after_fork()
+        self.tally.after_fork()
         self._reported = self.tally.counts()
 
     def shard_report(self) -> ShardReport:
