@@ -188,6 +188,17 @@ class _Outbox:
             if len(self.batch) >= BATCH or time.monotonic() - self.sent >= BATCH_SECONDS:
                 self._send("cases")
 
+    def send_due(self, stopped: threading.Event) -> None:
+        """Until `stopped`: a batch that has waited `BATCH_SECONDS` sent even when no case follows it (a slow
+        judge's cases reach the store and the progress as they finish)."""
+        while not stopped.wait(BATCH_SECONDS):
+            with self.lock:
+                if self.batch and time.monotonic() - self.sent >= BATCH_SECONDS:
+                    try:
+                        self._send("cases")
+                    except OSError:  # the parent is gone (this worker is about to be, too)
+                        return
+
     def finish(self) -> None:
         with self.lock:
             if self.batch:
@@ -214,12 +225,18 @@ def _worker(work: CaseWork, positions: Sequence[int], concurrency: int, connecti
     if isinstance(work.judge, ShardedJudge):
         work.judge.after_fork()
     outbox = _Outbox(connection, work.judge)
+    stopped = threading.Event()
+    sender = threading.Thread(target=outbox.send_due, args=(stopped,), name="qaeval-shard-sender", daemon=True)
+    sender.start()
     try:
         work.execute(positions, outbox.add, None, concurrency)
+        stopped.set()
+        sender.join()
         outbox.finish()
     except BrokenPipeError:  # the parent is gone: nothing left to do
         pass
     except BaseException as exc:
+        stopped.set()
         outbox.fail(exc)
     finally:
         connection.close()
