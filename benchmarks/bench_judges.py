@@ -7,8 +7,9 @@ figure read against a floor timed in the same run.
 - CPU per judge call: the judged run's CPU minus the CPU of the same suite run `--checks-only` (the
   system and the checks, no judge), over the calls; target 1 ms.
 - The unchanged rerun the verdict cache answers: zero calls, within 2 s.
-- With `QAEVAL_BENCH_BIG=1` (about three minutes on a quiet machine): 20,000 cases at concurrency 64
-  beside the raw client at 20,000, 1.2 x the floor, peak memory at most 600 MB, and the growth in memory
+- With `QAEVAL_BENCH_BIG=1` (about four minutes on a quiet machine): 20,000 cases at concurrency 64
+  (`[run] processes` left to the run: one worker process a core) beside the same run in one process and
+  the raw client at 20,000, 1.2 x the floor, peak memory at most 600 MB, and the growth in memory
   from 2,000 to 20,000 cases extrapolated to 100,000; beside it the growth of the suite loaded alone
   (the golden set is held whole while it runs), so what the run itself keeps a case reads apart.
 
@@ -28,6 +29,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -66,11 +68,12 @@ def run(workdir: Path) -> list[Figure]:
             big_raw = _child("raw", server.openai_base_url, BIG_CASES, BIG_CONCURRENCY)
             small = _child("run", server.openai_base_url, CASES, BIG_CONCURRENCY, suite, workdir / "small.db")
             grown = _child("run", server.openai_base_url, BIG_CASES, BIG_CONCURRENCY, large, workdir / "big.db")
+            one = _child("run", server.openai_base_url, BIG_CASES, BIG_CONCURRENCY, large, workdir / "one.db", 1)
             suites = (  # the suite's own memory, loaded and nothing run: what a run adds is read beside it
                 _child("load", server.openai_base_url, CASES, BIG_CONCURRENCY, suite, workdir / "load.db"),
                 _child("load", server.openai_base_url, BIG_CASES, BIG_CONCURRENCY, large, workdir / "load.db"),
             )
-            figures += _big_figures(big_raw, small, grown, suites, checks["cpu"] / CASES)
+            figures += _big_figures(big_raw, small, grown, one, suites, checks["cpu"] / CASES)
     return figures
 
 
@@ -82,7 +85,8 @@ def _figures(
     cpu_per_call = (judged["cpu"] - checks["cpu"]) / max(judged["calls"], 1) * 1000
     return [
         Figure(
-            f"{CASES} judged cases, 100 ms, c={CONCURRENCY}: wall / floor ({judged['wall']:.2f} s / {floor:.2f} s)",
+            f"{CASES} judged cases, 100 ms, c={CONCURRENCY}, {_workers(judged)}: wall / floor "
+            f"({judged['wall']:.2f} s / {floor:.2f} s)",
             ratio,
             "x",
             f"<= {WALL_RATIO}" + ("" if ratio <= WALL_RATIO else f" (misses by {ratio / WALL_RATIO - 1:.0%})"),
@@ -112,6 +116,7 @@ def _big_figures(
     raw: dict[str, Any],
     small: dict[str, Any],
     grown: dict[str, Any],
+    one: dict[str, Any],
     suites: tuple[dict[str, Any], dict[str, Any]],
     checks_cpu_per_case: float,
 ) -> list[Figure]:
@@ -125,11 +130,19 @@ def _big_figures(
     cpu_per_call = (grown["cpu"] / BIG_CASES - checks_cpu_per_case) * 1000
     return [
         Figure(
-            f"{BIG_CASES} judged cases, c={BIG_CONCURRENCY}: wall / floor ({grown['wall']:.1f} s / {floor:.1f} s)",
+            f"{BIG_CASES} judged cases, c={BIG_CONCURRENCY}, {_workers(grown)}: wall / floor "
+            f"({grown['wall']:.1f} s / {floor:.1f} s)",
             ratio,
             "x",
             f"<= {WALL_RATIO}" + ("" if ratio <= WALL_RATIO else f" (misses by {ratio / WALL_RATIO - 1:.0%})"),
             ratio <= WALL_RATIO and grown["calls"] == BIG_CASES,
+        ),
+        Figure(
+            f"  the same run, {_workers(one)} ({one['wall']:.1f} s)",
+            one["wall"] / floor,
+            "x",
+            "reference: [run] processes = 1",
+            one["calls"] == BIG_CASES,
         ),
         Figure(
             f"  the same calls by raw aiohttp, same server, same run ({raw['wall']:.1f} s)",
@@ -146,7 +159,8 @@ def _big_figures(
             True,
         ),
         Figure(
-            f"  peak memory ({CASES} cases: {small['rss_mb']:.0f} MB)",
+            f"  peak memory ({CASES} cases: {small['rss_mb']:.0f} MB; each worker process: at most "
+            f"{grown['workers_rss_mb']:.0f} MB, much of it shared with the parent)",
             grown["rss_mb"],
             "MB",
             f"<= {MEMORY_MB:.0f}"
@@ -170,13 +184,26 @@ def _big_figures(
     ]
 
 
+def _workers(measured: dict[str, Any]) -> str:
+    processes = int(measured.get("processes", 1))
+    return "in one process" if processes == 1 else f"{processes} worker processes"
+
+
 def _child(
-    mode: str, url: str, cases: int, concurrency: int, suite: Path | None = None, db: Path | None = None
+    mode: str,
+    url: str,
+    cases: int,
+    concurrency: int,
+    suite: Path | None = None,
+    db: Path | None = None,
+    processes: int = 0,
 ) -> dict[str, Any]:
-    """One measured run in a child process: its wall time, CPU time, peak RSS and the server's call count."""
+    """One measured run in a child process: its wall time, CPU time (its worker processes' included), peak
+    RSS (its own; its workers' apart), the server's call count and the worker processes the run used
+    (`[run] processes`: 0 lets the run choose, 1 keeps it in one process)."""
     command = [sys.executable, "-m", "benchmarks.bench_judges", mode, url, str(cases), str(concurrency)]
     if suite is not None and db is not None:
-        command += [str(suite), str(db)]
+        command += [str(suite), str(db), str(processes)]
     environment = {**os.environ, KEY_ENV: "sk-bench-local", "PYTHONPATH": str(ROOT)}
     done = subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, check=False)
     if done.returncode != 0:
@@ -193,24 +220,51 @@ def _calls(url: str) -> int:
         return int(json.loads(response.read())["calls"])
 
 
-def _measure_run(mode: str, url: str, cases: int, concurrency: int, suite: Path, db: Path) -> dict[str, Any]:
+def _children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _measure_run(
+    mode: str, url: str, cases: int, concurrency: int, suite: Path, db: Path, processes: int
+) -> dict[str, Any]:
     import sqlite_utils  # noqa: F401  # imported before the clock starts, as the raw client's aiohttp is
 
     import qaeval_tui.core.judges.client
     import qaeval_tui.core.running.runner  # noqa: F401
-    from qaeval_tui.core.config import Config, JudgeSection
+    from qaeval_tui.core.config import Config, JudgeSection, RunConfig
+    from qaeval_tui.core.running import shards
+    from qaeval_tui.core.running.result import CaseResult
+    from qaeval_tui.core.running.runner import CaseWork, Progress
     from qaeval_tui.core.store.opening import open_store
     from qaeval_tui.core.usecases.run import run_from_config
 
     judge = JudgeSection(kind="openai", model="bench-judge", base_url=url, api_key_env=KEY_ENV, concurrency=concurrency)
-    config = Config(base_dir=str(db.parent), judge=judge)
+    config = Config(base_dir=str(db.parent), judge=judge, run=RunConfig(processes=processes))
+    used = [1]
+    sharded = shards.run_sharded
+
+    def recording(
+        work: CaseWork, processes: int, add: Callable[[int, CaseResult], None], progress: Progress | None
+    ) -> None:  # the worker processes the run chose, for the figure's label
+        used[0] = processes
+        sharded(work, processes, add, progress)
+
+    shards.run_sharded = recording
 
     def measured() -> dict[str, Any]:
         before = _calls(url)
-        started, cpu = time.perf_counter(), time.process_time()
+        started, cpu = time.perf_counter(), time.process_time() + _children_cpu()
         with open_store(db) as store:  # opened inside the clock, as `qaeval run` opens it
             run_from_config(config, [suite], store, workers=2, checks_only=mode == "checks")
-        return {"wall": time.perf_counter() - started, "cpu": time.process_time() - cpu, "calls": _calls(url) - before}
+        return {
+            "wall": time.perf_counter() - started,
+            "cpu": time.process_time() + _children_cpu() - cpu,
+            "calls": _calls(url) - before,
+            "processes": used[0],
+        }
 
     first = measured()
     if mode == "twice":  # then the unchanged rerun, which the verdict cache answers
@@ -267,8 +321,9 @@ def _main(argv: list[str]) -> None:
     elif mode == "load":
         measured = _measure_load(Path(argv[4]))
     else:
-        measured = _measure_run(mode, url, cases, concurrency, Path(argv[4]), Path(argv[5]))
+        measured = _measure_run(mode, url, cases, concurrency, Path(argv[4]), Path(argv[5]), int(argv[6]))
     measured["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    measured["workers_rss_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(json.dumps(measured))
 
 

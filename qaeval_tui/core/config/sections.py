@@ -104,6 +104,13 @@ class RunConfig(Section):
         default="qaeval_tui.bundled.mechanical_judge:make_mechanical_judge", description="module:factory of the judge."
     )
     workers: int = Field(default=1, ge=1, le=64, description="Parallel adapter calls.")
+    processes: int = Field(
+        default=0,
+        ge=0,
+        le=64,
+        description="Worker processes a run's cases are shared among: 1 runs them in this process; 0 (the "
+        "default) picks one a core where it pays (a model judge, 5,000 judged cases or more, more than one core).",
+    )
     samples: int = Field(
         default=1,
         ge=1,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from qaeval_tui.core.golden.loader import case_content_hash
 from qaeval_tui.core.hashing import content_hash
@@ -50,6 +50,10 @@ class Pricing:
     input_per_million: float
     output_per_million: float
     currency: str = "USD"
+
+
+_COUNTS = ("calls", "in_flight", "cached", "errors", "input_tokens", "output_tokens", "unknown_usage")
+"""The counts of a `JudgeTally` a worker process reports to the run's parent."""
 
 
 @dataclass
@@ -89,6 +93,22 @@ class JudgeTally:
         with self._lock:
             self.cached += 1
             self.asked_model = True
+
+    def after_fork(self) -> None:
+        """In a just-forked worker process: a lock of its own (another thread may have held the parent's)."""
+        self._lock = threading.Lock()
+
+    def counts(self) -> dict[str, int]:
+        """The counts so far (a worker process's, reported to the run's parent as they change)."""
+        with self._lock:
+            return {name: getattr(self, name) for name in _COUNTS}
+
+    def add_counts(self, counts: dict[str, int], *, asked_model: bool) -> None:
+        """A worker process's counts since its last report, added to this (the parent's) tally."""
+        with self._lock:
+            for name in _COUNTS:
+                setattr(self, name, getattr(self, name) + counts.get(name, 0))
+            self.asked_model = self.asked_model or asked_model
 
     @property
     def cost(self) -> float | None:
@@ -199,6 +219,21 @@ class VerdictCache:
         with self._lock:
             self._new[key] = result_document(result)
 
+    def after_fork(self) -> None:
+        """In a just-forked worker process: a lock of its own (another thread may have held the parent's)."""
+        self._lock = threading.Lock()
+
+    def take_new(self) -> dict[Key, dict[str, Any]]:
+        """The new results not yet handed on, handed over (a worker process's, to the run's parent)."""
+        with self._lock:
+            taken, self._new = self._new, {}
+        return taken
+
+    def add_new(self, entries: Mapping[Key, dict[str, Any]]) -> None:
+        """New results a worker process paid for, written with this cache's next `save`."""
+        with self._lock:
+            self._new.update(entries)
+
     def new_entries(self) -> list[CachedJudgement]:
         with self._lock:
             return [CachedJudgement(self.config_hash, case, output, doc) for (case, output), doc in self._new.items()]
@@ -225,6 +260,9 @@ class VerdictCache:
             raise
 
 
+ShardReport = tuple[dict[Key, dict[str, Any]], dict[str, int], bool]
+"""A worker process's new cache entries, its tally's counts since its last report, and whether a model was asked."""
+
 SAVE_EVERY = 256
 """New verdict-cache entries a run writes to the store at a time, as the cases finish."""
 
@@ -243,15 +281,35 @@ class CachedJudge:
         self.cache = cache
         self.tally = tally or JudgeTally()
         self._case_hashes = dict(case_hashes or {})  # id(case) -> its content hash, known from loading
+        self._reported: dict[str, int] = {}  # a worker process's counts already reported to the parent
 
     @property
     def config(self) -> JudgeConfig:
         return self.inner.config
 
     def __getattr__(self, name: str) -> Any:  # anything else the runner asks of a judge (its concurrency...)
-        if name in {"inner", "cache", "tally", "_case_hashes"}:
+        if name in {"inner", "cache", "tally", "_case_hashes", "_reported"}:
             raise AttributeError(name)
         return getattr(self.inner, name)
+
+    def after_fork(self) -> None:
+        """In a worker process of a sharded run, just forked: locks of its own, the counts its reports start from."""
+        self.cache.after_fork()
+        self.tally.after_fork()
+        self._reported = self.tally.counts()
+
+    def shard_report(self) -> ShardReport:
+        """In a worker: the cache's new entries and the tally's counts since the last report."""
+        now = self.tally.counts()
+        delta = {name: value - self._reported.get(name, 0) for name, value in now.items()}
+        self._reported = now
+        return self.cache.take_new(), delta, self.tally.asked_model
+
+    def shard_merge(self, report: object) -> None:
+        """In the parent: a worker's `shard_report`, saved with the cache's next save and counted."""
+        entries, delta, asked_model = cast(ShardReport, report)
+        self.cache.add_new(entries)
+        self.tally.add_counts(delta, asked_model=asked_model)
 
     def score(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
         key, cached = self._lookup(case, output, rubric)

@@ -304,6 +304,7 @@ def run_suite(
     clock: Callable[[], str] = utc_now,
     samples: int = 1,
     sink: RunSink | None = None,
+    processes: int = 1,
 ) -> RunResult:
     """Run every case (in suite order in the result, whatever `workers` is) and score the run.
 
@@ -312,6 +313,9 @@ def run_suite(
     each case is answered and judged k times and its values are the means (`merge_samples`). A `sink`
     is handed the run's header before its first case, then each case as it finishes (merged over its
     samples), and the run keeps what it returns (the case whole, or compact once it is stored).
+    With `processes` > 1 the cases are shared out among that many forked worker processes, each with
+    its own adapter threads, event loop and judge session, their results streamed back to this one
+    (`shards.run_sharded`); the sink, the progress and the run are this process's as with one.
     """
     if workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
@@ -336,6 +340,7 @@ def run_suite(
             clock,
             samples,
             sink,
+            processes,
         )
 
 
@@ -354,6 +359,7 @@ def _run(
     clock: Callable[[], str],
     samples: int = 1,
     sink: RunSink | None = None,
+    processes: int = 1,
 ) -> RunResult:
     started_at = clock()
     # Every (case, sample) is one unit of work at position case * samples + sample.
@@ -377,36 +383,82 @@ def _run(
     if sink is not None:
         sink.opened(header)
     keeper = _Keeper(len(cases), samples, sink)
+    work = CaseWork(cases, adapter, judge, config, rubric, top_k, clock, samples, workers)
+    if processes > 1:
+        from qaeval_tui.core.running.shards import run_sharded  # multiprocessing: only for a sharded run
 
-    def one(position: int) -> int:
-        answered = answer_case(position, cases[position // samples], adapter)
-        keeper.add(position, judge_sample(answered, position % samples, judge, config, rubric, top_k, clock))
-        return position
-
-    def answer(position: int) -> Answered:
-        return answer_case(position, cases[position // samples], adapter)
-
-    async def judged(answered: Answered) -> int:
-        token = SAMPLE.set(answered.position % samples)  # the task's own context: its sample keys the cache
-        try:
-            keeper.add(answered.position, await ajudge_case(answered, judge, config, rubric, top_k, clock))
-        finally:
-            SAMPLE.reset(token)
-        return answered.position
-
-    concurrency = judge_concurrency(judge)
-    if concurrency > 1 or is_asynchronous(judge):  # a model judge: its calls awaited on one event loop
-        pipelined(answer, judged, total, workers, concurrency, progress, close=lambda: close_judge(judge))
-    elif workers == 1:
-        for position in range(total):
-            one(position)
-            if progress is not None:
-                progress(position + 1, total)
+        run_sharded(work, processes, keeper.add, progress)
     else:
-        _in_parallel(one, total, workers, progress)
+        work.execute(range(total), keeper.add, progress)
     results = keeper.cases()
     board = scoreboard([(result.slice_keys(), result.values) for result in results])
     return dataclasses.replace(header, finished_at=clock(), cases=results, board=board)
+
+
+@dataclass(frozen=True)
+class CaseWork:
+    """What a run does to each of its (case, sample) positions: answer, check, judge, score. The same
+    work runs in this process or, shared out, in worker processes (`shards`)."""
+
+    cases: Sequence[LoadedCase]
+    adapter: SystemAdapter
+    judge: JudgeClient
+    config: JudgeConfig
+    rubric: Rubric
+    top_k: int
+    clock: Callable[[], str]
+    samples: int
+    workers: int
+
+    def execute(
+        self,
+        positions: Sequence[int],
+        add: Callable[[int, CaseResult], None],
+        progress: Progress | None,
+        concurrency: int | None = None,
+    ) -> None:
+        """Every position in `positions`, each finished case handed to `add(position, case)`; `concurrency`:
+        the judge calls kept in flight, when not the judge's own (a worker process's share of it)."""
+        cases, adapter, judge, config, rubric, top_k, clock, samples = (
+            self.cases,
+            self.adapter,
+            self.judge,
+            self.config,
+            self.rubric,
+            self.top_k,
+            self.clock,
+            self.samples,
+        )
+        total = len(positions)
+
+        def one(index: int) -> int:
+            position = positions[index]
+            answered = answer_case(position, cases[position // samples], adapter)
+            add(position, judge_sample(answered, position % samples, judge, config, rubric, top_k, clock))
+            return position
+
+        def answer(index: int) -> Answered:
+            position = positions[index]
+            return answer_case(position, cases[position // samples], adapter)
+
+        async def judged(answered: Answered) -> int:
+            token = SAMPLE.set(answered.position % samples)  # the task's own context: its sample keys the cache
+            try:
+                add(answered.position, await ajudge_case(answered, judge, config, rubric, top_k, clock))
+            finally:
+                SAMPLE.reset(token)
+            return answered.position
+
+        in_flight = judge_concurrency(judge) if concurrency is None else concurrency
+        if judge_concurrency(judge) > 1 or is_asynchronous(judge):  # a model judge: calls awaited on one loop
+            pipelined(answer, judged, total, self.workers, in_flight, progress, close=lambda: close_judge(judge))
+        elif self.workers == 1:
+            for index in range(total):
+                one(index)
+                if progress is not None:
+                    progress(index + 1, total)
+        else:
+            _in_parallel(one, total, self.workers, progress)
 
 
 class RunSink(Protocol):

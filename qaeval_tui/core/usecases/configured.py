@@ -17,6 +17,7 @@ from qaeval_tui.core.running.adapters import SystemAdapter, adapter_label, load_
 from qaeval_tui.core.running.judge import JudgeClient, SkippedJudge, effective_config, load_judge
 from qaeval_tui.core.running.result import RunResult
 from qaeval_tui.core.running.runner import RunSink, run_suite
+from qaeval_tui.core.running.shards import shard_count
 from qaeval_tui.core.usecases.http_adapter import HTTP_ADAPTER, make_http_system
 
 
@@ -32,15 +33,23 @@ class RunPlan:
     judge_spec: str
     workers: int
     samples: int = 1
+    processes: int = 1
+    """Worker processes for the run (`[run] processes`: 0 picks, `shards.shard_count`); 1 keeps it in this one."""
 
     @property
     def judge_config(self) -> JudgeConfig:
         """The judge's config bound to the rubric it scores under: what a baseline must match."""
         return effective_config(self.judge, self.config.rubric)
 
-    def run(self, progress: Callable[[int, int], None] | None = None, sink: RunSink | None = None) -> RunResult:
+    def run(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        sink: RunSink | None = None,
+        *,
+        processes: int | None = None,
+    ) -> RunResult:
         """Run every case through the system and the judge; `progress(done, total)` after each, and each
-        finished case handed to `sink` (`run_suite`)."""
+        finished case handed to `sink` (`run_suite`); on `processes` worker processes (the plan's by default)."""
         return run_suite(
             self.golden.cases,
             self.adapter,
@@ -54,6 +63,16 @@ class RunPlan:
             progress=progress,
             samples=self.samples,
             sink=sink,
+            processes=self._processes(processes),
+        )
+
+    def _processes(self, asked: int | None) -> int:
+        """The worker processes this run uses: a system served over HTTP waits on the network, not the CPU,
+        and keeps its request counts in one place, so its runs stay in this process."""
+        if self.adapter_spec == HTTP_ADAPTER:
+            return 1
+        return shard_count(
+            self.processes if asked is None else asked, len(self.golden.cases) * self.samples, self.judge
         )
 
 
@@ -97,6 +116,7 @@ def plan_run(
         judge_spec,
         workers or config.run.workers,
         samples or config.run.samples,
+        config.run.processes,
     )
 
 

@@ -144,7 +144,9 @@ def run_and_store(
         writer.submit(lambda: store_cases(store, plan.golden.cases))
         stream = RunStream(store, writer, None if cached is None else cached.cache)
         try:
-            result = plan.run(stream.flushing(judge_progress(update, cached)), stream)
+            # A store pinned to its thread is an in-process app's (the review app): its run stays in-process too.
+            processes = None if write_on_a_thread else 1
+            result = plan.run(stream.flushing(judge_progress(update, cached)), stream, processes=processes)
         finally:
             stream.flush()  # a run stopped halfway keeps every case it finished
     if cached is not None:
