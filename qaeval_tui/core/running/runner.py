@@ -49,6 +49,8 @@ from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.rows import CaseRecord, RunOutput, RunRecord, VerdictRecord
 
 Progress = Callable[[int, int], None]
+Executor = Callable[["CaseWork", Callable[[int, CaseResult], None], Progress | None], None]
+"""Runs a run's `CaseWork` elsewhere than in this process, handing each finished case to `add` (`shards.sharded`)."""
 
 
 def call_adapter(adapter: SystemAdapter, view: CaseView) -> SUTOutput:
@@ -304,7 +306,7 @@ def run_suite(
     clock: Callable[[], str] = utc_now,
     samples: int = 1,
     sink: RunSink | None = None,
-    processes: int = 1,
+    executor: Executor | None = None,
 ) -> RunResult:
     """Run every case (in suite order in the result, whatever `workers` is) and score the run.
 
@@ -313,9 +315,9 @@ def run_suite(
     each case is answered and judged k times and its values are the means (`merge_samples`). A `sink`
     is handed the run's header before its first case, then each case as it finishes (merged over its
     samples), and the run keeps what it returns (the case whole, or compact once it is stored).
-    With `processes` > 1 the cases are shared out among that many forked worker processes, each with
-    its own adapter threads, event loop and judge session, their results streamed back to this one
-    (`shards.run_sharded`); the sink, the progress and the run are this process's as with one.
+    An `executor` runs the cases instead of this process (`shards.sharded`: shared out among forked
+    worker processes, each with its own adapter threads, event loop and judge session, their results
+    streamed back to this one); the sink, the progress and the run are this process's either way.
     """
     if workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
@@ -340,7 +342,7 @@ def run_suite(
             clock,
             samples,
             sink,
-            processes,
+            executor,
         )
 
 
@@ -359,7 +361,7 @@ def _run(
     clock: Callable[[], str],
     samples: int = 1,
     sink: RunSink | None = None,
-    processes: int = 1,
+    executor: Executor | None = None,
 ) -> RunResult:
     started_at = clock()
     # Every (case, sample) is one unit of work at position case * samples + sample.
@@ -384,10 +386,8 @@ def _run(
         sink.opened(header)
     keeper = _Keeper(len(cases), samples, sink)
     work = CaseWork(cases, adapter, judge, config, rubric, top_k, clock, samples, workers)
-    if processes > 1:
-        from qaeval_tui.core.running.shards import run_sharded  # multiprocessing: only for a sharded run
-
-        run_sharded(work, processes, keeper.add, progress)
+    if executor is not None:
+        executor(work, keeper.add, progress)
     else:
         work.execute(range(total), keeper.add, progress)
     results = keeper.cases()

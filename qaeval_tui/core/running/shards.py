@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from qaeval_tui.core.errors import QaevalError
 from qaeval_tui.core.running.judge import JudgeClient, is_asynchronous
 from qaeval_tui.core.running.result import CaseResult
-from qaeval_tui.core.running.runner import CaseWork, Progress, judge_concurrency
+from qaeval_tui.core.running.runner import CaseWork, Executor, Progress, judge_concurrency
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -98,6 +98,13 @@ def shard_count(requested: int, positions: int, judge: JudgeClient) -> int:
 def concurrency_shares(concurrency: int, processes: int) -> list[int]:
     """The judge's `concurrency` split among `processes` workers (adding up to it; at least 1 each)."""
     return [max(1, concurrency // processes + (index < concurrency % processes)) for index in range(processes)]
+
+
+def sharded(processes: int) -> Executor | None:
+    """What runs a run's cases on `processes` worker processes (`run_suite`'s executor); None for one."""
+    if processes <= 1:
+        return None
+    return lambda work, add, progress: run_sharded(work, processes, add, progress)
 
 
 def run_sharded(

@@ -17,7 +17,7 @@ from qaeval_tui.core.running.adapters import SystemAdapter, adapter_label, load_
 from qaeval_tui.core.running.judge import JudgeClient, SkippedJudge, effective_config, load_judge
 from qaeval_tui.core.running.result import RunResult
 from qaeval_tui.core.running.runner import RunSink, run_suite
-from qaeval_tui.core.running.shards import shard_count
+from qaeval_tui.core.running.shards import shard_count, sharded
 from qaeval_tui.core.usecases.http_adapter import HTTP_ADAPTER, make_http_system
 
 
@@ -63,7 +63,7 @@ class RunPlan:
             progress=progress,
             samples=self.samples,
             sink=sink,
-            processes=self._processes(processes),
+            executor=sharded(self._processes(processes)),
         )
 
     def _processes(self, asked: int | None) -> int:
