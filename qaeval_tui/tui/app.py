@@ -27,7 +27,6 @@ from qaeval_tui.tui.literal import notice, palette
 from qaeval_tui.tui.messages import StoreAvailability
 from qaeval_tui.tui.navigation import Navigate, build_screen
 from qaeval_tui.tui.screens.help import open_help
-from qaeval_tui.tui.screens.home import HomeScreen
 from qaeval_tui.tui.screens.preparing import PrepareOutcome, PreparingScreen
 from qaeval_tui.tui.screens.reviewer import ReviewerScreen
 from qaeval_tui.tui.services import Services
@@ -58,6 +57,8 @@ class ReviewApp(QaevalApp[int]):
         """The screen to open instead of the reviewer prompt and preparation (scenes and tests)."""
         self.failure: Exception | None = None
         """The error that stopped preparation; the CLI reports it after the app has exited."""
+        self.prepared = False
+        """The store is prepared for this seat: every screen may be opened from anywhere."""
         if context.deterministic:
             self.animation_level = "none"
 
@@ -107,7 +108,19 @@ class ReviewApp(QaevalApp[int]):
             self.failure = outcome.error if outcome else None
             self.exit(return_code=int(getattr(self.failure, "exit_code", 1)))
             return
-        self.push_screen(HomeScreen(self.context, autostart=self.context.role == "reviewer"))
+        self.prepared = True
+        if self.context.role == "reviewer":
+            # Straight to the first item: home is built only when the reviewer goes there (_home).
+            self.open_destination(destination("review"))
+        else:
+            self._home()
+
+    def _home(self) -> None:
+        """Show home when nothing is left under the screen just closed (the reviewer app opens on review)."""
+        from qaeval_tui.tui.screens.home import HomeScreen
+
+        if self.prepared and len(self.screen_stack) <= 1:
+            self.push_screen(HomeScreen(self.context))
 
     # -- navigation: screens return results, the app decides what comes next ---------------------
 
@@ -126,11 +139,15 @@ class ReviewApp(QaevalApp[int]):
         """The queue is done (its summary), or the reviewer went home (None)."""
         if summary is not None:
             self.open_destination(destination("summary"), summary)
+        else:
+            self._home()
 
     def _summary_closed(self, reopened: BlindItemView | None) -> None:
         """Undo reopened an item (review it again), or the reviewer went home (None)."""
         if reopened is not None:
             self.open_destination(destination("review"), reopened)
+        else:
+            self._home()
 
     async def action_quit(self) -> None:
         """Quit; with unsaved scores on the item under review, ask once first (quit again leaves)."""
@@ -166,7 +183,7 @@ class ReviewApp(QaevalApp[int]):
             for digit in scale_digits(axis.scale for axis in self.config.rubric.axes):
                 run = partial(screen.run_action, f"{scale.action}({digit})")
                 yield SystemCommand(f"{scale.title} {digit}", scale.palette_help or scale.help, run)
-        prepared = any(isinstance(below, HomeScreen) for below in self.screen_stack)
+        prepared = self.prepared or any(getattr(below, "SCOPE", None) == "home" for below in self.screen_stack)
         if scope != "home" and prepared and not screen.is_modal:
             # Every other screen from anywhere once the store is prepared; home lists these with their keys.
             for entry, opener in from_anywhere(self.context.role):

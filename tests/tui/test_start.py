@@ -32,6 +32,30 @@ async def test_fresh_store_is_prepared_then_the_first_item_shows(tmp_path: Path)
         assert len(store.assignments("ana")) == 26
 
 
+async def test_a_reviewer_with_items_opens_on_the_first_item_and_home_is_built_when_they_go_there(
+    demo_db: Path,
+) -> None:
+    from qaeval_tui.tui.screens.home import HomeScreen
+
+    app = make_app(demo_db, "ana")
+    async with app.run_test(size=(100, 30)) as pilot:
+        first = await open_review(pilot)
+        assert first.item is not None and first.item.position == 1
+        # nothing under the review screen but Textual's own: no home laid out only to be left
+        assert [type(screen).__name__ for screen in app.screen_stack[1:]] == ["ReviewScreen"]
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.loaded)
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        assert "Your progress · ana" in screen_text(app) and "0 of 26" in screen_text(app)
+        await pilot.press("enter")
+        again = await open_review(pilot)
+        assert again.item is not None and again.item.item_id == first.item.item_id
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is home and isinstance(home, HomeScreen) and home.loaded)
+        assert [type(screen).__name__ for screen in app.screen_stack[1:]] == ["HomeScreen"]
+
+
 async def test_reviewer_is_asked_when_unknown_and_checked(demo_db: Path) -> None:
     app = make_app(demo_db, None)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -128,9 +128,8 @@ class HomeScreen(AppScreen[None]):
     BINDINGS = bindings("home")
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]  # noqa: RUF012 (Textual's own type)
 
-    def __init__(self, context: AppContext, *, autostart: bool = False) -> None:
+    def __init__(self, context: AppContext) -> None:
         super().__init__(context)
-        self.autostart = autostart
         self.loaded = False
 
     def compose(self) -> ComposeResult:
@@ -160,10 +159,6 @@ class HomeScreen(AppScreen[None]):
         return any(entry.scope in parameters for entry in offered(self.context.role))
 
     def on_screen_resume(self) -> None:
-        if self.autostart:
-            self.autostart = False
-            self.action_navigate("review")
-            return
         self.action_refresh()
 
     def action_refresh(self) -> None:
