@@ -292,3 +292,20 @@ async def test_key_bar_shows_every_key_the_issue_names_at_80x24(demo_db: Path) -
         "? help",
     ):
         assert item in bar, item
+
+
+async def test_the_heap_is_frozen_while_labelling_and_released_when_the_app_ends(demo_db: Path) -> None:
+    """Long-lived objects leave the collector's scans once an item shows (heap.py), and nothing stays frozen after."""
+    import gc
+
+    threshold = gc.get_threshold()
+    app = make_app(demo_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_review(pilot)
+        assert gc.get_freeze_count() > 0
+        assert gc.get_threshold()[0] > threshold[0]
+        await settle(pilot, "2", "1", "0", "enter")
+        assert gc.get_freeze_count() > 0  # still held across submits
+    assert gc.get_freeze_count() == 0  # a finished app's objects are collectable again
+    assert gc.get_threshold() == threshold
+    assert len(labels(demo_db)) == 1

@@ -14,6 +14,7 @@ from textual.message import Message
 
 from qaeval_tui.core.review.session import BlindItemView, Progress, SessionSummary
 from qaeval_tui.core.usecases.prepare import pace
+from qaeval_tui.tui import heap
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.draft import ItemTimer, LabelDraft
 from qaeval_tui.tui.literal import notice
@@ -60,6 +61,8 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
         self.problem = ""
         """Why the last submit was refused before reaching the core, in words; cleared with the item."""
         self.timer = ItemTimer(context.clock, context.services.config.review.idle_cutoff_seconds)
+        self._settled = False
+        """Whether the heap is settled for this screen (heap.py): from its first item until it unmounts."""
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._refresh_status)
@@ -131,6 +134,9 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
         await self._display(message.item)
         self.notice = message.notice
         self._refresh_status()
+        if not self._settled:  # what the screen needs now lives as long as it does (heap.py)
+            self._settled = True
+            heap.settle()
         if message.progress is None:  # the item first, then the slower progress read
             self._background("progress", lambda services: ProgressArrived(services.progress()), after_refresh=True)
         await self.replay()
@@ -275,6 +281,11 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
 
     def _seconds(self) -> float:
         return self.timer.seconds()
+
+    def on_unmount(self) -> None:
+        if self._settled:
+            self._settled = False
+            heap.release()
 
     def on_screen_suspend(self) -> None:
         self.timer.pause()  # time on another screen (help, a dialog, home) is not time on the item
