@@ -54,8 +54,10 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Literal
+
+from tests.loopback_http import LoopbackHTTPServer
 
 Finish = Literal["stop", "length", "refusal"]
 
@@ -164,12 +166,6 @@ class _State:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-class _Server(ThreadingHTTPServer):
-    request_queue_size = 1024
-    """The listen backlog: an async client opening `concurrency` connections at once must not be refused
-    (the default of 5 made a burst of connects fail before the server accepted them)."""
-
-
 class LLMServer:
     """See the module docstring."""
 
@@ -178,8 +174,7 @@ class LLMServer:
         self.default: Reply = Reply.judgment()
         self._state = _State()
         self._released = threading.Event()
-        self._httpd = _Server(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
+        self._httpd = LoopbackHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="llm-server", daemon=True)
         self._thread.start()
 

@@ -17,9 +17,11 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+
+from tests.loopback_http import LoopbackHTTPServer
 
 
 @dataclass(frozen=True)
@@ -59,11 +61,6 @@ class LoopbackSystem:
     @property
     def calls(self) -> int:
         return len(self.requests)
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 128  # a burst of concurrent first connections must not be refused
 
 
 @contextmanager
@@ -127,7 +124,7 @@ def serve(script: Script) -> Iterator[LoopbackSystem]:
         def log_message(self, format: str, *args: Any) -> None:  # quiet test output
             return
 
-    server = _Server(("127.0.0.1", 0), Handler)
+    server = LoopbackHTTPServer(("127.0.0.1", 0), Handler)
     state["system"] = LoopbackSystem(url=f"http://127.0.0.1:{server.server_address[1]}/answer")
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()

@@ -10,20 +10,17 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from qaeval_tui.core.config import HttpSystemConfig
 from qaeval_tui.core.models.run import CaseView, Source
 from qaeval_tui.core.usecases.http_adapter import HttpSystem
+from tests.loopback_http import LoopbackHTTPServer
 
 Writer = Callable[[BaseHTTPRequestHandler], None]
 VIEW = CaseView(opaque_id="o1", question="How long?", sources=(Source(id="s1", title="t", text="ten years"),))
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
 
 
 @contextlib.contextmanager
@@ -39,7 +36,7 @@ def serving(write: Writer) -> Iterator[str]:
         def log_message(self, *_: object) -> None:
             pass
 
-    server = _Server(("127.0.0.1", 0), Handler)
+    server = LoopbackHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
