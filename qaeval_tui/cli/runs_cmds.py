@@ -1,15 +1,20 @@
 """`qaeval runs`, `qaeval runs show RUN` and `qaeval diff RUN_A RUN_B`: browse stored runs and compare two.
 
-Exit codes: 0 shown · 2 usage (no store, an unknown or ambiguous run id, an unknown case, a bad filter).
+Exit codes: 0 shown (or listed) · 2 usage (no store, an unknown or ambiguous run id, an unknown case, a bad filter).
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import typer
 
 from qaeval_tui.cli.common import guarded, open_store, print_json, stdout
 from qaeval_tui.cli.options import AsJson, Db
 from qaeval_tui.core.text import one_line
+
+if TYPE_CHECKING:
+    from qaeval_tui.core.runs.views import RunSummary
 
 runs_app = typer.Typer(
     help="Stored runs: list them (`qaeval runs` or `runs list`), or show one run's cases (`runs show RUN`).",
@@ -26,27 +31,35 @@ def _value(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+Unfinished = typer.Option(
+    False, "--unfinished", help="List the runs cut short before their end instead, with the cases each stored."
+)
+
+
 @runs_app.callback()
-def runs_default(ctx: typer.Context, as_json: AsJson = False, db: Db = None) -> None:
+def runs_default(ctx: typer.Context, as_json: AsJson = False, db: Db = None, unfinished: bool = Unfinished) -> None:
     """Stored runs: `qaeval runs` alone lists them (as `runs list` does)."""
     if ctx.invoked_subcommand is None:
-        _list(ctx, as_json, db)
+        _list(ctx, as_json, db, unfinished)
 
 
 @runs_app.command("list")
-def runs_list(ctx: typer.Context, as_json: AsJson = False, db: Db = None) -> None:
+def runs_list(ctx: typer.Context, as_json: AsJson = False, db: Db = None, unfinished: bool = Unfinished) -> None:
     """List the stored runs, newest first: id, system, judge, suite, when, headline metrics. Exit 0, or 2."""
-    _list(ctx, as_json, db)
+    _list(ctx, as_json, db, unfinished)
 
 
 @guarded
-def _list(ctx: typer.Context, as_json: bool, db: str | None) -> None:
-    from qaeval_tui.core.runs.views import HEADLINE_METRICS, SHORT_NAMES, list_runs
+def _list(ctx: typer.Context, as_json: bool, db: str | None, unfinished: bool) -> None:
+    from qaeval_tui.core.runs.views import HEADLINE_METRICS, SHORT_NAMES, list_runs, list_unfinished
 
     with open_store(ctx, db, must_exist=True) as store:
-        runs = list_runs(store)
+        runs = list_unfinished(store) if unfinished else list_runs(store)
     if as_json:
         print_json([run.to_json() for run in runs])
+        return
+    if unfinished:
+        _say_unfinished(runs)
         return
     if not runs:
         say("no runs stored yet: `qaeval run` stores one")
@@ -63,6 +76,25 @@ def _list(ctx: typer.Context, as_json: bool, db: str | None) -> None:
         )  # fmt: skip
     stdout.print(table)
     say(f"{len(runs)} run(s); " + ", ".join(f"{s} = {name}" for name, s in SHORT_NAMES.items()))
+
+
+def _say_unfinished(runs: list[RunSummary]) -> None:
+    if not runs:
+        say("no unfinished runs: every run the store holds reached its end")
+        return
+    from rich.table import Table
+
+    table = Table("run", "system", "judge", "suite", "started", "cases stored", box=None, pad_edge=False)
+    for run in runs:
+        table.add_row(
+            run.run_id, one_line(run.adapter, 30), one_line(run.judge, 30), run.suite_hash[:12],
+            one_line(run.started_at, 24), str(run.n_cases),
+        )  # fmt: skip
+    stdout.print(table)
+    say(
+        f"{len(runs)} unfinished run(s): cut short before their end, so no report, gate or listing reads them; "
+        "`qaeval run` again judges only the cases the verdict cache does not hold"
+    )
 
 
 @runs_app.command("show")

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from qaeval_tui.cli.main import app
+from qaeval_tui.core.store.sqlite import Store
 from tests.conftest import DEMO_GOLDEN
 
 runner = CliRunner()
@@ -35,6 +37,23 @@ def test_runs_lists_newest_first_as_text_and_json(two_runs: Path) -> None:
     assert runs[1]["metrics"]["deterministic_pass_rate"] == 1.0
     code, text, _ = invoke("runs", "list")
     assert code == 0 and runs[0]["run_id"] in text and "2 run(s)" in text
+
+
+def test_runs_unfinished_lists_a_run_cut_short_with_the_cases_it_stored(two_runs: Path) -> None:
+    code, text, _ = invoke("runs", "--unfinished")
+    assert code == 0 and "no unfinished runs" in text
+    with Store.open(two_runs / "s.db") as store:
+        whole = store.latest_run()
+        assert whole is not None
+        outputs = store.run_outputs(whole.run_id)[:3]
+        store.open_run(replace(whole, run_id="cut-short", finished_at="", started_at="2099-01-01T00:00:00Z"))
+        store.append_run_rows("cut-short", outputs, [])
+    code, text, _ = invoke("runs", "list", "--unfinished")
+    assert code == 0 and "cut-short" in text and "1 unfinished run(s)" in text
+    code, out, _ = invoke("runs", "--json")
+    assert "cut-short" not in [run["run_id"] for run in json.loads(out)]  # never listed as a run
+    code, out, _ = invoke("runs", "--unfinished", "--json")
+    assert [(run["run_id"], run["n_cases"]) for run in json.loads(out)] == [("cut-short", 3)]
 
 
 def test_runs_show_filters_and_counts(two_runs: Path) -> None:

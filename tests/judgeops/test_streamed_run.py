@@ -83,6 +83,11 @@ def test_a_killed_run_keeps_what_it_judged_and_the_rerun_asks_only_for_the_rest(
         assert cached >= len(stored)  # the cache was saved with every batch
         asked = settled_calls(server)
 
+        listed = CliRunner().invoke(app, ["runs", "list", "--unfinished", "--json", "--db", str(db)])
+        assert listed.exit_code == 0, listed.output
+        [shown] = json.loads(listed.stdout)  # the user can see what the killed run left, and how much
+        assert shown["run_id"] == cut.run_id and shown["n_cases"] == len(stored) and shown["finished_at"] == ""
+
         rerun = CliRunner().invoke(app, ["--config", str(config), "run", "--data", str(folder), "--db", str(db)])
         assert rerun.exit_code == 0, rerun.output
         assert server.calls - asked == total - cached  # only the calls the killed run had not paid for

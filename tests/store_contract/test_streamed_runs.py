@@ -19,6 +19,7 @@ def test_a_streamed_run_is_a_run_only_once_finished_and_then_reads_as_its_end_sa
     assert store.list_runs() == [] and store.latest_run() is None and store.get_run("s1") is None
     [cut] = store.unfinished_runs()
     assert cut.run_id == "s1" and cut.finished_at == ""  # its opening row: the end is not known yet
+    assert cut.n_cases == 2  # the cases it stored before it stopped
     assert store.run_outputs("s1") == [an_output(0, "c0"), an_output(1, "c1")]  # what was written stays
 
     store.finish_run(a_run("s1"))

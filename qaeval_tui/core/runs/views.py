@@ -102,6 +102,11 @@ def list_runs(store: StoreBackend) -> list[RunSummary]:
     return [summary(run) for run in store.list_runs()]
 
 
+def list_unfinished(store: StoreBackend) -> list[RunSummary]:
+    """The runs cut short before their end (killed, crashed), newest first; `n_cases` is what each stored."""
+    return [summary(run) for run in store.unfinished_runs()]
+
+
 def resolve_run(store: StoreBackend, name: str) -> RunRecord:
     """The run `name` names: its id, a unique prefix of it, `latest` or `previous`; else a UsageError."""
     runs = store.list_runs()

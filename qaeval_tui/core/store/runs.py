@@ -88,8 +88,11 @@ class RunTables(Driver):
         self._insert_all("run_ends", [end])
 
     def unfinished_runs(self) -> list[RunRecord]:
-        """The streamed runs that never reached their end (interrupted), newest first."""
-        rows = self._keyed_rows(f"SELECT {RUN_COLUMNS} {UNFINISHED_RUNS} ORDER BY {_RUN_ORDER}", ())
+        """The streamed runs that never reached their end (interrupted), newest first; each one's
+        `n_cases` is how many cases it stored before it stopped."""
+        stored = "(SELECT COUNT(*) FROM run_outputs o WHERE o.run_id = r.run_id) AS n_cases"
+        columns = RUN_COLUMNS.replace("COALESCE(e.n_cases, r.n_cases) AS n_cases", stored)
+        rows = self._keyed_rows(f"SELECT {columns} {UNFINISHED_RUNS} ORDER BY {_RUN_ORDER}", ())
         return [codec.run_record(self.path, row) for row in rows]
 
     def _runs(self, where: str = "", params: Sequence[str] = (), limit: str = "") -> list[RunRecord]:
