@@ -124,9 +124,7 @@ def test_a_citation_of_a_source_the_system_never_had_is_kept(store: Store, tmp_p
 
 def test_list_filters_by_status_and_search(store: Store) -> None:
     import_misses(store, DEMO_INBOX)
-    store.record_inbox_decision(
-        GATEWAY, "rejected", case_id=None, reason="dup", curator="mara", decided_at="2026-10-12T00:00:00Z"
-    )
+    store.record_inbox_decision(GATEWAY, InboxDecision("rejected", None, "dup", "mara", "2026-10-12T00:00:00Z"))
     assert [e.trace_id for e in list_inbox(store, status="rejected")] == [GATEWAY]
     assert len(list_inbox(store, status="pending")) == 9
     assert [e.trace_id for e in list_inbox(store, search="GATEWAY G2 PRICE")] == [GATEWAY]
@@ -159,13 +157,9 @@ def test_store_keeps_the_first_decision_and_rolls_back_on_a_failed_effect(store:
         raise RuntimeError("file write failed")
 
     with pytest.raises(RuntimeError):
-        store.record_inbox_decision(
-            "tr-1", "promoted", case_id="c", reason="r", curator="m", decided_at="t", effect=fail
-        )
+        store.record_inbox_decision("tr-1", InboxDecision("promoted", "c", "r", "m", "t"), effect=fail)
     assert store.count("inbox_decisions") == 0
-    assert (
-        store.record_inbox_decision("tr-1", "rejected", case_id=None, reason="r", curator="m", decided_at="t1") is None
-    )
-    earlier = store.record_inbox_decision("tr-1", "promoted", case_id="c", reason="r2", curator="n", decided_at="t2")
+    assert store.record_inbox_decision("tr-1", InboxDecision("rejected", None, "r", "m", "t1")) is None
+    earlier = store.record_inbox_decision("tr-1", InboxDecision("promoted", "c", "r2", "n", "t2"))
     assert earlier == InboxDecision("rejected", None, "r", "m", "t1")
     assert store.count("inbox_decisions") == 1

@@ -487,16 +487,13 @@ def test_what_a_reviewers_login_still_reads_of_the_catalogs_works(seeded: tuple[
 def test_a_curator_holds_the_inbox_writer_lock_and_a_reviewer_cannot(seeded: tuple[TeamStore, str, str]) -> None:
     """The inbox's first decision counts: its writers queue on the inbox's lock, a curator's to take."""
     from qaeval_tui.core.store.postgres.store import PgStore
-    from qaeval_tui.core.store.rows import InboxMiss
+    from qaeval_tui.core.store.rows import InboxDecision, InboxMiss
 
     store, ana_url, _ = seeded
     cara_url = store.login("cara", "curator")
     with PgStore.open(cara_url) as cara:
         assert cara.add_inbox_misses([InboxMiss("t9", "{}", "f")]).added == ("t9",)
-        assert (
-            cara.record_inbox_decision("t9", "rejected", case_id=None, reason="dup", curator="x", decided_at="t")
-            is None
-        )
+        assert cara.record_inbox_decision("t9", InboxDecision("rejected", None, "dup", "x", "t")) is None
     with as_login(ana_url) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
         conn.execute("SELECT qaeval_hold(ARRAY['inbox'])")
 

@@ -6,7 +6,7 @@ import pytest
 
 from qaeval_tui.core.limits import MAX_REVISION, MAX_SEED
 from qaeval_tui.core.store.backend import StoreBackend
-from qaeval_tui.core.store.rows import OutOfRangeError, QueueEntry, StoreConflictError, StoredLabel
+from qaeval_tui.core.store.rows import InboxDecision, OutOfRangeError, QueueEntry, StoreConflictError, StoredLabel
 from qaeval_tui.core.store.schema import APPEND_ONLY
 from tests.store_contract.conftest import Backend
 from tests.store_contract.rows import a_draft, a_label, a_miss, a_run, an_output, seeded
@@ -87,7 +87,7 @@ def test_the_database_itself_refuses_to_rewrite_an_append_only_table(backend: Ba
     store.append_label(a_draft(item))
     store.insert_adjudication(item, "faithfulness", 2, "clear", "dana")
     store.add_inbox_misses([a_miss("t1")])
-    store.record_inbox_decision("t1", "rejected", case_id=None, reason="dup", curator="dana", decided_at="now")
+    store.record_inbox_decision("t1", InboxDecision("rejected", None, "dup", "dana", "now"))
     before = store.count(table)
     assert before >= 1
     for statement in (f"UPDATE {table} SET {_a_column(table)} = {_a_column(table)}", f"DELETE FROM {table}"):

@@ -60,10 +60,10 @@ def test_the_first_decision_on_a_miss_is_the_one_that_counts(store: StoreBackend
     store.add_inbox_misses([a_miss("t1")])
     ran: list[str] = []
     first = store.record_inbox_decision(
-        "t1", "promoted", case_id="c7", reason="", curator="dana", decided_at="t-1", effect=lambda: ran.append("x")
+        "t1", InboxDecision("promoted", "c7", "", "dana", "t-1"), effect=lambda: ran.append("x")
     )
     later = store.record_inbox_decision(
-        "t1", "rejected", case_id=None, reason="dup", curator="lee", decided_at="t-2", effect=lambda: ran.append("y")
+        "t1", InboxDecision("rejected", None, "dup", "lee", "t-2"), effect=lambda: ran.append("y")
     )
     decided = InboxDecision("promoted", "c7", "", "dana", "t-1")
     assert first is None and later == decided and ran == ["x"]

@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from qaeval_tui.core.store.backend import StoreBackend
-from qaeval_tui.core.store.rows import CaseRecord, StoreConflictError
+from qaeval_tui.core.store.rows import CaseRecord, InboxDecision, StoreConflictError
 from tests.store_contract.conftest import Backend
 from tests.store_contract.rows import a_draft, a_miss, a_run, seeded
 
@@ -60,9 +60,7 @@ def test_an_effect_that_fails_rolls_the_inbox_decision_back(store: StoreBackend)
         raise OSError("the golden file could not be written")
 
     with pytest.raises(OSError, match="golden file"):
-        store.record_inbox_decision(
-            "t1", "promoted", case_id="c1", reason="", curator="dana", decided_at="now", effect=fail
-        )
+        store.record_inbox_decision("t1", InboxDecision("promoted", "c1", "", "dana", "now"), effect=fail)
     (entry,) = store.inbox_entries()
     assert entry.decision is None and store.count("inbox_decisions") == 0
 

@@ -230,11 +230,7 @@ def complete_interrupted_promotion(
     try:
         earlier = store.record_inbox_decision(
             entry.trace_id,
-            "promoted",
-            case_id=case_id,
-            reason=provenance.reason,
-            curator=provenance.promoted_by,
-            decided_at=provenance.promoted_at,
+            InboxDecision("promoted", case_id, provenance.reason, provenance.promoted_by, provenance.promoted_at),
             effect=still_in_the_set,
         )
     except _GoneMeanwhile:
@@ -316,15 +312,7 @@ def _promote_locked(
         landed["golden"], landed["loaded"] = reloaded, loaded
 
     try:
-        earlier = store.record_inbox_decision(
-            draft.trace_id,
-            decision.decision,
-            case_id=decision.case_id,
-            reason=decision.reason,
-            curator=decision.curator,
-            decided_at=decision.decided_at,
-            effect=append_and_verify,
-        )
+        earlier = store.record_inbox_decision(draft.trace_id, decision, effect=append_and_verify)
     except BaseException:
         if "before" in landed:  # the decision did not commit after the file was written
             restore_file(target.living, landed["before"])

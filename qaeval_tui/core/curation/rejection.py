@@ -53,14 +53,7 @@ def reject(
     if errors:
         raise CurationError(trace_id, errors, action="rejection")
     decision = InboxDecision("rejected", None, reason.strip(), curator.strip(), now or utc_now())
-    earlier = store.record_inbox_decision(
-        trace_id,
-        "rejected",
-        case_id=None,
-        reason=decision.reason,
-        curator=decision.curator,
-        decided_at=decision.decided_at,
-    )
+    earlier = store.record_inbox_decision(trace_id, decision)
     if earlier is not None:
         raise CurationError(trace_id, [already_decided(earlier)], action="rejection")
     return decision

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Literal, Protocol, Self
+from typing import Protocol, Self
 
 from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.store.adjudications import RulingRow
@@ -122,15 +122,7 @@ class StoreBackend(Protocol):
     def add_inbox_misses(self, misses: Sequence[InboxMiss]) -> InboxImport: ...
     def inbox_entries(self, trace_id: str | None = None) -> list[InboxRecord]: ...
     def record_inbox_decision(
-        self,
-        trace_id: str,
-        decision: Literal["promoted", "rejected"],
-        *,
-        case_id: str | None,
-        reason: str,
-        curator: str,
-        decided_at: str,
-        effect: Callable[[], None] | None = None,
+        self, trace_id: str, decision: InboxDecision, *, effect: Callable[[], None] | None = None
     ) -> InboxDecision | None: ...
     def insert_adjudication(
         self, item_id: str, axis: str, score: int | None, reason: str, adjudicator: str, cites: str | None = None

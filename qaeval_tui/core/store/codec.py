@@ -7,11 +7,12 @@ No SQL and no database type here: the SQLite and PostgreSQL modules differ only 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
+from operator import attrgetter
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -32,6 +33,7 @@ from qaeval_tui.core.store.rows import (
 )
 
 Row = dict[str, Any]
+_R = TypeVar("_R")
 
 
 def utc_now() -> str:
@@ -66,31 +68,28 @@ def run_row(run: RunRecord) -> Row:
     return {**header, "data_json": dumps(run.data), "metrics_json": dumps(run.metrics)}
 
 
+def _run_rows(
+    run_id: str, records: Iterable[_R], fields: tuple[str, ...], documents: Mapping[str, Callable[[_R], object]]
+) -> Iterator[Row]:
+    """A row per record of one of a run's tables: the run's id, `fields` as the record holds them, and
+    each document (column: what the record holds) as JSON text."""
+    values = attrgetter(*fields)
+    for record in records:
+        row = dict(zip(fields, values(record), strict=True))
+        row["run_id"] = run_id
+        for column, document in documents.items():
+            row[column] = dumps(document(record))
+        yield row
+
+
 def output_rows(run_id: str, outputs: Iterable[RunOutput]) -> Iterator[Row]:
-    for o in outputs:
-        yield {
-            "run_id": run_id,
-            "position": o.position,
-            "case_id": o.case_id,
-            "case_hash": o.case_hash,
-            "output_hash": o.output_hash,
-            "output_json": dumps(o.output),
-            "result_json": dumps(o.result),
-        }
+    documents = {"output_json": attrgetter("output"), "result_json": attrgetter("result")}
+    return _run_rows(run_id, outputs, ("position", "case_id", "case_hash", "output_hash"), documents)
 
 
 def verdict_rows(run_id: str, verdicts: Iterable[VerdictRecord]) -> Iterator[Row]:
-    for v in verdicts:
-        yield {
-            "run_id": run_id,
-            "item_id": v.item_id,
-            "case_id": v.case_id,
-            "judge_name": v.judge_name,
-            "config_hash": v.config_hash,
-            "status": v.status,
-            "verdict_json": dumps(v.verdict.to_json()),
-            "created_at": v.created_at,
-        }
+    fields = ("item_id", "case_id", "judge_name", "config_hash", "status", "created_at")
+    return _run_rows(run_id, verdicts, fields, {"verdict_json": lambda v: v.verdict.to_json()})
 
 
 def review_item_row(item: ReviewItemRecord, now: str) -> Row:

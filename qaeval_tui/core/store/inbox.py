@@ -9,7 +9,6 @@ first decision on an entry is the one that counts. A stored miss comes back as a
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Literal
 
 from qaeval_tui.core.store.codec import production_miss, utc_now
 from qaeval_tui.core.store.rows import InboxDecision, InboxImport, InboxMiss, InboxRecord, StoredMiss
@@ -86,15 +85,7 @@ class InboxTables(Driver):
         ]
 
     def record_inbox_decision(
-        self,
-        trace_id: str,
-        decision: Literal["promoted", "rejected"],
-        *,
-        case_id: str | None,
-        reason: str,
-        curator: str,
-        decided_at: str,
-        effect: Callable[[], None] | None = None,
+        self, trace_id: str, decision: InboxDecision, *, effect: Callable[[], None] | None = None
     ) -> InboxDecision | None:
         """Record the one decision on an inbox entry, in one transaction.
 
@@ -115,7 +106,7 @@ class InboxTables(Driver):
             self._execute(
                 """INSERT INTO inbox_decisions (trace_id, decision, case_id, reason, curator, decided_at)
                    VALUES (?, ?, ?, ?, ?, ?)""",
-                (trace_id, decision, case_id, reason, curator, decided_at),
+                (trace_id, decision.decision, decision.case_id, decision.reason, decision.curator, decision.decided_at),
             )
             if effect is not None:
                 effect()

@@ -296,25 +296,27 @@ def _table_statements(table: str, schema: str) -> list[sql.Composed]:
         statements += _policy(table, "qaeval_reviewer_adds", "INSERT", reviewer, None, REVIEWER_INSERTS[table], schema)
     if table in PERSON_COLUMN:
         statements.append(
-            sql.SQL(
-                "CREATE OR REPLACE TRIGGER qaeval_written_as_session_user BEFORE INSERT ON {} "
-                "FOR EACH ROW EXECUTE FUNCTION {}({})"
-            ).format(this, sql.Identifier(schema, "qaeval_as_session_user"), sql.Literal(PERSON_COLUMN[table]))
+            _before_insert(
+                table, "qaeval_written_as_session_user", "qaeval_as_session_user", schema, PERSON_COLUMN[table]
+            )
         )
     if table in ("labels", "reveals"):
-        statements.append(
-            sql.SQL(
-                "CREATE OR REPLACE TRIGGER qaeval_serialized BEFORE INSERT ON {} FOR EACH ROW EXECUTE FUNCTION {}()"
-            ).format(this, sql.Identifier(schema, "qaeval_serialized"))
-        )
+        statements.append(_before_insert(table, "qaeval_serialized", "qaeval_serialized", schema))
     if table in SERVER_TIME:
         statements.append(
-            sql.SQL(
-                "CREATE OR REPLACE TRIGGER qaeval_server_assigned BEFORE INSERT ON {} "
-                "FOR EACH ROW EXECUTE FUNCTION {}({})"
-            ).format(this, sql.Identifier(schema, "qaeval_server_assigned"), sql.Literal(SERVER_TIME[table]))
+            _before_insert(table, "qaeval_server_assigned", "qaeval_server_assigned", schema, SERVER_TIME[table])
         )
     return statements
+
+
+def _before_insert(table: str, trigger: str, function: str, schema: str, *args: str) -> sql.Composed:
+    """The row trigger `trigger` on `table`: the schema's `function`, given `args`, runs before each insert."""
+    return sql.SQL("CREATE OR REPLACE TRIGGER {} BEFORE INSERT ON {} FOR EACH ROW EXECUTE FUNCTION {}({})").format(
+        sql.SQL(trigger),  # a constant name
+        sql.Identifier(schema, table),
+        sql.Identifier(schema, function),
+        sql.SQL(", ").join(map(sql.Literal, args)),
+    )
 
 
 def _policy(

@@ -120,7 +120,7 @@ class QueueEntry:
 class ChangeToken:
     """What the store has committed so far: differs from an earlier token once anything was committed since.
 
-    `others` moves only when another connection commits; `own` counts this connection's changes.
+    `others` moves when another connection commits; `own` counts this connection's write transactions.
     """
 
     others: int

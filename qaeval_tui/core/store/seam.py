@@ -5,19 +5,23 @@ The domain modules (`runs`, `review`, `labels`, `inbox`, `adjudications`, `expos
 a driver (`sqlite.connection.SQLiteConnection`, `postgres.connection.PgConnection`) implements them
 for its database: running a statement (PostgreSQL's driver turns `?` into its own placeholder),
 one write transaction, its errors mapped to the store's, and the hooks below for the few things
-the two databases do differently (SQLite checks the types of what it reads, since its columns
-hold anything; a team store on PostgreSQL reads some rows through the database's own functions,
-which enforce what a reviewer's login may see).
+the two databases do differently (noticing another connection's commit, a lock held across
+transactions, a faster way to write a whole table; SQLite checks the types of what it reads, since
+its columns hold anything; a team store on PostgreSQL reads some rows through the database's own
+functions, which enforce what a reviewer's login may see). Every method of the store's interface
+(`backend.StoreBackend`) has one body, here or in a domain module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any, Self
+from operator import itemgetter
+from typing import Any, Protocol, Self
 
 from qaeval_tui.core.store.codec import parse_object
-from qaeval_tui.core.store.rows import BadRow
+from qaeval_tui.core.store.rows import BadRow, ChangeToken
+from qaeval_tui.core.store.tables import TABLE_SPECS, TableRows
 
 Row = tuple[Any, ...]
 Params = Sequence[Any]
@@ -26,9 +30,19 @@ INBOX_WRITER = "inbox"
 """The writer lock an inbox import or decision holds (`Driver._hold`)."""
 
 
+def no_lock() -> None:
+    """Nothing to release: what `Driver._take_exclusive` returns where no lock is needed."""
+
+
 def label_writer(reviewer: str) -> str:
     """The writer lock a label revision of `reviewer` holds (on a team store a login may take only its own)."""
     return f"labels:{reviewer}"
+
+
+class Connection(Protocol):
+    """What the seam itself asks of a driver's database connection (sqlite3's, psycopg's)."""
+
+    def close(self) -> None: ...
 
 
 class Driver:
@@ -37,11 +51,17 @@ class Driver:
     path: str
     """How messages name the store: its file path, or its URL with the password masked."""
 
+    conn: Connection
+    """The driver's connection to its database."""
+
+    _own_commits = 0
+    """Write transactions this connection committed (each driver's `_write` counts its outer ones)."""
+
     # -- the store's life, the same on every backend -------------------------------------------
 
     def close(self) -> None:
         """Release the connection."""
-        raise NotImplementedError
+        self.conn.close()
 
     def __enter__(self) -> Self:
         return self
@@ -73,9 +93,43 @@ class Driver:
         row = self._row(f'SELECT count(*) FROM "{table}"')
         return int(row[0]) if row else 0
 
+    def change_token(self) -> ChangeToken:
+        """Differs from an earlier token once anything was committed since, by this connection or another."""
+        return ChangeToken(others=self._data_version(), own=self._own_commits)
+
+    @contextmanager
+    def exclusive(self, name: str) -> Iterator[None]:
+        """One process at a time, across transactions (two reviewers preparing one fresh store): the lock
+        named `name` (`_take_exclusive`), held until the block is left."""
+        release = self._take_exclusive(name)
+        try:
+            yield
+        finally:
+            release()
+
     def parsed(self, text: object, table: str, row_id: object, field: str) -> Any:
         """A JSON column's document; text that is not a JSON object is a CorruptRowError naming the row."""
         return parse_object(self.path, text, table, row_id, field)
+
+    # -- whole tables, as stored (ids included): `qaeval store copy` --------------------------------
+
+    def table_rows(self, table: str) -> TableRows:
+        """Every row of `table`, columns in `TABLE_SPECS[table]` order, as written or sorted by its key.
+
+        Sorted here, not by the database, whose text collation may differ from the byte order a copy
+        hashes rows in (`copy.table_digest`)."""
+        spec = TABLE_SPECS[table]
+        query = f"SELECT {', '.join(spec.columns)} FROM {spec.name}"
+        if spec.in_insertion_order:  # SQLite's implicit rowid, the PostgreSQL schema's `rowid` column
+            return TableRows(spec, self._rows(f"{query} ORDER BY rowid"))
+        rows = self._rows(query)
+        rows.sort(key=itemgetter(*(spec.columns.index(column) for column in spec.key)))
+        return TableRows(spec, rows)
+
+    def insert_table_rows(self, rows: TableRows) -> int:
+        """Insert the rows as they are (ids included) in one transaction; a clash is a StoreConflictError."""
+        with self._write():
+            return self._copy_in(rows)
 
     # -- statements -----------------------------------------------------------------------------
 
@@ -113,6 +167,26 @@ class Driver:
         raise NotImplementedError
 
     # -- dialect hooks --------------------------------------------------------------------------
+
+    def _data_version(self) -> int:
+        """A number that differs once another connection committed anything (it may move on this
+        connection's own commits too, which `_own_commits` counts either way)."""
+        raise NotImplementedError
+
+    def _take_exclusive(self, name: str) -> Callable[[], None]:
+        """Wait for and take the lock `exclusive(name)` holds across transactions; returns what releases it."""
+        raise NotImplementedError
+
+    def _copy_in(self, rows: TableRows) -> int:
+        """Write whole-table rows as they are, ids included, inside `_write()`; returns how many were written.
+
+        One INSERT per row here; a database with a faster way in (and identity counters to move past
+        the ids copied) overrides it."""
+        spec = rows.spec
+        columns = ", ".join(spec.columns)
+        return self._many(
+            f"INSERT INTO {spec.name} ({columns}) VALUES ({', '.join('?' * len(spec.columns))})", rows.rows
+        )
 
     def _insert_all(self, table: str, rows: Iterable[Mapping[str, Any]], *, ignore: bool = False) -> int:
         """Insert rows of one shape in one transaction; `ignore` keeps a row whose key is stored already.

@@ -1,43 +1,27 @@
-"""A whole table read or written as stored, ids included: what `qaeval store copy` moves (PostgreSQL).
+"""A whole table written as stored, ids included, for `qaeval store copy` (PostgreSQL's way in).
 
-Rows are read in key order sorted here, not by the server (whose text collation may differ from
-SQLite's byte order), or in the order they were written (`rowid`); they are written with COPY, ids
-included, and each identity column is then moved past the highest id copied, so the next label,
-verdict or decision numbers on after the copied history.
+Rows go in with COPY, ids included, and each identity column is then moved past the highest id
+copied, so the next label, verdict or decision numbers on after the copied history.
 """
 
 from __future__ import annotations
 
-from operator import itemgetter
-
 from psycopg import sql
 
 from qaeval_tui.core.store.postgres.connection import PgConnection, StoreValueError
-from qaeval_tui.core.store.tables import TABLE_SPECS, TableRows
+from qaeval_tui.core.store.tables import TableRows
 
 
 class PgBulkTables(PgConnection):
-    """Every table of `tables.TABLES`, read and written whole."""
+    """Whole tables written with COPY (`Driver.insert_table_rows`)."""
 
-    def table_rows(self, table: str) -> TableRows:
-        """Every row of `table`, columns in `TABLE_SPECS[table]` order, sorted by its key or as written."""
-        spec = TABLE_SPECS[table]
-        columns = sql.SQL(", ").join(map(sql.Identifier, spec.columns))
-        query = sql.SQL("SELECT {} FROM {}").format(columns, sql.Identifier(spec.name))
-        if spec.in_insertion_order:
-            query = sql.SQL("{} ORDER BY rowid").format(query)
-        rows = self._q(query.as_string(self.conn)).fetchall()
-        if not spec.in_insertion_order:
-            rows.sort(key=itemgetter(*(spec.columns.index(column) for column in spec.key)))
-        return TableRows(spec, rows)
-
-    def insert_table_rows(self, rows: TableRows) -> int:
-        """Insert the rows as they are (ids included) in one transaction; a clash is a StoreConflictError."""
+    def _copy_in(self, rows: TableRows) -> int:
+        """COPY, ids included; then each identity column moves past the highest id copied."""
         spec = rows.spec
         self._check_text(rows)
         columns = sql.SQL(", ").join(map(sql.Identifier, spec.columns))
         copy = sql.SQL("COPY {} ({}) FROM STDIN").format(sql.Identifier(spec.name), columns)
-        with self._write() as conn, conn.cursor() as cursor:
+        with self.conn.cursor() as cursor:
             with cursor.copy(copy) as stream:
                 for row in rows.rows:
                     stream.write_row(row)

@@ -1,4 +1,4 @@
-"""Opening a PostgreSQL store by URL, its transactions, the schema bookkeeping and the change token.
+"""Opening a PostgreSQL store by URL, its transactions, the schema bookkeeping and the seam's hooks.
 
 One psycopg connection in autocommit mode: each write method is one transaction of its own
 (`psycopg`'s `transaction()`, a savepoint when nested); each read is one statement, so it sees one
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any, Self
@@ -30,9 +30,9 @@ from psycopg import errors, pq
 
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.store.codec import utc_now
-from qaeval_tui.core.store.rows import BadRow, ChangeToken, CorruptRowError, StoreConflictError, StoreUnavailableError
+from qaeval_tui.core.store.rows import BadRow, CorruptRowError, StoreConflictError, StoreUnavailableError
 from qaeval_tui.core.store.schema import PG_MIGRATIONS, SCHEMA_VERSION
-from qaeval_tui.core.store.seam import Driver, Row
+from qaeval_tui.core.store.seam import Driver, Row, no_lock
 from qaeval_tui.core.store.urls import redacted, refuse_server_options, scrubbed
 
 CONNECT_TIMEOUT_S = 10
@@ -81,11 +81,12 @@ class StoreValueError(UsageError):
 class PgConnection(Driver):
     """The PostgreSQL driver: one open store; the domain modules add their reads and writes to it."""
 
+    conn: psycopg.Connection[tuple[Any, ...]]
+
     def __init__(self, connection: psycopg.Connection[tuple[Any, ...]], url: str) -> None:
         self.conn = connection
         self.url = url
         self.path = redacted(url)
-        self._own_commits = 0
         self._groups: tuple[bool, bool] | None = None
         self._salted = False
         self._may_read_quarantine: bool | None = None
@@ -121,9 +122,6 @@ class PgConnection(Driver):
     def _why(url: str, exc: BaseException) -> str:
         """The driver's reason on one line, never the password."""
         return scrubbed(" ".join(str(exc).split()) or type(exc).__name__, url)
-
-    def close(self) -> None:
-        self.conn.close()
 
     # -- statements ---------------------------------------------------------------------------
 
@@ -336,24 +334,22 @@ class PgConnection(Driver):
             self._groups = (bool(row[0]), bool(row[1])) if row else (False, False)
         return self._groups
 
-    @contextmanager
-    def exclusive(self, name: str) -> Iterator[None]:
-        """One process at a time, across transactions (two reviewers preparing one fresh store): a
-        session-level advisory lock named `name`, released at the end (or when the connection drops).
+    def _take_exclusive(self, name: str) -> Callable[[], None]:
+        """A session-level advisory lock named `name` (released too when the connection drops).
 
         A team reviewer's login (not a curator's too) takes none: it may not run the system nor build
         queues, so nothing it prepares needs one process at a time, and waiting on a key any login can
         hold would let another reviewer stall its start."""
         if self.reviewer_columns_only:
-            yield
-            return
+            return no_lock
         key, arg = ("qaeval_lock_key(%s)", name) if self._salted_keys() else ("hashtext(%s)", f"qaeval:{name}")
         self._q(f"SELECT pg_advisory_lock({key})", (arg,))
-        try:
-            yield
-        finally:
+
+        def release() -> None:
             if not self.conn.broken:
                 self._q(f"SELECT pg_advisory_unlock({key})", (arg,))
+
+        return release
 
     # -- transactions -------------------------------------------------------------------------
 
@@ -415,12 +411,9 @@ class PgConnection(Driver):
         rows = self._q("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")
         return [name for (name,) in rows]
 
-    def change_token(self) -> ChangeToken:
-        """Differs from an earlier token once anything was committed since, by this connection or another.
-
-        The server's current snapshot (the transactions finished and in progress) changes whenever a
-        writing transaction starts or ends, anywhere on the server; reads take no transaction id.
-        """
+    def _data_version(self) -> int:
+        """The server's current snapshot (the transactions finished and in progress), digested: it changes
+        whenever a writing transaction starts or ends, anywhere on the server; reads take no transaction id."""
         row = self._q("SELECT pg_current_snapshot()::text").fetchone()
         digest = hashlib.blake2b(str(row[0] if row else "").encode(), digest_size=8).digest()
-        return ChangeToken(others=int.from_bytes(digest, "big"), own=self._own_commits)
+        return int.from_bytes(digest, "big")

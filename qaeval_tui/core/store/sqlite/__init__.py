@@ -1,7 +1,7 @@
 """The SQLite backend: the domain modules' statements over the SQLite driver (`connection`).
 
 `connection.SQLiteConnection` is the driver (sqlite3, BEGIN IMMEDIATE transactions, sqlite-utils
-for bulk inserts, its errors mapped to the store's); `bulk` moves whole tables for `store copy`.
+for bulk inserts, its errors mapped to the store's).
 Runs, verdicts, labels, adjudications and inbox decisions are append-only: triggers refuse UPDATE
 and DELETE, so a changed mind is a new revision and history is never erased.
 """
@@ -14,8 +14,7 @@ from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.domains import DomainTables
 from qaeval_tui.core.store.rows import OutOfRangeError, StoredLabel, StoredVerdict
 from qaeval_tui.core.store.schema import APPEND_ONLY, SCHEMA_VERSION
-from qaeval_tui.core.store.sqlite.bulk import BulkTables
-from qaeval_tui.core.store.sqlite.connection import BUSY_TIMEOUT_MS
+from qaeval_tui.core.store.sqlite.connection import BUSY_TIMEOUT_MS, SQLiteConnection
 
 __all__ = [
     "APPEND_ONLY",
@@ -29,7 +28,7 @@ __all__ = [
 ]
 
 
-class Store(DomainTables, BulkTables):
+class Store(DomainTables, SQLiteConnection):
     """One open SQLite database. Use `Store.open(path)`; close with `close()` or a `with` block."""
 
 

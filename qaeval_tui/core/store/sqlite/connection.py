@@ -11,16 +11,16 @@ run while a store opens or the review TUI starts, and sqlite-utils (whose `enabl
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.store.rows import BadRow, ChangeToken, StoreConflictError
+from qaeval_tui.core.store.rows import BadRow, StoreConflictError
 from qaeval_tui.core.store.schema import MIGRATIONS, SCHEMA_VERSION
-from qaeval_tui.core.store.seam import Driver, Params, Row
+from qaeval_tui.core.store.seam import Driver, Params, Row, no_lock
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -51,6 +51,8 @@ def _first_column(_cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> Any:
 
 class SQLiteConnection(Driver):
     """The SQLite driver: one open database; the domain modules add their reads and writes to it."""
+
+    conn: sqlite3.Connection
 
     def __init__(self, connection: sqlite3.Connection, path: str) -> None:
         self.conn = connection
@@ -89,9 +91,6 @@ class SQLiteConnection(Driver):
                 connection.close()
             raise store_error(text, exc) or UsageError(f"{text}: not a usable SQLite database ({exc})") from exc
         return store
-
-    def close(self) -> None:
-        self.conn.close()
 
     # -- the seam's statements -----------------------------------------------------------------
 
@@ -181,21 +180,24 @@ class SQLiteConnection(Driver):
         ).fetchone()
         return None if row is None else (row[0], str(row[1]))
 
-    @contextmanager
-    def exclusive(self, name: str) -> Iterator[None]:
-        """One process at a time, across transactions (two reviewers preparing one fresh store): a
-        lock on the file `<store>.<name>.lock` beside it; none for an in-memory store."""
+    def _take_exclusive(self, name: str) -> Callable[[], None]:
+        """A lock on the file `<store>.<name>.lock` beside the store; none for an in-memory store."""
         if self.path == ":memory:":
-            yield
-            return
+            return no_lock
         import fcntl
 
-        with open(f"{self.path}.{name}.lock", "a", encoding="utf-8") as handle:
+        handle = open(f"{self.path}.{name}.lock", "a", encoding="utf-8")  # noqa: SIM115  # closed by `release`
+        try:
             fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
+        except BaseException:
+            handle.close()
+            raise
+
+        def release() -> None:
+            with handle:
                 fcntl.flock(handle, fcntl.LOCK_UN)
+
+        return release
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -209,6 +211,7 @@ class SQLiteConnection(Driver):
             try:
                 yield self.conn
                 self.conn.execute("COMMIT")
+                self._own_commits += 1
             except BaseException:
                 if self.conn.in_transaction:  # SQLite may have rolled back already
                     self.conn.execute("ROLLBACK")
@@ -273,7 +276,6 @@ class SQLiteConnection(Driver):
     def table_names(self) -> list[str]:
         return [name for (name,) in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
 
-    def change_token(self) -> ChangeToken:
-        """Differs from an earlier token once anything was committed since, by this connection or another."""
-        (version,) = self.conn.execute("PRAGMA data_version").fetchone()
-        return ChangeToken(others=int(version), own=self.conn.total_changes)
+    def _data_version(self) -> int:
+        """SQLite's own: it moves when another connection commits, never on this one's commits."""
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
