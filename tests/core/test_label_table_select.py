@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -80,3 +81,13 @@ def test_the_same_when_rows_share_score_mappings_as_the_store_hands_them_out(row
     selection, table = select_table(rows, RUBRIC)
     assert selection == expected
     _same_tables(table, LabelTable.from_labels(expected.labels, RUBRIC))
+
+
+def test_a_table_with_two_labels_of_one_item_and_reviewer_is_refused() -> None:
+    one = np.zeros((2, len(AXES)))
+    for items, reviewers in (([0, 0], [1, 1]), ([1, 0, 1], [0, 0, 0])):  # adjacent, and out of order
+        scores = np.zeros((len(items), len(AXES)))
+        with pytest.raises(ValueError, match="at most one label per"):
+            LabelTable(("a", "b"), ("ana", "ben"), AXES, np.array(items), np.array(reviewers), scores, scores == 1)
+    table = LabelTable(("a", "b"), ("ana", "ben"), AXES, np.array([1, 0]), np.array([0, 0]), one, one == 1)
+    assert table.reliability(AXES[0]).shape == (2, 2)  # distinct pairs in any order are a table

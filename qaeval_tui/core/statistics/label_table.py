@@ -196,9 +196,12 @@ def _ranks(names: list[str]) -> tuple[list[str], IntArray]:
 
 
 def _codes(ranks: IntArray, names: list[str]) -> tuple[IntArray, tuple[str, ...]]:
-    """Codes into the distinct names present (sorted), as `LabelTable.from_labels` numbers them."""
-    present = np.unique(ranks)
-    return np.searchsorted(present, ranks).astype(np.int64), tuple([names[rank] for rank in present.tolist()])
+    """Codes into the distinct names present (sorted), as `LabelTable.from_labels` numbers them.
+
+    Counted, not sorted: a rank's code is how many present ranks precede it."""
+    present = np.bincount(ranks, minlength=len(names)) > 0
+    code_of = np.cumsum(present) - 1
+    return code_of[ranks].astype(np.int64), tuple([names[rank] for rank in np.flatnonzero(present).tolist()])
 
 
 _UNSCORED = object()
@@ -229,8 +232,11 @@ class LabelTable:
             raise ValueError("item codes, reviewer codes and scores must describe the same rows")
         if self.cant_judge.shape != self.scores.shape:
             raise ValueError("cant_judge must have the shape of scores")
-        pairs = self.reviewer_codes.astype(np.int64) * max(len(self.items), 1) + self.item_codes
-        if np.unique(pairs).size != n:
+        pairs = self.item_codes.astype(np.int64) * max(len(self.reviewers), 1) + self.reviewer_codes
+        # Rows in (item, reviewer) order, as `select_table` and `from_labels` of selected labels give
+        # them, are distinct when the pairs increase: one linear pass; any other order is sorted.
+        increasing = bool(np.all(pairs[1:] > pairs[:-1]))
+        if not increasing and np.unique(pairs).size != n:
             raise ValueError("a label table holds at most one label per (item, reviewer)")
 
     @classmethod
