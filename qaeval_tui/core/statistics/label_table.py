@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from qaeval_tui.core.rubric import Rubric
+from qaeval_tui.core.statistics.string_codes import dict_codes, sorted_codes
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -133,8 +134,8 @@ def select_table(
     same_version = np.fromiter((label.rubric_version == version for label in labels), bool, n)
     revealed = np.fromiter((label.revealed for label in labels), bool, n)
     revision = np.fromiter((label.revision for label in labels), np.int64, n)
-    item_names, item_rank = _ranks([label.item_id for label in labels])
-    reviewer_names, reviewer_rank = _ranks([label.reviewer for label in labels])
+    item_names, item_rank = sorted_codes([label.item_id for label in labels])
+    reviewer_names, reviewer_rank = dict_codes([label.reviewer for label in labels])  # a few: their dict stays in cache
     kept = ~skipped & same_version
     eligible = kept if include_post_reveal else kept & ~revealed
     candidates = np.flatnonzero(eligible)
@@ -188,13 +189,6 @@ def _score_cells(
     return codes, scores.reshape(shape), cant_judge.reshape(shape)
 
 
-def _ranks(names: list[str]) -> tuple[list[str], IntArray]:
-    """The distinct names sorted, and each given name's rank among them (C-level loops: a million names)."""
-    ordered = sorted(dict.fromkeys(names))
-    rank_of = dict(zip(ordered, range(len(ordered)), strict=True))
-    return ordered, np.fromiter(map(rank_of.__getitem__, names), np.int64, len(names))
-
-
 def _codes(ranks: IntArray, names: list[str]) -> tuple[IntArray, tuple[str, ...]]:
     """Codes into the distinct names present (sorted), as `LabelTable.from_labels` numbers them.
 
@@ -206,12 +200,6 @@ def _codes(ranks: IntArray, names: list[str]) -> tuple[IntArray, tuple[str, ...]
 
 _UNSCORED = object()
 """An axis a label has no score for (NaN, but not can't judge)."""
-
-
-def axis_values(scores: Sequence[Mapping[str, int | None]], axis: str) -> FloatArray:
-    """One axis of many score mappings (one column at a time, not one cell); NaN where unscored or None."""
-    nan = np.nan
-    return np.array([nan if (value := score.get(axis)) is None else value for score in scores], dtype=np.float64)
 
 
 @dataclass(frozen=True)
