@@ -80,3 +80,13 @@ def test_the_verdict_table_keeps_the_last_verdict_per_item_and_aligns_any_ids(
     shuffled = VerdictTable(table.items[::-1], table.axes, table.scores[::-1], "h", "j")
     rows, found = shuffled.align(query)
     assert [shuffled.items[row] for row in rows[found].tolist()] == [item for item in query if item in latest]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(alphabet="ab", min_size=70, max_size=70), min_size=1, max_size=30), st.booleans())
+def test_ids_longer_than_one_integer_holds_sort_exactly(names: list[str], same_start: bool) -> None:
+    # 70 varying positions of one bit each: 62 fit the integer; ids that differ only past them tie on it.
+    if same_start:
+        names = ["a" * 62 + name[62:] for name in names] + ["b" * 70]
+    distinct, codes = sorted_codes(names + names[::-1])
+    assert distinct == sorted(set(names)) and [distinct[c] for c in codes.tolist()] == names + names[::-1]

@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 IntArray = npt.NDArray[np.int64]
 BytesArray = npt.NDArray[np.bytes_]
+BoolArray = npt.NDArray[np.bool_]
 
 
 def padded_bytes(*groups: Sequence[str]) -> list[BytesArray] | None:
@@ -44,13 +45,52 @@ def sorted_codes(names: list[str]) -> tuple[list[str], IntArray]:
     cells = padded_bytes(names)
     if not names or cells is None:
         return dict_codes(names)
-    order = np.argsort(cells[0])
-    ordered = cells[0][order]
-    first = np.ones(len(names), dtype=bool)
-    first[1:] = ordered[1:] != ordered[:-1]
+    order, first = _byte_order(cells[0])
     codes = np.empty(len(names), dtype=np.int64)
     codes[order] = np.cumsum(first, dtype=np.int64) - 1
     return list(map(names.__getitem__, order[first].tolist())), codes
+
+
+def _byte_order(strings: BytesArray) -> tuple[IntArray, BoolArray]:
+    """An order that sorts `strings`, and which positions in it start a new distinct string.
+
+    Sorting integers is several times faster than sorting strings, so the strings are sorted by the
+    eight bytes from the first position where they differ (read as one big-endian integer, which
+    orders as the bytes do). Where that window holds every varying position, equal integers are
+    equal strings; else neighbours are compared whole, and the runs of equal integers holding
+    different strings (a few for hash ids) are sorted again by the strings themselves.
+    """
+    size, width = strings.size, strings.dtype.itemsize
+    grid = strings.view(np.uint8).reshape(size, width)
+    varying = np.flatnonzero(grid.min(axis=0) != grid.max(axis=0))
+    first = np.zeros(size, dtype=bool)
+    first[:1] = True
+    if varying.size == 0:
+        return np.arange(size, dtype=np.int64), first
+    window = np.zeros((size, 8), dtype=np.uint8)
+    taken = grid[:, varying[0] : varying[0] + 8]
+    window[:, : taken.shape[1]] = taken
+    key = window.view(">u8").ravel().astype(np.uint64)
+    order: IntArray = np.argsort(key).astype(np.int64)
+    ordered_keys = key[order]
+    tie = ordered_keys[1:] == ordered_keys[:-1]
+    if varying[-1] < varying[0] + 8:
+        first[1:] = ~tie
+        return order, first
+    ordered = strings[order]
+    differs = ordered[1:] != ordered[:-1]
+    clash = tie & differs
+    if clash.any():
+        run = np.cumsum(np.concatenate(([True], ~tie)))  # each position's run of equal keys
+        unsettled = np.zeros(int(run[-1]) + 1, dtype=bool)
+        unsettled[run[1:][clash]] = True
+        where = np.flatnonzero(unsettled[run])
+        settled = np.lexsort((ordered[where], run[where]))
+        order[where] = order[where][settled]
+        ordered[where] = ordered[where][settled]
+        differs = ordered[1:] != ordered[:-1]
+    first[1:] = differs
+    return order, first
 
 
 def dict_codes(names: list[str]) -> tuple[list[str], IntArray]:
