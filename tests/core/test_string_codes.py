@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -90,3 +91,9 @@ def test_ids_longer_than_one_integer_holds_sort_exactly(names: list[str], same_s
         names = ["a" * 62 + name[62:] for name in names] + ["b" * 70]
     distinct, codes = sorted_codes(names + names[::-1])
     assert distinct == sorted(set(names)) and [distinct[c] for c in codes.tolist()] == names + names[::-1]
+
+
+def test_a_verdict_table_with_an_item_twice_is_refused_in_any_order() -> None:
+    for items in (("a", "a", "b"), ("b", "a", "b"), ("é", "é")):
+        with pytest.raises(ValueError, match="one verdict per item"):
+            VerdictTable(items, RUBRIC.axis_names, np.zeros((len(items), len(RUBRIC.axis_names))), "h", "j")

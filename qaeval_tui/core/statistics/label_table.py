@@ -7,9 +7,9 @@ revision and would measure the judge's influence, not the reviewer. Skips are no
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -42,13 +42,54 @@ class LabelRevision(Protocol):
 
 
 L = TypeVar("L", bound=LabelRevision, covariant=True)
+L_co = TypeVar("L_co", bound=LabelRevision, covariant=True)
+
+
+class ChosenLabels(Sequence[L_co]):
+    """The chosen labels in (item, reviewer) order, gathered from the labels read on first use.
+
+    Agreement and calibration read the table, not these objects; gathering a million of them in key
+    order (each a wait on memory: they lie in commit order) is left to a reader that needs them."""
+
+    def __init__(self, labels: Sequence[L_co], chosen: IntArray) -> None:
+        self._labels, self._chosen = labels, chosen
+        self._gathered: tuple[L_co, ...] | None = None
+
+    def _all(self) -> tuple[L_co, ...]:
+        if self._gathered is None:
+            self._gathered = tuple(map(self._labels.__getitem__, self._chosen.tolist()))
+        return self._gathered
+
+    def __len__(self) -> int:
+        return int(self._chosen.size)
+
+    @overload
+    def __getitem__(self, index: int) -> L_co: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[L_co, ...]: ...
+    def __getitem__(self, index: int | slice) -> L_co | tuple[L_co, ...]:
+        return self._all()[index]
+
+    def __iter__(self) -> Iterator[L_co]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ChosenLabels):
+            return self._all() == other._all()
+        return isinstance(other, tuple) and self._all() == other
+
+    __hash__ = None  # type: ignore[assignment]  # equal to a tuple, so not hashable as one
+
+    def __repr__(self) -> str:
+        return repr(self._all())
 
 
 @dataclass(frozen=True)
 class Selection(Generic[L]):
     """The chosen revisions and what was left out, counted so a report can say so."""
 
-    labels: tuple[L, ...]
+    labels: Sequence[L]
+    """In (item, reviewer) order: a tuple, or `ChosenLabels` (gathered when first read)."""
     revisions_read: int
     skips: int
     superseded: int
@@ -142,7 +183,7 @@ def select_table(
     key = item_rank[candidates] * max(len(reviewer_names), 1) + reviewer_rank[candidates]
     chosen = _latest_per_key(key, revision[candidates], candidates, n)
     selection = Selection(
-        tuple([labels[index] for index in chosen.tolist()]),
+        ChosenLabels(labels, chosen),
         n,
         int(skipped.sum()),
         int(candidates.size - chosen.size),

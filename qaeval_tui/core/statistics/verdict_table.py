@@ -45,7 +45,10 @@ class VerdictTable:
     def __post_init__(self) -> None:
         if self.scores.shape != (len(self.items), len(self.axes)):
             raise ValueError("scores must be items x axes")
-        if len(set(self.items)) != len(self.items):
+        # Items in ascending order (as `from_verdicts` gives them) are distinct: one pass, not a set of them.
+        as_bytes = padded_bytes(self.items)
+        ascending = as_bytes is not None and bool(np.all(as_bytes[0][1:] > as_bytes[0][:-1]))
+        if not ascending and len(set(self.items)) != len(self.items):
             raise ValueError("one verdict per item")
 
     def align(self, items: Sequence[str]) -> tuple[IntArray, BoolArray]:
