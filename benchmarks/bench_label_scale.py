@@ -10,7 +10,7 @@ scores text).
 
 Each size is timed twice, interleaved, and the best kept; the growth is printed in CPU time (the
 work, which other processes on a shared machine disturb little) and in wall time. The 1,000,000-label figure runs with
-QAEVAL_BENCH_BIG=1 (about two minutes and ~650 MB here); without it, 30,000 and 100,000 labels are
+QAEVAL_BENCH_BIG=1 (about a minute and ~520 MB here); without it, 30,000 and 100,000 labels are
 timed and the ratio is reported for that step of 3.3x instead.
 The floor of each ratio is linear growth: the ratio of the label counts; the target is 5% over it
 (timings on a shared machine wobble, and what is left over linear is memory: past the processor's
