@@ -103,5 +103,6 @@ def test_the_packed_sort_and_the_three_key_sort_choose_the_same_rows(rows: list[
         min((i for i, (k, r) in enumerate(rows) if k == wanted), key=lambda i: (-rows[i][1], i))
         for wanted in sorted({k for k, _ in rows})
     ]
-    assert _latest_per_key(key, revision, row, len(rows)).tolist() == expected
-    assert _latest_per_key(key, revision, row, 2**61).tolist() == expected  # too large to pack: three keys
+    for size in (len(rows), 2**61):  # the second too large to pack: sorted by three keys
+        chosen, keys = _latest_per_key(key, revision, row, size)
+        assert chosen.tolist() == expected and keys.tolist() == sorted({k for k, _ in rows})

@@ -181,7 +181,7 @@ def select_table(
     eligible = kept if include_post_reveal else kept & ~revealed
     candidates = np.flatnonzero(eligible)
     key = item_rank[candidates] * max(len(reviewer_names), 1) + reviewer_rank[candidates]
-    chosen = _latest_per_key(key, revision[candidates], candidates, n)
+    chosen, chosen_keys = _latest_per_key(key, revision[candidates], candidates, n)
     selection = Selection(
         ChosenLabels(labels, chosen),
         n,
@@ -193,8 +193,9 @@ def select_table(
         quarantined,
     )
     mapping_codes, scores, cant_judge = _score_cells([label.scores for label in labels], rubric.axis_names)
-    item_codes, items = _codes(item_rank[chosen], item_names)
-    reviewer_codes, reviewers = _codes(reviewer_rank[chosen], reviewer_names)
+    # the ranks read back from the keys, not gathered from rows in key order (each a wait on memory)
+    item_codes, items = _codes(chosen_keys // max(len(reviewer_names), 1), item_names)
+    reviewer_codes, reviewers = _codes(chosen_keys % max(len(reviewer_names), 1), reviewer_names)
     table = LabelTable(
         items=items,
         reviewers=reviewers,
@@ -207,26 +208,26 @@ def select_table(
     return selection, table
 
 
-def _latest_per_key(key: IntArray, revision: IntArray, row: IntArray, rows: int) -> IntArray:
+def _latest_per_key(key: IntArray, revision: IntArray, row: IntArray, rows: int) -> tuple[IntArray, IntArray]:
     """The row chosen for each key, in key order: its highest revision, the earliest row among equals
-    (as `select_labels` keeps the first label of a key's highest revision).
+    (as `select_labels` keeps the first label of a key's highest revision); and the keys, in that order.
 
     Key, revision (highest first) and row (earliest first) fit one int64 for any store this side of
     10^18 cells, and one plain sort of those integers is a fraction of sorting by three keys."""
     if key.size == 0:
-        return row
+        return row, key
     revisions = int(revision.max()) - min(int(revision.min()), 0) + 1
     if (int(key.max()) + 1) * revisions * rows >= 2**62:
         order = np.lexsort((-row, revision, key))  # by key, then revision, then the earliest last
         ordered_keys = key[order]
         last = np.ones(ordered_keys.size, bool)
         last[:-1] = ordered_keys[1:] != ordered_keys[:-1]
-        return row[order[last]]
+        return row[order[last]], ordered_keys[last]
     packed = np.sort((key * revisions + (int(revision.max()) - revision)) * rows + row)
     keys = packed // (revisions * rows)
     first = np.ones(packed.size, bool)
     first[1:] = keys[1:] != keys[:-1]
-    return packed[first] % rows
+    return packed[first] % rows, keys[first]
 
 
 def _score_cells(
