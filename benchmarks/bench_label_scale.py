@@ -5,13 +5,16 @@ The path `qaeval agreement` / `qaeval calibrate` take once the revisions are rea
 `agreement_report` (200 bootstrap replicates) and `calibrate`. Five reviewers label every item, one
 label in ten has an earlier revision it supersedes; the labels arrive in commit order (reviewer by
 reviewer, items shuffled) and are shaped as the store's `label_revisions` returns them (a fresh item
-id string per row, one shared scores mapping per distinct scores text).
+id string per row, ids shaped as `item_id_for` makes them, one shared scores mapping per distinct
+scores text).
 
 Each size is timed twice, interleaved, and the best kept; the growth is printed in CPU time (the
 work, which other processes on a shared machine disturb little) and in wall time. The 1,000,000-label figure runs with
-QAEVAL_BENCH_BIG=1 (about two minutes and ~650 MB here); without it, 30,000 and 100,000 labels are
+QAEVAL_BENCH_BIG=1 (about a minute and ~520 MB here); without it, 30,000 and 100,000 labels are
 timed and the ratio is reported for that step of 3.3x instead.
-The floor of each ratio is linear growth: the ratio of the label counts.
+The floor of each ratio is linear growth: the ratio of the label counts; the target is 5% over it
+(timings on a shared machine wobble, and what is left over linear is memory: past the processor's
+cache every object visit waits on it).
 """
 
 from __future__ import annotations
@@ -36,8 +39,8 @@ from qaeval_tui.core.statistics.verdict_table import VerdictTable
 
 REVIEWERS, REPLICATES = 5, 200
 ROUNDS = 2
-SLACK = 1.25
-"""How far over linear a ratio may go: the row order is a sort (n log n), and timings wobble."""
+SLACK = 1.05
+"""How far over linear a ratio may go: item ids are numbered by one sort (n log n), and timings wobble."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +69,9 @@ def synthetic(labels: int, config: Config, seed: int = 0) -> tuple[list[_Label],
     version = config.rubric.version
     rng = np.random.default_rng(seed)
     truth = rng.integers(0, 3, size=(items, len(axes)))
-    names = [f"item-{i:07d}" for i in range(items)]
+    # Shaped as `item_id_for` makes them: a case hash and an output hash, 16 hex digits each.
+    halves = rng.integers(0, 2**63, size=(items, 2)).tolist()
+    names = [f"{case:016x}.{output:016x}" for case, output in halves]
     rows: list[_Label] = []
     shared: dict[tuple[int, ...], Mapping[str, int | None]] = {}
     for reviewer in range(REVIEWERS):
@@ -81,11 +86,11 @@ def synthetic(labels: int, config: Config, seed: int = 0) -> tuple[list[_Label],
             scores = shared.get(values)
             if scores is None:
                 scores = shared[values] = MappingProxyType(dict(zip(axes, values, strict=True)))
-            item_id = f"item-{index:07d}"
+            item_id = f"{halves[index][0]:016x}.{halves[index][1]:016x}"
             label = _Label(item_id, item_id, f"reviewer-{reviewer}", 1, False, version, False, scores)
             rows.append(label)
             if revised[index] and len(rows) < labels:
-                again = f"item-{index:07d}"
+                again = f"{halves[index][0]:016x}.{halves[index][1]:016x}"
                 rows.append(_Label(again, again, f"reviewer-{reviewer}", 2, False, version, False, scores))
     judge = {"name": "bench", "config_hash": "bench", "rubric_version": version}
     verdicts = [
@@ -131,10 +136,10 @@ def run(workdir: Path) -> list[Figure]:
         ratio = _best(large_runs, index)[index] / _best(small_runs, index)[index]
         figures.append(
             Figure(
-                f"  growth {small:,} -> {large:,} labels, {clock} (floor: linear, {floor:.1f}x)",
+                f"  growth {small:,} -> {large:,} labels, {clock} (linear floor {floor:.1f}x)",
                 ratio,
                 "x",
-                f"<= {floor * SLACK:.1f}"
+                f"<= {floor * SLACK:.1f} ({ratio / floor:.2f}x linear)"
                 + ("" if ratio <= floor * SLACK else f" (misses by {ratio / (floor * SLACK) - 1:.0%})"),
                 ratio <= floor * SLACK,
             )

@@ -7,11 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.statistics.label_table import LabelTable, select_labels, select_table
+from qaeval_tui.core.statistics.label_table import LabelTable, _latest_per_key, select_labels, select_table
 
 RUBRIC = Config().rubric
 AXES = RUBRIC.axis_names
@@ -80,3 +81,28 @@ def test_the_same_when_rows_share_score_mappings_as_the_store_hands_them_out(row
     selection, table = select_table(rows, RUBRIC)
     assert selection == expected
     _same_tables(table, LabelTable.from_labels(expected.labels, RUBRIC))
+
+
+def test_a_table_with_two_labels_of_one_item_and_reviewer_is_refused() -> None:
+    one = np.zeros((2, len(AXES)))
+    for items, reviewers in (([0, 0], [1, 1]), ([1, 0, 1], [0, 0, 0])):  # adjacent, and out of order
+        scores = np.zeros((len(items), len(AXES)))
+        with pytest.raises(ValueError, match="at most one label per"):
+            LabelTable(("a", "b"), ("ana", "ben"), AXES, np.array(items), np.array(reviewers), scores, scores == 1)
+    table = LabelTable(("a", "b"), ("ana", "ben"), AXES, np.array([1, 0]), np.array([0, 0]), one, one == 1)
+    assert table.reliability(AXES[0]).shape == (2, 2)  # distinct pairs in any order are a table
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(-2, 3)), max_size=40))
+def test_the_packed_sort_and_the_three_key_sort_choose_the_same_rows(rows: list[tuple[int, int]]) -> None:
+    key = np.array([k for k, _ in rows], dtype=np.int64)
+    revision = np.array([r for _, r in rows], dtype=np.int64)
+    row = np.arange(len(rows), dtype=np.int64)
+    expected = [
+        min((i for i, (k, r) in enumerate(rows) if k == wanted), key=lambda i: (-rows[i][1], i))
+        for wanted in sorted({k for k, _ in rows})
+    ]
+    for size in (len(rows), 2**61):  # the second too large to pack: sorted by three keys
+        chosen, keys = _latest_per_key(key, revision, row, size)
+        assert chosen.tolist() == expected and keys.tolist() == sorted({k for k, _ in rows})

@@ -137,6 +137,25 @@ def test_identical_units_can_be_merged_into_one_weighted_pattern() -> None:
     assert per_pattern == pytest.approx(per_unit, abs=1e-12)
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 60).flatmap(
+        lambda units: st.lists(st.lists(st.integers(0, 7), min_size=units, max_size=units), min_size=1, max_size=4).map(
+            lambda columns: np.array(columns, dtype=np.int64).T
+        )
+    ),
+    st.sampled_from([1, 40, 10**6, 10**15]),
+)
+def test_count_patterns_is_numpys_unique_rows(counts: np.ndarray, scale: int) -> None:
+    # Scaled counts take the other ways: a tally too large to index (sorted integers), integers that
+    # would overflow int64 (numpy's own unique rows).
+    counts = counts * scale
+    patterns, frequency = stats.count_patterns(counts)
+    expected_patterns, expected_frequency = np.unique(counts, axis=0, return_counts=True)
+    assert patterns.dtype == np.int64 and frequency.dtype == np.int64
+    assert np.array_equal(patterns, expected_patterns) and np.array_equal(frequency, expected_frequency)
+
+
 # --- alpha properties -----------------------------------------------------------------------
 
 

@@ -85,7 +85,7 @@ class ItemDossier:
 
 def latest_blind_labels(rows: Iterable[LabelRevision], rubric_version: str) -> tuple[Label, ...]:
     """The latest blind, non-skip revision per (item, reviewer) of stored label revisions."""
-    return select_labels((row.label for row in rows), rubric_version).labels
+    return tuple(select_labels((row.label for row in rows), rubric_version).labels)
 
 
 def _judge_view(verdict: JudgeVerdict | None) -> JudgeView | None:

@@ -123,7 +123,7 @@ def axis_agreement(
         level=level,
         scale=scale,
         alpha=alpha_interval(reliability, level, scale, replicates=replicates, seed=seed, confidence=confidence),
-        n_items=int(np.unique(table.item_codes[present]).size),
+        n_items=int(np.count_nonzero(np.bincount(table.item_codes[present], minlength=len(table.items)))),
         n_labels=int(present.sum()),
         n_cant_judge=int(table.cant_judge[:, column].sum()),
         raw_agreement=stats.raw_agreement(reliability),

@@ -128,8 +128,8 @@ def alpha_interval(
     if estimate.n_units_pairable < max(2, min_items):
         return result(None, too_few_items(estimate.n_units_pairable, max(2, min_items)))
     counts = stats.value_counts(reliability, value_domain)
-    patterns, frequency = np.unique(counts[counts.sum(axis=1) >= 2], axis=0, return_counts=True)
-    patterns = patterns.astype(np.float64)
+    distinct, frequency = stats.count_patterns(counts[counts.sum(axis=1) >= 2])
+    patterns = distinct.astype(np.float64)
     n_items = int(frequency.sum())
     rng = np.random.default_rng(seed)
     alphas = np.empty(replicates, dtype=np.float64)

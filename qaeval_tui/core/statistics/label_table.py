@@ -7,14 +7,15 @@ revision and would measure the judge's influence, not the reviewer. Skips are no
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
 
 from qaeval_tui.core.rubric import Rubric
+from qaeval_tui.core.statistics.string_codes import dict_codes, sorted_codes
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -41,13 +42,54 @@ class LabelRevision(Protocol):
 
 
 L = TypeVar("L", bound=LabelRevision, covariant=True)
+L_co = TypeVar("L_co", bound=LabelRevision, covariant=True)
+
+
+class ChosenLabels(Sequence[L_co]):
+    """The chosen labels in (item, reviewer) order, gathered from the labels read on first use.
+
+    Agreement and calibration read the table, not these objects; gathering a million of them in key
+    order (each a wait on memory: they lie in commit order) is left to a reader that needs them."""
+
+    def __init__(self, labels: Sequence[L_co], chosen: IntArray) -> None:
+        self._labels, self._chosen = labels, chosen
+        self._gathered: tuple[L_co, ...] | None = None
+
+    def _all(self) -> tuple[L_co, ...]:
+        if self._gathered is None:
+            self._gathered = tuple(map(self._labels.__getitem__, self._chosen.tolist()))
+        return self._gathered
+
+    def __len__(self) -> int:
+        return int(self._chosen.size)
+
+    @overload
+    def __getitem__(self, index: int) -> L_co: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[L_co, ...]: ...
+    def __getitem__(self, index: int | slice) -> L_co | tuple[L_co, ...]:
+        return self._all()[index]
+
+    def __iter__(self) -> Iterator[L_co]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ChosenLabels):
+            return self._all() == other._all()
+        return isinstance(other, tuple) and self._all() == other
+
+    __hash__ = None  # type: ignore[assignment]  # equal to a tuple, so not hashable as one
+
+    def __repr__(self) -> str:
+        return repr(self._all())
 
 
 @dataclass(frozen=True)
 class Selection(Generic[L]):
     """The chosen revisions and what was left out, counted so a report can say so."""
 
-    labels: tuple[L, ...]
+    labels: Sequence[L]
+    """In (item, reviewer) order: a tuple, or `ChosenLabels` (gathered when first read)."""
     revisions_read: int
     skips: int
     superseded: int
@@ -133,21 +175,15 @@ def select_table(
     same_version = np.fromiter((label.rubric_version == version for label in labels), bool, n)
     revealed = np.fromiter((label.revealed for label in labels), bool, n)
     revision = np.fromiter((label.revision for label in labels), np.int64, n)
-    item_names, item_rank = _ranks([label.item_id for label in labels])
-    reviewer_names, reviewer_rank = _ranks([label.reviewer for label in labels])
+    item_names, item_rank = sorted_codes([label.item_id for label in labels])
+    reviewer_names, reviewer_rank = dict_codes([label.reviewer for label in labels])  # a few: their dict stays in cache
     kept = ~skipped & same_version
     eligible = kept if include_post_reveal else kept & ~revealed
     candidates = np.flatnonzero(eligible)
     key = item_rank[candidates] * max(len(reviewer_names), 1) + reviewer_rank[candidates]
-    # By key, then revision, then earliest first among equal revisions: the last of each key is chosen,
-    # as `select_labels` keeps the first label of a key's highest revision.
-    order = np.lexsort((-candidates, revision[candidates], key))
-    ordered_keys = key[order]
-    last = np.ones(ordered_keys.size, bool)
-    last[:-1] = ordered_keys[1:] != ordered_keys[:-1]
-    chosen = candidates[order[last]]
+    chosen, chosen_keys = _latest_per_key(key, revision[candidates], candidates, n)
     selection = Selection(
-        tuple([labels[index] for index in chosen.tolist()]),
+        ChosenLabels(labels, chosen),
         n,
         int(skipped.sum()),
         int(candidates.size - chosen.size),
@@ -157,8 +193,9 @@ def select_table(
         quarantined,
     )
     mapping_codes, scores, cant_judge = _score_cells([label.scores for label in labels], rubric.axis_names)
-    item_codes, items = _codes(item_rank[chosen], item_names)
-    reviewer_codes, reviewers = _codes(reviewer_rank[chosen], reviewer_names)
+    # the ranks read back from the keys, not gathered from rows in key order (each a wait on memory)
+    item_codes, items = _codes(chosen_keys // max(len(reviewer_names), 1), item_names)
+    reviewer_codes, reviewers = _codes(chosen_keys % max(len(reviewer_names), 1), reviewer_names)
     table = LabelTable(
         items=items,
         reviewers=reviewers,
@@ -169,6 +206,28 @@ def select_table(
         cant_judge=cant_judge[mapping_codes[chosen]],
     )
     return selection, table
+
+
+def _latest_per_key(key: IntArray, revision: IntArray, row: IntArray, rows: int) -> tuple[IntArray, IntArray]:
+    """The row chosen for each key, in key order: its highest revision, the earliest row among equals
+    (as `select_labels` keeps the first label of a key's highest revision); and the keys, in that order.
+
+    Key, revision (highest first) and row (earliest first) fit one int64 for any store this side of
+    10^18 cells, and one plain sort of those integers is a fraction of sorting by three keys."""
+    if key.size == 0:
+        return row, key
+    revisions = int(revision.max()) - min(int(revision.min()), 0) + 1
+    if (int(key.max()) + 1) * revisions * rows >= 2**62:
+        order = np.lexsort((-row, revision, key))  # by key, then revision, then the earliest last
+        ordered_keys = key[order]
+        last = np.ones(ordered_keys.size, bool)
+        last[:-1] = ordered_keys[1:] != ordered_keys[:-1]
+        return row[order[last]], ordered_keys[last]
+    packed = np.sort((key * revisions + (int(revision.max()) - revision)) * rows + row)
+    keys = packed // (revisions * rows)
+    first = np.ones(packed.size, bool)
+    first[1:] = keys[1:] != keys[:-1]
+    return packed[first] % rows, keys[first]
 
 
 def _score_cells(
@@ -188,27 +247,17 @@ def _score_cells(
     return codes, scores.reshape(shape), cant_judge.reshape(shape)
 
 
-def _ranks(names: list[str]) -> tuple[list[str], IntArray]:
-    """The distinct names sorted, and each given name's rank among them (C-level loops: a million names)."""
-    ordered = sorted(dict.fromkeys(names))
-    rank_of = dict(zip(ordered, range(len(ordered)), strict=True))
-    return ordered, np.fromiter(map(rank_of.__getitem__, names), np.int64, len(names))
-
-
 def _codes(ranks: IntArray, names: list[str]) -> tuple[IntArray, tuple[str, ...]]:
-    """Codes into the distinct names present (sorted), as `LabelTable.from_labels` numbers them."""
-    present = np.unique(ranks)
-    return np.searchsorted(present, ranks).astype(np.int64), tuple([names[rank] for rank in present.tolist()])
+    """Codes into the distinct names present (sorted), as `LabelTable.from_labels` numbers them.
+
+    Counted, not sorted: a rank's code is how many present ranks precede it."""
+    present = np.bincount(ranks, minlength=len(names)) > 0
+    code_of = np.cumsum(present) - 1
+    return code_of[ranks].astype(np.int64), tuple([names[rank] for rank in np.flatnonzero(present).tolist()])
 
 
 _UNSCORED = object()
 """An axis a label has no score for (NaN, but not can't judge)."""
-
-
-def axis_values(scores: Sequence[Mapping[str, int | None]], axis: str) -> FloatArray:
-    """One axis of many score mappings (one column at a time, not one cell); NaN where unscored or None."""
-    nan = np.nan
-    return np.array([nan if (value := score.get(axis)) is None else value for score in scores], dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -229,8 +278,11 @@ class LabelTable:
             raise ValueError("item codes, reviewer codes and scores must describe the same rows")
         if self.cant_judge.shape != self.scores.shape:
             raise ValueError("cant_judge must have the shape of scores")
-        pairs = self.reviewer_codes.astype(np.int64) * max(len(self.items), 1) + self.item_codes
-        if np.unique(pairs).size != n:
+        pairs = self.item_codes.astype(np.int64) * max(len(self.reviewers), 1) + self.reviewer_codes
+        # Rows in (item, reviewer) order, as `select_table` and `from_labels` of selected labels give
+        # them, are distinct when the pairs increase: one linear pass; any other order is sorted.
+        increasing = bool(np.all(pairs[1:] > pairs[:-1]))
+        if not increasing and np.unique(pairs).size != n:
             raise ValueError("a label table holds at most one label per (item, reviewer)")
 
     @classmethod

@@ -7,6 +7,7 @@ value. Undefined statistics are returned as a state with a reason, never as a nu
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -124,6 +125,34 @@ def _value_counts(data: FloatArray, domain: IntArray) -> IntArray:
 def value_counts(reliability: npt.ArrayLike, value_domain: Sequence[int]) -> IntArray:
     """Units x values matrix: how many coders gave each domain value to each unit."""
     return _value_counts(_as_reliability(reliability), _as_domain(value_domain))
+
+
+def count_patterns(counts: IntArray) -> tuple[IntArray, IntArray]:
+    """The distinct rows of a units x values count matrix in ascending (lexicographic) order, and how
+    often each occurs: what `np.unique(counts, axis=0, return_counts=True)` returns.
+
+    Each row is read as one integer (its counts as digits, the first column most significant, so the
+    integers order as the rows do) and the integers are counted in a table indexed by them: linear in
+    units, where the sort `np.unique` makes grew faster than the labels did. Many coders on a long
+    scale make that table too large, and the integers are sorted instead.
+    """
+    unsigned = counts.ndim == 2 and counts.size > 0 and counts.min() >= 0
+    base = int(counts.max()) + 1 if unsigned else 0
+    if not unsigned or counts.shape[1] * math.log2(base) >= 62:  # the integers would overflow int64
+        rows, tally = np.unique(counts, axis=0, return_counts=True)
+        return rows.astype(np.int64), tally.astype(np.int64)
+    width = counts.shape[1]
+    digits = base ** np.arange(width - 1, -1, -1, dtype=np.int64)
+    codes = counts.astype(np.int64) @ digits
+    size = base**width
+    if size <= max(4 * codes.size, 1 << 16):
+        tally = np.bincount(codes, minlength=size)
+        distinct = np.flatnonzero(tally)
+        frequency = tally[distinct]
+    else:
+        distinct, frequency = np.unique(codes, return_counts=True)
+    patterns: IntArray = (distinct[:, None] // digits[None, :]) % base
+    return patterns.astype(np.int64), frequency.astype(np.int64)
 
 
 def distribution(reliability: npt.ArrayLike, value_domain: Sequence[int]) -> dict[int, int]:
@@ -252,7 +281,7 @@ def alpha_bootstrap(
     if estimate.n_units_pairable < 2:
         return result(None, REASON_TOO_FEW_UNITS, 0)
     pairable = counts[counts.sum(axis=1) >= 2]
-    patterns, frequency = np.unique(pairable, axis=0, return_counts=True)
+    patterns, frequency = count_patterns(pairable)
     n_units = int(frequency.sum())
     shares = frequency / n_units
     rng = np.random.default_rng(seed)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Protocol
 
 import numpy as np
@@ -11,7 +12,8 @@ import numpy as np
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.review.rubric_fit import check_rubric_unchanged
 from qaeval_tui.core.rubric import Rubric
-from qaeval_tui.core.statistics.label_table import BoolArray, FloatArray, IntArray, axis_values
+from qaeval_tui.core.statistics.label_table import BoolArray, FloatArray, IntArray
+from qaeval_tui.core.statistics.string_codes import padded_bytes, sorted_codes
 
 
 class ScoredVerdict(Protocol):
@@ -43,17 +45,26 @@ class VerdictTable:
     def __post_init__(self) -> None:
         if self.scores.shape != (len(self.items), len(self.axes)):
             raise ValueError("scores must be items x axes")
-        if len(set(self.items)) != len(self.items):
+        # Items in ascending order (as `from_verdicts` gives them) are distinct: one pass, not a set of them.
+        as_bytes = padded_bytes(self.items)
+        ascending = as_bytes is not None and bool(np.all(as_bytes[0][1:] > as_bytes[0][:-1]))
+        if not ascending and len(set(self.items)) != len(self.items):
             raise ValueError("one verdict per item")
 
     def align(self, items: Sequence[str]) -> tuple[IntArray, BoolArray]:
         """Row of each of `items` in this table (vectorized), and whether it has one."""
         if not self.items or not items:
             return np.full(len(items), -1, dtype=np.int64), np.zeros(len(items), dtype=bool)
-        mine = np.asarray(self.items)
-        order = np.argsort(mine, kind="stable")
+        as_bytes = padded_bytes(self.items, items)  # fixed-width bytes: sorted and searched in one array
+        if as_bytes is None:  # ids numpy cannot hold as bytes (its unicode strings drop a trailing NUL)
+            index = dict(zip(self.items, range(len(self.items)), strict=True))
+            looked_up = np.fromiter(map(index.get, items, repeat(-1)), np.int64, len(items))
+            return looked_up, looked_up >= 0
+        mine, query = as_bytes
+        # `from_verdicts` gives the items sorted: checked in one pass, not sorted again
+        ascending = bool(np.all(mine[1:] > mine[:-1]))
+        order = np.arange(mine.size) if ascending else np.argsort(mine, kind="stable")
         ordered = mine[order]
-        query = np.asarray(items)
         position = np.searchsorted(ordered, query).clip(0, len(ordered) - 1)
         found: BoolArray = ordered[position] == query
         rows: IntArray = np.where(found, order[position], -1).astype(np.int64)
@@ -97,25 +108,37 @@ class VerdictTable:
                 f"but the rubric is version {rubric.version}: a calibration binds one judge to one rubric"
             )
         check_rubric_unchanged((v.scores for v in usable), rubric, f"judge config {config_hash}", "verdicts")
-        latest = {v.item_id: v for v in usable}
-        items = tuple(sorted(latest))
+        # The latest (last given) verdict per item, items in sorted order. Read as columns in the order
+        # given, then chosen by item code: reading verdict objects in item order waits on memory at
+        # every one once there are more than the cache holds.
+        names, codes = sorted_codes([v.item_id for v in usable])
+        latest = np.full(len(names), -1, dtype=np.int64)
+        np.maximum.at(latest, codes, np.arange(len(usable), dtype=np.int64))
+        given = [v.status for v in usable]
+        statuses = tuple(map(given.__getitem__, latest.tolist()))
         axes = rubric.axis_names
-        given = [latest[item].scores if latest[item].status == "ok" else {} for item in items]  # an error: no scores
-        scores = np.full((len(items), len(axes)), np.nan)
-        for column, axis in enumerate(axes):
-            scores[:, column] = axis_values(given, axis)
+        scores = _score_rows([v.scores for v in usable], axes)[latest]
+        scores[np.fromiter((status != "ok" for status in statuses), bool, len(statuses))] = np.nan  # an error: none
         return cls(
-            items=items,
+            items=tuple(names),
             axes=axes,
             scores=scores,
             config_hash=config_hash,
             judge_name=str(usable[-1].judge.get("name", "")),
-            statuses=tuple(latest[item].status for item in items),
+            statuses=statuses,
             counts={
                 "read": len(all_verdicts),
-                "used": len(items),
+                "used": len(names),
                 "other_judge_configs": len(all_verdicts) - len(mine),
                 "other_rubric_version": len(mine) - len(usable),
-                "errors": sum(1 for v in latest.values() if v.status != "ok"),
+                "errors": sum(1 for status in statuses if status != "ok"),
             },
         )
+
+
+def _score_rows(mappings: list[Mapping[str, int | None]], axes: tuple[str, ...]) -> FloatArray:
+    """One row of scores per mapping, NaN where unscored or None (a flat pass over the cells)."""
+    cells = [mapping.get(axis) for mapping in mappings for axis in axes]
+    nan = np.nan
+    values = np.fromiter((nan if cell is None else cell for cell in cells), np.float64, len(cells))
+    return values.reshape(len(mappings), len(axes))
