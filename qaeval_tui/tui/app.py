@@ -15,8 +15,10 @@ from typing import Any
 from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.timer import Timer
 
 from qaeval_tui.core.config import Config
+from qaeval_tui.core.review.roster import roles_of
 from qaeval_tui.core.review.session import BlindItemView, SessionSummary
 from qaeval_tui.core.review.views import Role, seat_for
 from qaeval_tui.core.store.opening import StoreLocation
@@ -24,7 +26,7 @@ from qaeval_tui.tui.commands import SCALE_KEYS, Scope, bindings, commands_for, k
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.destinations import Destination, destination, from_anywhere, hidden_commands
 from qaeval_tui.tui.literal import notice, palette
-from qaeval_tui.tui.messages import StoreAvailability
+from qaeval_tui.tui.messages import Prepared, PrepareStep, StoreAvailability
 from qaeval_tui.tui.navigation import Navigate, build_screen
 from qaeval_tui.tui.screens.help import open_help
 from qaeval_tui.tui.screens.preparing import PrepareOutcome, PreparingScreen
@@ -38,6 +40,10 @@ ResultHandler = Callable[[Any], None]
 """What a dismissed screen's result is handed to."""
 
 TITLES: dict[Role, str] = {"reviewer": "qaeval review", "curator": "qaeval curate"}
+
+PREPARING_AFTER = 0.3
+"""Seconds of preparing before the preparing screen shows: a prepared store opens on its first item
+without a screen flashing past first."""
 
 
 class ReviewApp(QaevalApp[int]):
@@ -59,6 +65,10 @@ class ReviewApp(QaevalApp[int]):
         """The error that stopped preparation; the CLI reports it after the app has exited."""
         self.prepared = False
         """The store is prepared for this seat: every screen may be opened from anywhere."""
+        self.preparing_steps: list[str] = []
+        """What preparing the store has done so far, in words (the preparing screen shows them)."""
+        self._preparing_timer: Timer | None = None
+        self._preparation_error: Exception | None = None
         if context.deterministic:
             self.animation_level = "none"
 
@@ -101,7 +111,51 @@ class ReviewApp(QaevalApp[int]):
             self._prepare()
 
     def _prepare(self) -> None:
-        self.push_screen(PreparingScreen(self.context), self._prepared)
+        """Prepare the store on a worker; the preparing screen shows only once it takes a while (a
+        fresh store runs the suite), so a prepared store opens straight on its first item."""
+        services, reviewer = self.context.services, self.context.reviewer
+        # A curator gets a review queue only when the roster makes them a reviewer too.
+        enrol = self.context.role == "reviewer" or (
+            bool(services.config.review.roster) and "reviewer" in roles_of(services.config, reviewer)
+        )
+
+        def work() -> None:
+            try:
+                report = services.prepare(reviewer, lambda text: self.post_message(PrepareStep(text)), enrol=enrol)
+            except Exception as exc:
+                self._preparation_error = exc  # kept for the CLI's report after exit
+                raise
+            self.post_message(Prepared(report))
+
+        self.preparing_steps.clear()
+        self._preparing_timer = self.set_timer(PREPARING_AFTER, self._show_preparing)
+        self.run_core(self, work, group="prepare", title="Not prepared")
+
+    def _show_preparing(self) -> None:
+        if not self.prepared and self._preparing_timer is not None:
+            self.push_screen(PreparingScreen(self.context, self.preparing_steps))
+
+    def on_prepare_step(self, message: PrepareStep) -> None:
+        self.preparing_steps.append(message.text)
+        if isinstance(self.screen, PreparingScreen):
+            self.screen.show_steps()
+
+    def on_prepared(self, message: Prepared) -> None:
+        self._preparation_over()
+        self._prepared(PrepareOutcome(message.report, None))
+
+    def worker_failed(self, group: str, text: str) -> None:
+        """Preparation failed (the one handler has shown why): the app exits with the error."""
+        if group == "prepare" and self.is_running:
+            self._preparation_over()
+            self._prepared(PrepareOutcome(None, self._preparation_error))
+
+    def _preparation_over(self) -> None:
+        if self._preparing_timer is not None:
+            self._preparing_timer.stop()
+            self._preparing_timer = None
+        if isinstance(self.screen, PreparingScreen):
+            self.pop_screen()
 
     def _prepared(self, outcome: PrepareOutcome | None) -> None:
         if outcome is None or outcome.error is not None:
