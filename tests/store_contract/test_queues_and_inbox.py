@@ -29,27 +29,6 @@ def test_queues_come_back_in_position_order_and_replacing_keeps_labels(store: St
     assert store.assignments() == [Assignment("zoe", c, 0)] and store.labels() == [made]
 
 
-def test_the_first_unlabeled_entry_is_the_one_the_ledger_would_pick(store: StoreBackend) -> None:
-    # The review TUI's first item comes from this one query; the ledger (core/review/ledger.py) folds
-    # the whole history to the same answer: the first queue entry with no revision of the reviewer's.
-    a, b, c = seeded(store, n_items=3)
-    store.write_assignments(
-        [QueueEntry("ana", b, 0, 7), QueueEntry("ana", a, 4, 7), QueueEntry("ana", c, 9, 7)], replace=False
-    )
-    store.write_assignments([QueueEntry("ben", a, 0, 7)], replace=False)
-    assert store.first_unlabeled("ana") == (b, 1, 3) and store.first_unlabeled("zoe") is None
-    store.append_label(a_draft(b, reviewer="ben"))  # another reviewer's label leaves ana's queue as it was
-    assert store.first_unlabeled("ana") == (b, 1, 3)
-    store.append_label(a_draft(b, skipped=True))  # a skip is a revision: it comes back after the rest
-    labelled = store.append_label(a_draft(a))
-    assert store.first_unlabeled("ana") == (c, 3, 3)
-    store.quarantine_label(labelled.id, "tampered", "cora")  # a quarantined label is no label
-    assert store.first_unlabeled("ana") == (a, 2, 3)
-    store.append_label(a_draft(a))
-    store.append_label(a_draft(c))
-    assert store.first_unlabeled("ana") is None and store.first_unlabeled("ben") == (a, 1, 1)
-
-
 def test_importing_the_same_cases_and_items_twice_adds_nothing(store: StoreBackend) -> None:
     items = seeded(store, n_items=2)
     assert store.upsert_cases([CaseRecord("h-c0", "c0", "frozen", {"id": "c0", "question": "changed"})]) == 0

@@ -42,11 +42,6 @@ class QueueLedger:
         self._done = self._skipped = self._flagged = 0
         self._seconds = 0.0
 
-    @property
-    def synced(self) -> bool:
-        """Whether the history was read at least once (`sync`)."""
-        return self._token is not None
-
     def sync(self) -> None:
         """Take in what was committed since the last sync, by this session or any other."""
         token = self.store.change_token()

@@ -123,10 +123,6 @@ class ReviewSession:
         again moves an item to the back instead of looping on it.
         """
         ledger = self._ledger
-        if not ledger.synced:  # a session's first item: one query; the history is read for the progress after
-            first = self.store.first_unlabeled(self.reviewer)
-            if first is not None:
-                return self._placed_view(*first, None)
         ledger.sync()
         item_id = ledger.next_item_id()
         if item_id is None:

@@ -233,24 +233,6 @@ class LabelTables(Driver):
             )
         return list(map(LabelMark._make, rows))
 
-    def first_unlabeled(self, reviewer: str) -> tuple[str, int, int] | None:
-        """(item id, 1-based place, queue length) of the first entry of `reviewer`'s queue with no
-        revision of theirs at all, or None: the first item of a session in one indexed query, before
-        the ledger reads the whole history (the review TUI's cold start)."""
-        row = self._row(
-            f"""SELECT a.item_id,
-                      (SELECT count(*) FROM assignments b WHERE b.reviewer = a.reviewer AND b.position <= a.position),
-                      (SELECT count(*) FROM assignments c WHERE c.reviewer = a.reviewer)
-                FROM assignments a
-                WHERE a.reviewer = ? AND NOT EXISTS (
-                    SELECT 1 FROM labels
-                    WHERE labels.reviewer = a.reviewer AND labels.item_id = a.item_id AND {self._kept()}
-                )
-                ORDER BY a.position LIMIT 1""",
-            (reviewer,),
-        )
-        return None if row is None else (str(row[0]), int(row[1]), int(row[2]))
-
     def label_revisions(self) -> list[StoredLabel]:
         """Every label revision (history included), oldest first, with the fields the statistics read.
 
