@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import SystemCommand
 from textual.binding import Binding
@@ -22,17 +23,18 @@ from qaeval_tui.core.review.roster import roles_of
 from qaeval_tui.core.review.session import BlindItemView, SessionSummary
 from qaeval_tui.core.review.views import Role, seat_for
 from qaeval_tui.core.store.opening import StoreLocation
+from qaeval_tui.core.usecases.prepare import PrepareReport
 from qaeval_tui.tui.commands import SCALE_KEYS, Scope, bindings, commands_for, keymap, resolve_keys, scale_digits
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.destinations import Destination, destination, from_anywhere, hidden_commands
 from qaeval_tui.tui.literal import notice, palette
 from qaeval_tui.tui.messages import Prepared, PrepareStep, StoreAvailability
 from qaeval_tui.tui.navigation import Navigate, build_screen
-from qaeval_tui.tui.screens.help import open_help
-from qaeval_tui.tui.screens.preparing import PrepareOutcome, PreparingScreen
-from qaeval_tui.tui.screens.reviewer import ReviewerScreen
 from qaeval_tui.tui.services import Services
 from qaeval_tui.tui.workers import QaevalApp
+
+if TYPE_CHECKING:
+    from qaeval_tui.tui.screens.preparing import PreparingScreen
 
 ScreenFactory = Callable[[AppContext], Screen[Any]]
 """Builds a screen on the app's context."""
@@ -40,6 +42,15 @@ ResultHandler = Callable[[Any], None]
 """What a dismissed screen's result is handed to."""
 
 TITLES: dict[Role, str] = {"reviewer": "qaeval review", "curator": "qaeval curate"}
+
+
+@dataclass(frozen=True)
+class PrepareOutcome:
+    """How preparing the store ended: a report, or the error that stopped it."""
+
+    report: PrepareReport | None
+    error: Exception | None
+
 
 PREPARING_AFTER = 0.3
 """Seconds of preparing before the preparing screen shows: a prepared store opens on its first item
@@ -68,6 +79,8 @@ class ReviewApp(QaevalApp[int]):
         self.preparing_steps: list[str] = []
         """What preparing the store has done so far, in words (the preparing screen shows them)."""
         self._preparing_timer: Timer | None = None
+        self._preparing_screen: PreparingScreen | None = None
+        """The preparing screen, once preparing took long enough to show it (its module loads then)."""
         self._preparation_error: Exception | None = None
         if context.deterministic:
             self.animation_level = "none"
@@ -85,6 +98,8 @@ class ReviewApp(QaevalApp[int]):
         elif self.context.reviewer:
             self._prepare()
         else:
+            from qaeval_tui.tui.screens.reviewer import ReviewerScreen
+
             self.push_screen(ReviewerScreen(self.context), self._reviewer_chosen)
 
     def on_store_availability(self, message: StoreAvailability) -> None:
@@ -132,13 +147,16 @@ class ReviewApp(QaevalApp[int]):
         self.run_core(self, work, group="prepare", title="Not prepared")
 
     def _show_preparing(self) -> None:
+        from qaeval_tui.tui.screens.preparing import PreparingScreen
+
         if not self.prepared and self._preparing_timer is not None:
-            self.push_screen(PreparingScreen(self.context, self.preparing_steps))
+            self._preparing_screen = PreparingScreen(self.context, self.preparing_steps)
+            self.push_screen(self._preparing_screen)
 
     def on_prepare_step(self, message: PrepareStep) -> None:
         self.preparing_steps.append(message.text)
-        if isinstance(self.screen, PreparingScreen):
-            self.screen.show_steps()
+        if self._preparing_screen is not None and self.screen is self._preparing_screen:
+            self._preparing_screen.show_steps()
 
     def on_prepared(self, message: Prepared) -> None:
         self._preparation_over()
@@ -154,8 +172,9 @@ class ReviewApp(QaevalApp[int]):
         if self._preparing_timer is not None:
             self._preparing_timer.stop()
             self._preparing_timer = None
-        if isinstance(self.screen, PreparingScreen):
+        if self._preparing_screen is not None and self.screen is self._preparing_screen:
             self.pop_screen()
+        self._preparing_screen = None
 
     def _prepared(self, outcome: PrepareOutcome | None) -> None:
         if outcome is None or outcome.error is not None:
@@ -216,6 +235,8 @@ class ReviewApp(QaevalApp[int]):
         self.exit()
 
     def action_help(self) -> None:
+        from qaeval_tui.tui.screens.help import open_help
+
         open_help(self.screen, dict(self.config.review.keys), hidden_commands(self.context.role))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:

@@ -2,26 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from qaeval_tui.core.usecases.prepare import PrepareReport
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import line, plain
 from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.widgets.key_bar import KeyBar
-
-
-@dataclass(frozen=True)
-class PrepareOutcome:
-    """How preparing the store ended: a report, or the error that stopped it."""
-
-    report: PrepareReport | None
-    error: Exception | None
 
 
 class PreparingScreen(AppScreen[None]):
