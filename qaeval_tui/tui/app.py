@@ -137,6 +137,7 @@ class ReviewApp(QaevalApp[int]):
         def work() -> None:
             try:
                 report = services.prepare(reviewer, lambda text: self.post_message(PrepareStep(text)), enrol=enrol)
+                services.progress()  # the session reads its history now, while the screen waits for it
             except Exception as exc:
                 self._preparation_error = exc  # kept for the CLI's report after exit
                 raise
