@@ -18,7 +18,7 @@ from qaeval_tui.core.config import Config, ReviewConfig
 from qaeval_tui.core.errors import InputError, UsageError
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.core.usecases.prepare import PrepareReport
-from qaeval_tui.tui.app import PREPARING_AFTER, create_app
+from qaeval_tui.tui.app import create_app
 from qaeval_tui.tui.screens.reviewer import ReviewerScreen
 from qaeval_tui.tui.services import Services
 from tests.conftest import DEMO_GOLDEN, make_case, write_jsonl
@@ -62,10 +62,13 @@ async def test_a_reviewer_with_items_opens_on_the_first_item_and_home_is_built_w
 
 
 async def test_a_prepared_store_opens_on_its_first_item_with_no_preparing_screen_flashing_past(
-    demo_db: Path,
+    demo_db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from qaeval_tui.tui import app as app_module
     from qaeval_tui.tui.screens.preparing import PreparingScreen
 
+    # A prepared demo store takes tens of milliseconds; a second leaves room for a loaded test machine.
+    monkeypatch.setattr(app_module, "PREPARING_AFTER", 1.0)
     app = make_app(demo_db, "ana")
     pushed: list[str] = []
     push = app.push_screen
@@ -77,7 +80,7 @@ async def test_a_prepared_store_opens_on_its_first_item_with_no_preparing_screen
     app.push_screen = recorded  # type: ignore[method-assign]
     async with app.run_test(size=(80, 24)) as pilot:
         await open_review(pilot)
-        await pilot.pause(PREPARING_AFTER + 0.1)  # the preparing screen's timer is stopped, not only late
+        await pilot.pause(app_module.PREPARING_AFTER + 0.1)  # its timer was stopped, not only late
         assert pushed == ["ReviewScreen"] and PreparingScreen.__name__ not in pushed
 
 
@@ -197,7 +200,7 @@ import asyncio, json, sys
 from pathlib import Path
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.usecases.prepare import PrepareReport
-from qaeval_tui.tui.app import PREPARING_AFTER, create_app
+from qaeval_tui.tui.app import create_app
 from qaeval_tui.tui.services import Services
 
 app = create_app(Config(), db_path=Path(sys.argv[1]), data_paths=[Path(sys.argv[2])], reviewer="ana")
