@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 
 def modules_after(code: str) -> set[str]:
@@ -90,3 +92,85 @@ def test_the_package_ships_no_test_scaffolding() -> None:
     assert "qaeval_tui.tui.app" in loaded
     harness = {m for m in loaded if m == "textual.pilot" or m.split(".")[0] in {"tests", "scripts"}}
     assert not harness, f"the package imports test scaffolding: {sorted(harness)}"
+
+
+# Started as `qaeval review` starts, headless, until its first item is on screen; then the modules it
+# loaded are listed. `--help`'s check above covers the command line; this one the app's start.
+_REVIEW_START = """
+import asyncio, sys
+from qaeval_tui.cli import review_cmd
+from qaeval_tui.tui.app import ReviewApp
+
+shown = []
+
+async def first_item(pilot):
+    app = pilot.app
+    while not (type(app.screen).__name__ == "ReviewScreen" and app.screen.item is not None):
+        await asyncio.sleep(0.01)
+    await pilot.pause()
+    shown.append(app.screen.item.position)
+    app.exit()
+
+run = ReviewApp.run
+ReviewApp.run = lambda self: run(self, headless=True, auto_pilot=first_item, size=(100, 32))
+from qaeval_tui.cli.main import app
+try:
+    app(["review", "--reviewer", "ana", "--db", sys.argv[1], "--data", sys.argv[2]])
+except SystemExit as exc:
+    assert exc.code in (None, 0), exc.code
+print("shown", *shown)
+print("\\n".join(sorted(sys.modules)))
+"""
+
+
+def test_the_review_app_reaches_its_first_item_without_what_it_does_not_show(tmp_path: Path) -> None:
+    # The first item of a prepared store needs the config, the store, the review screen and Textual:
+    # not the statistics, the judges or the suite's runner (a fresh store imports those to prepare),
+    # nor home or the oversight screens (built when the reviewer goes there), nor sqlite-utils or a
+    # PostgreSQL driver on a SQLite store.
+    from qaeval_tui.core.config import Config
+    from tests.conftest import DEMO_GOLDEN
+    from tests.tui.scenes.review import build_demo_store
+
+    db = tmp_path / "qaeval.db"
+    build_demo_store(db, DEMO_GOLDEN, Config())
+    (tmp_path / "qaeval.toml").write_text("", encoding="utf-8")
+    env = {**os.environ, "QAEVAL_STATE_DIR": str(tmp_path / "state")}
+    env.pop("QAEVAL_REVIEWER", None)
+    done = subprocess.run(
+        [sys.executable, "-c", _REVIEW_START, str(db), str(DEMO_GOLDEN)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    head, *names = done.stdout.split("\n")
+    assert head == "shown 1", head  # the first item was on screen when the modules were listed
+    loaded = set(names)
+    assert {"qaeval_tui.tui.screens.review", "qaeval_tui.core.config.model"} <= loaded
+    ours = {
+        "tui.screens.home",
+        "tui.screens.preparing",
+        "tui.screens.reviewer",
+        "tui.screens.help",
+        "tui.screens.dashboard",
+        "tui.screens.adjudicate",
+        "tui.screens.inbox",
+        "tui.screens.runs",
+        "core.usecases.run",
+        "core.usecases.dashboard",
+        "core.running.runner",
+        "core.judges",
+        "core.statistics",
+        "core.curation.adjudication",
+        "core.runs",
+        "core.gate",
+    }
+    assert all(importlib.util.find_spec(f"qaeval_tui.{name}") for name in ours)  # a move would void the check
+    unwanted = {m for m in loaded if any(m == f"qaeval_tui.{n}" or m.startswith(f"qaeval_tui.{n}.") for n in ours)}
+    foreign = {"numpy", "krippendorff", "scipy", "sqlite_utils", "psycopg", "httpx", "openai", "anthropic", "aiohttp"}
+    unwanted |= {m for m in loaded if m.split(".")[0] in foreign}
+    assert not unwanted, f"the review app's start imports {sorted(unwanted)}"

@@ -20,7 +20,7 @@ def guidelines_path(value: str) -> str | None:
 class Axis(BaseModel):
     """One labeling axis of the rubric (DESIGN §3.4, §8.1)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     name: str = Field(min_length=1, description="Axis name used in labels, verdicts and reports.")
     scale: tuple[int, ...] = Field(default=(0, 1, 2), description="Distinct integer scale points, in order.")
@@ -50,7 +50,7 @@ class Axis(BaseModel):
 class Rubric(BaseModel):
     """The versioned set of axes every label and verdict is made under."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     version: str = Field(
         default="1", description="Recorded with every label; bump when anchors, a scale or an axis name change."

@@ -8,29 +8,33 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.timer import Timer
 
 from qaeval_tui.core.config import Config
+from qaeval_tui.core.review.roster import roles_of
 from qaeval_tui.core.review.session import BlindItemView, SessionSummary
 from qaeval_tui.core.review.views import Role, seat_for
 from qaeval_tui.core.store.opening import StoreLocation
+from qaeval_tui.core.usecases.prepare import PrepareReport
 from qaeval_tui.tui.commands import SCALE_KEYS, Scope, bindings, commands_for, keymap, resolve_keys, scale_digits
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.destinations import Destination, destination, from_anywhere, hidden_commands
 from qaeval_tui.tui.literal import notice, palette
-from qaeval_tui.tui.messages import StoreAvailability
+from qaeval_tui.tui.messages import Prepared, PrepareStep, StoreAvailability
 from qaeval_tui.tui.navigation import Navigate, build_screen
-from qaeval_tui.tui.screens.help import open_help
-from qaeval_tui.tui.screens.preparing import PrepareOutcome, PreparingScreen
-from qaeval_tui.tui.screens.reviewer import ReviewerScreen
 from qaeval_tui.tui.services import Services
 from qaeval_tui.tui.workers import QaevalApp
+
+if TYPE_CHECKING:
+    from qaeval_tui.tui.screens.preparing import PreparingScreen
 
 ScreenFactory = Callable[[AppContext], Screen[Any]]
 """Builds a screen on the app's context."""
@@ -38,6 +42,19 @@ ResultHandler = Callable[[Any], None]
 """What a dismissed screen's result is handed to."""
 
 TITLES: dict[Role, str] = {"reviewer": "qaeval review", "curator": "qaeval curate"}
+
+
+@dataclass(frozen=True)
+class PrepareOutcome:
+    """How preparing the store ended: a report, or the error that stopped it."""
+
+    report: PrepareReport | None
+    error: Exception | None
+
+
+PREPARING_AFTER = 0.3
+"""Seconds of preparing before the preparing screen shows: a prepared store opens on its first item
+without a screen flashing past first."""
 
 
 class ReviewApp(QaevalApp[int]):
@@ -59,6 +76,12 @@ class ReviewApp(QaevalApp[int]):
         """The error that stopped preparation; the CLI reports it after the app has exited."""
         self.prepared = False
         """The store is prepared for this seat: every screen may be opened from anywhere."""
+        self.preparing_steps: list[str] = []
+        """What preparing the store has done so far, in words (the preparing screen shows them)."""
+        self._preparing_timer: Timer | None = None
+        self._preparing_screen: PreparingScreen | None = None
+        """The preparing screen, once preparing took long enough to show it (its module loads then)."""
+        self._preparation_error: Exception | None = None
         if context.deterministic:
             self.animation_level = "none"
 
@@ -75,6 +98,8 @@ class ReviewApp(QaevalApp[int]):
         elif self.context.reviewer:
             self._prepare()
         else:
+            from qaeval_tui.tui.screens.reviewer import ReviewerScreen
+
             self.push_screen(ReviewerScreen(self.context), self._reviewer_chosen)
 
     def on_store_availability(self, message: StoreAvailability) -> None:
@@ -101,7 +126,56 @@ class ReviewApp(QaevalApp[int]):
             self._prepare()
 
     def _prepare(self) -> None:
-        self.push_screen(PreparingScreen(self.context), self._prepared)
+        """Prepare the store on a worker; the preparing screen shows only once it takes a while (a
+        fresh store runs the suite), so a prepared store opens straight on its first item."""
+        services, reviewer = self.context.services, self.context.reviewer
+        # A curator gets a review queue only when the roster makes them a reviewer too.
+        enrol = self.context.role == "reviewer" or (
+            bool(services.config.review.roster) and "reviewer" in roles_of(services.config, reviewer)
+        )
+
+        def work() -> None:
+            try:
+                report = services.prepare(reviewer, lambda text: self.post_message(PrepareStep(text)), enrol=enrol)
+                services.progress()  # the session reads its history now, while the screen waits for it
+            except Exception as exc:
+                self._preparation_error = exc  # kept for the CLI's report after exit
+                raise
+            self.post_message(Prepared(report))
+
+        self.preparing_steps.clear()
+        self._preparing_timer = self.set_timer(PREPARING_AFTER, self._show_preparing)
+        self.run_core(self, work, group="prepare", title="Not prepared")
+
+    def _show_preparing(self) -> None:
+        from qaeval_tui.tui.screens.preparing import PreparingScreen
+
+        if not self.prepared and self._preparing_timer is not None:
+            self._preparing_screen = PreparingScreen(self.context, self.preparing_steps)
+            self.push_screen(self._preparing_screen)
+
+    def on_prepare_step(self, message: PrepareStep) -> None:
+        self.preparing_steps.append(message.text)
+        if self._preparing_screen is not None and self.screen is self._preparing_screen:
+            self._preparing_screen.show_steps()
+
+    def on_prepared(self, message: Prepared) -> None:
+        self._preparation_over()
+        self._prepared(PrepareOutcome(message.report, None))
+
+    def worker_failed(self, group: str, text: str) -> None:
+        """Preparation failed (the one handler has shown why): the app exits with the error."""
+        if group == "prepare" and self.is_running:
+            self._preparation_over()
+            self._prepared(PrepareOutcome(None, self._preparation_error))
+
+    def _preparation_over(self) -> None:
+        if self._preparing_timer is not None:
+            self._preparing_timer.stop()
+            self._preparing_timer = None
+        if self._preparing_screen is not None and self.screen is self._preparing_screen:
+            self.pop_screen()
+        self._preparing_screen = None
 
     def _prepared(self, outcome: PrepareOutcome | None) -> None:
         if outcome is None or outcome.error is not None:
@@ -162,6 +236,8 @@ class ReviewApp(QaevalApp[int]):
         self.exit()
 
     def action_help(self) -> None:
+        from qaeval_tui.tui.screens.help import open_help
+
         open_help(self.screen, dict(self.config.review.keys), hidden_commands(self.context.role))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:

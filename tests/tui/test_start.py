@@ -6,7 +6,10 @@ import json
 import os
 import subprocess
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,8 +17,10 @@ from qaeval_tui.cli.common import choose_reviewer
 from qaeval_tui.core.config import Config, ReviewConfig
 from qaeval_tui.core.errors import InputError, UsageError
 from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.core.usecases.prepare import PrepareReport
 from qaeval_tui.tui.app import create_app
 from qaeval_tui.tui.screens.reviewer import ReviewerScreen
+from qaeval_tui.tui.services import Services
 from tests.conftest import DEMO_GOLDEN, make_case, write_jsonl
 from tests.tui.conftest import make_app, open_review, screen_text, settle
 from tests.tui.scenes.review import wait_until
@@ -54,6 +59,57 @@ async def test_a_reviewer_with_items_opens_on_the_first_item_and_home_is_built_w
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is home and isinstance(home, HomeScreen) and home.loaded)
         assert [type(screen).__name__ for screen in app.screen_stack[1:]] == ["HomeScreen"]
+
+
+async def test_a_prepared_store_opens_on_its_first_item_with_no_preparing_screen_flashing_past(
+    demo_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from qaeval_tui.tui import app as app_module
+    from qaeval_tui.tui.screens.preparing import PreparingScreen
+
+    # A prepared demo store takes tens of milliseconds; a second leaves room for a loaded test machine.
+    monkeypatch.setattr(app_module, "PREPARING_AFTER", 1.0)
+    app = make_app(demo_db, "ana")
+    pushed: list[str] = []
+    push = app.push_screen
+
+    def recorded(screen: Any, *args: Any, **kwargs: Any) -> Any:
+        pushed.append(type(screen).__name__)
+        return push(screen, *args, **kwargs)
+
+    app.push_screen = recorded  # type: ignore[method-assign]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_review(pilot)
+        await pilot.pause(app_module.PREPARING_AFTER + 0.1)  # its timer was stopped, not only late
+        assert pushed == ["ReviewScreen"] and PreparingScreen.__name__ not in pushed
+
+
+class SlowServices(Services):
+    """Preparing takes until the test lets it finish."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.go_on = threading.Event()
+
+    def prepare(self, reviewer: str, step: Callable[[str], object], *, enrol: bool = True) -> PrepareReport:
+        step("Running the system and the judge: 12 of 39 cases")
+        assert self.go_on.wait(timeout=30)
+        return super().prepare(reviewer, step, enrol=enrol)
+
+
+async def test_a_slow_preparation_shows_its_steps_then_gives_way_to_the_first_item(demo_db: Path) -> None:
+    from qaeval_tui.tui.screens.preparing import PreparingScreen
+
+    services = SlowServices(Config(), demo_db, [DEMO_GOLDEN])
+    app = create_app(Config(), db_path=demo_db, data_paths=[DEMO_GOLDEN], reviewer="ana", services=services)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, PreparingScreen))
+        await pilot.pause()
+        assert "Preparing the review for ana" in screen_text(app) and "12 of 39 cases" in screen_text(app)
+        services.go_on.set()
+        review = await open_review(pilot)
+        assert review.item is not None and review.item.position == 1
+        assert [type(screen).__name__ for screen in app.screen_stack[1:]] == ["ReviewScreen"]
 
 
 async def test_reviewer_is_asked_when_unknown_and_checked(demo_db: Path) -> None:
@@ -143,7 +199,9 @@ _FIRST_ITEM = """
 import asyncio, json, sys
 from pathlib import Path
 from qaeval_tui.core.config import Config
+from qaeval_tui.core.usecases.prepare import PrepareReport
 from qaeval_tui.tui.app import create_app
+from qaeval_tui.tui.services import Services
 
 app = create_app(Config(), db_path=Path(sys.argv[1]), data_paths=[Path(sys.argv[2])], reviewer="ana")
 

@@ -12,7 +12,7 @@ from qaeval_tui.core.models.label import reviewer_name_problem
 
 class Section(BaseModel):
     # NaN or an infinity in a setting never means anything: refuse it where the file is read.
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True)
 
 
 # A tolerance is a number from 0 to 1 (every metric is a rate); TOML true or "0.02" is a mistake, not 1.0 or 0.02.

@@ -40,7 +40,7 @@ IsoTimestamp = Annotated[str, AfterValidator(_iso_timestamp)]
 class StrictModel(BaseModel):
     """Base for file formats: unknown fields, type coercion and NaN or infinite numbers are errors."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False, defer_build=True)
 
 
 class Source(StrictModel):

@@ -19,7 +19,7 @@ _DEVICE_NAME = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])$", re.IGNORECAS
 class Label(BaseModel):
     """One revision of one reviewer's label on one item (DESIGN §3.5, §8.2)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     item_id: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
     case_id: str = Field(max_length=MAX_NAME_CHARS)

@@ -16,7 +16,7 @@ class CaseView(BaseModel):
     No gold answer, gold sources, expected behaviour, tags, or readable case id.
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     opaque_id: str
     question: str
@@ -26,7 +26,7 @@ class CaseView(BaseModel):
 class Citation(BaseModel):
     """A pointer from the system's answer into one source."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     source_id: str
     quote: str | None = None
@@ -36,7 +36,7 @@ class Citation(BaseModel):
 class SUTOutput(BaseModel):
     """What the system under test returned for one case (DESIGN §3.2)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     answer: str = ""
     citations: tuple[Citation, ...] = ()
@@ -58,7 +58,7 @@ class JudgeConfig(BaseModel):
     it).
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     name: str
     model: str
@@ -92,7 +92,7 @@ OUTCOMES: tuple[Outcome, ...] = ("faithful", "unfaithful", "abstained", "error",
 class Attempt(BaseModel):
     """One request to a model judge: how long it took and, when it failed, a sanitized error code."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     latency_s: float
     error: str | None = None
@@ -101,7 +101,7 @@ class Attempt(BaseModel):
 class TokenUsage(BaseModel):
     """Tokens a verdict cost over all its attempts; None is unknown (never reported as 0)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -110,7 +110,7 @@ class TokenUsage(BaseModel):
 class JudgeVerdict(BaseModel):
     """One judge's scores for one (case, output) pair (DESIGN §8.3): what a run carries and a verdict file holds."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     item_id: str
     case_id: str

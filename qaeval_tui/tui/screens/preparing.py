@@ -2,36 +2,25 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from qaeval_tui.core.review.roster import roles_of
-from qaeval_tui.core.usecases.prepare import PrepareReport
 from qaeval_tui.tui.context import AppContext
 from qaeval_tui.tui.literal import line, plain
-from qaeval_tui.tui.messages import Prepared, PrepareStep
 from qaeval_tui.tui.screens.base import AppScreen
 from qaeval_tui.tui.widgets.key_bar import KeyBar
 
 
-@dataclass(frozen=True)
-class PrepareOutcome:
-    """What the preparing screen returns: a report, or the error that stopped it."""
+class PreparingScreen(AppScreen[None]):
+    """What preparing the store has done so far; the app runs the preparation (app.py) and shows this
+    screen only once it takes a while, then closes it."""
 
-    report: PrepareReport | None
-    error: Exception | None
-
-
-class PreparingScreen(AppScreen[PrepareOutcome]):
-    def __init__(self, context: AppContext) -> None:
+    def __init__(self, context: AppContext, steps: list[str]) -> None:
         super().__init__(context)
-        self.steps: list[str] = []
-        self.error: Exception | None = None
-        """What stopped preparation, set by the worker before it re-raises it."""
+        self.steps = steps
+        """The app's list of steps, appended to as they come."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="page"):
@@ -40,30 +29,8 @@ class PreparingScreen(AppScreen[PrepareOutcome]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        services, reviewer = self.context.services, self.context.reviewer
-        # A curator gets a review queue only when the roster makes them a reviewer too.
-        enrol = self.context.role == "reviewer" or (
-            bool(services.config.review.roster) and "reviewer" in roles_of(services.config, reviewer)
-        )
+        if self.steps:
+            self.show_steps()
 
-        def work() -> None:
-            try:
-                report = services.prepare(reviewer, lambda text: self.post_message(PrepareStep(text)), enrol=enrol)
-            except Exception as exc:
-                self.error = exc  # kept for the CLI's report after exit; the app's handler shows it too
-                raise
-            self.post_message(Prepared(report))
-
-        self.run_core(work, group="prepare", title="Not prepared")
-
-    def on_prepare_step(self, message: PrepareStep) -> None:
-        self.steps.append(message.text)
+    def show_steps(self) -> None:
         self.query_one("#steps", Static).update(Content("\n").join(plain(step) for step in self.steps))
-
-    def on_prepared(self, message: Prepared) -> None:
-        self.dismiss(PrepareOutcome(message.report, None))
-
-    def worker_failed(self, group: str, text: str) -> None:
-        """Preparation failed (the app has shown why): hand the error to the app, which exits with it."""
-        if self.is_attached and self.app.is_running:  # not when the app is already quitting
-            self.dismiss(PrepareOutcome(None, self.error))
