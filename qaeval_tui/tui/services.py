@@ -47,7 +47,14 @@ from qaeval_tui.core.curation.rejection import reject
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
 from qaeval_tui.core.models.label import Label
-from qaeval_tui.core.review.session import BlindItemView, Progress, RevealView, ReviewSession, SessionSummary
+from qaeval_tui.core.review.session import (
+    Advance,
+    BlindItemView,
+    Progress,
+    RevealView,
+    ReviewSession,
+    SessionSummary,
+)
 from qaeval_tui.core.review.views import CuratorTally
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.opening import StoreLocation
@@ -183,6 +190,15 @@ class Services:
 
     def skip(self, item_id: str, seconds: float) -> Label:
         return self._on_session(lambda session: session.skip(item_id, seconds))
+
+    def submit_and_next(
+        self, item_id: str, scores: dict[str, int | None], note: str, flagged: bool, seconds: float
+    ) -> Advance:
+        """`submit`, the next item and the progress in one hand-off to the writer."""
+        return self._on_session(lambda session: session.submit_and_next(item_id, scores, note, flagged, seconds))
+
+    def skip_and_next(self, item_id: str, seconds: float) -> Advance:
+        return self._on_session(lambda session: session.skip_and_next(item_id, seconds))
 
     def undo(self) -> BlindItemView | None:
         return self._on_session(lambda session: session.undo())

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from qaeval_tui.core.models.label import Label
+from qaeval_tui.core.review.session import Advance
 from qaeval_tui.core.usecases.prepare import StoreOverview
 from qaeval_tui.tui.app import ReviewApp
 from qaeval_tui.tui.screens.home import HomeScreen
@@ -75,10 +75,10 @@ async def test_a_failing_load_on_home_is_shown_and_home_stays_usable(
 async def test_a_failing_save_is_shown_the_item_stays_and_nothing_is_stored(
     demo_db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def submit(_self: Services, *_args: object) -> Label:
+    def submit_and_next(_self: Services, *_args: object) -> Advance:
         raise RuntimeError("write failed")
 
-    monkeypatch.setattr(Services, "submit", submit)
+    monkeypatch.setattr(Services, "submit_and_next", submit_and_next)
     app = make_app(demo_db)
     async with app.run_test(size=(100, 32), notifications=True) as pilot:
         await wait_until(pilot, lambda: review_ready(app))

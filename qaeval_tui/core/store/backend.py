@@ -18,6 +18,7 @@ from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.store.adjudications import RulingRow
 from qaeval_tui.core.store.flags import FlagRow
 from qaeval_tui.core.store.judge_cache import CachedJudgement
+from qaeval_tui.core.store.labels import LabelPrior
 from qaeval_tui.core.store.rows import (
     Assignment,
     BadRow,
@@ -107,6 +108,9 @@ class StoreBackend(Protocol):
 
     # labels
     def append_label(self, draft: LabelDraft, origin: str = "review") -> LabelRevision: ...
+    def submit_label(
+        self, draft: LabelDraft, guard: Callable[[LabelPrior], bool], origin: str = "review"
+    ) -> LabelRevision | None: ...
     def insert_labels(self, labels: Iterable[Label], origin: str) -> int: ...
     def labels(self, *, reviewer: str | None = None, item_id: str | None = None) -> list[LabelRevision]: ...
     def label_reviewers(self) -> list[str]: ...

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from textual.message import Message
 
-from qaeval_tui.core.review.session import BlindItemView, Progress, SessionSummary
+from qaeval_tui.core.review.session import Advance, BlindItemView, Progress, SessionSummary
 from qaeval_tui.core.usecases.prepare import pace
 from qaeval_tui.tui import heap
 from qaeval_tui.tui.context import AppContext
@@ -52,6 +52,8 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
         self.gold: str | None = None
         self.selected: int | None = None
         self.last_submitted: str | None = None
+        self.saved_position = 0
+        """The queue position of the item whose submit is in flight, for the "saved" toast once it commits."""
         self.shown_at = context.clock()
         self._reopened = item
         self.background: Counter[str] = Counter()
@@ -87,6 +89,12 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
         if item is None:
             return ItemArrived(None, services.progress(), services.summary(), notice, submitted)
         return ItemArrived(item, None, None, notice, submitted)  # progress follows once the item shows
+
+    def _advanced(self, advance: Advance, notice: str, submitted: str | None) -> ItemArrived:
+        """The item after a submit or skip, with its progress (one hand-off for all three)."""
+        if advance.item is None:
+            return ItemArrived(None, advance.progress, self.context.services.summary(), notice, submitted)
+        return ItemArrived(advance.item, advance.progress, None, notice, submitted)
 
     def _background(self, name: str, work: Callable[[Services], Message], *, after_refresh: bool = False) -> None:
         """A read the reviewer does not wait for (progress, gold answer): no busy state, keys keep flowing.
@@ -127,6 +135,9 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
             self.progress = message.progress
         if message.submitted is not None:
             self.last_submitted = message.submitted
+            if not self.context.deterministic:  # pictures: a toast that fades would race the capture
+                # Only now, the label committed: not the header, the next item is not "saved".
+                self.notify(f"✓ item {self.saved_position} saved", timeout=2)
         if message.item is None:
             if message.summary is not None:
                 self.dismiss(message.summary)
@@ -232,8 +243,7 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
         item_id, seconds, services = self.item.item_id, self._seconds(), self.context.services
 
         def work() -> ItemArrived:
-            services.skip(item_id, seconds)
-            return self._next("skipped", None)
+            return self._advanced(services.skip_and_next(item_id, seconds), "skipped", None)
 
         self.call("skipping…", work)
 
@@ -250,12 +260,10 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
         scores, note, flagged = dict(draft.scores), draft.note, draft.flagged
 
         def work() -> ItemArrived:
-            services.submit(item_id, scores, note, flagged, seconds)
-            return self._next("", item_id)
+            return self._advanced(services.submit_and_next(item_id, scores, note, flagged, seconds), "", item_id)
 
+        self.saved_position = position
         self.call("saving…", work)
-        if not self.context.deterministic:  # pictures: a toast that fades would race the capture
-            self.notify(f"✓ item {position} saved", timeout=2)  # not the header: the next item is not "saved"
 
     def action_undo(self) -> None:
         if self.defer("undo"):

@@ -86,6 +86,7 @@ class PgConnection(Driver):
         self.url = url
         self.path = redacted(url)
         self._own_commits = 0
+        self._own_xids = 0
         self._groups: tuple[bool, bool] | None = None
         self._salted = False
         self._may_read_quarantine: bool | None = None
@@ -365,6 +366,10 @@ class PgConnection(Driver):
         try:
             with self.conn.transaction():
                 yield self.conn
+                if outer:  # the change token leaves this connection's own transaction ids out
+                    self._own_xids += self._q("SELECT pg_current_xact_id_if_assigned() IS NOT NULL").fetchone() == (
+                        True,
+                    )
         except errors.IntegrityError as exc:
             raise StoreConflictError(self._why(self.url, exc)) from exc
         except psycopg.Error as exc:
@@ -418,9 +423,15 @@ class PgConnection(Driver):
     def change_token(self) -> ChangeToken:
         """Differs from an earlier token once anything was committed since, by this connection or another.
 
-        The server's current snapshot (the transactions finished and in progress) changes whenever a
-        writing transaction starts or ends, anywhere on the server; reads take no transaction id.
+        The server's current snapshot (`xmin:xmax:in-progress ids`) changes whenever a writing
+        transaction takes its id or ends, anywhere on the server; reads take no transaction id. `others`
+        is the snapshot with this connection's own transaction ids counted out of `xmax` (each write
+        transaction asks whether it took one before it commits), so this connection's own commits move
+        `own` alone; an id it could not count (a rolled-back write, a savepoint's) moves `others`, which
+        only makes a caller read again.
         """
         row = self._q("SELECT pg_current_snapshot()::text").fetchone()
-        digest = hashlib.blake2b(str(row[0] if row else "").encode(), digest_size=8).digest()
+        _, xmax, running = str(row[0] if row else "0:0:").split(":")
+        state = f"{int(xmax) - self._own_xids}:{running}"
+        digest = hashlib.blake2b(state.encode(), digest_size=8).digest()
         return ChangeToken(others=int.from_bytes(digest, "big"), own=self._own_commits)
