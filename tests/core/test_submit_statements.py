@@ -73,3 +73,22 @@ def test_an_unchanged_resubmit_writes_nothing_and_a_locked_axis_is_refused_in_th
     with pytest.raises(BlindnessError, match="faithfulness = 2"):
         session.submit(item.item_id, dict(FULL, faithfulness=0), "", False, 1.0)
     assert len(store.labels(reviewer="ana")) == 1
+
+
+def test_a_commit_is_read_at_once_elsewhere_and_its_wal_flush_is_over_when_the_store_closes(tmp_path: Path) -> None:
+    import threading
+
+    from qaeval_tui.core.store.sqlite import Store
+
+    store, _ = store_with_run(tmp_path / "q.db", n_items=3)
+    build_review_items(store, "run-1")
+    assign(store, ["ana"], overlap=1, seed=7)
+    session = ReviewSession(store, Config(), "ana")
+    item = session.next_item()
+    assert item is not None
+    session.submit_and_next(item.item_id, FULL, "", False, 1.0)
+    with Store.open(tmp_path / "q.db") as other:  # committed: another connection reads it before any flush
+        assert [row.label.item_id for row in other.labels(reviewer="ana")] == [item.item_id]
+    assert store.conn.execute("PRAGMA synchronous").fetchone() == (1,)  # NORMAL: the flush is qaeval's
+    store.close()
+    assert not [thread for thread in threading.enumerate() if thread.name == "qaeval-wal-flush"]

@@ -2,6 +2,12 @@
 
 WAL mode and a busy timeout let two reviewers label one database at once; each write is one
 transaction taken up front (BEGIN IMMEDIATE), so concurrent writers queue instead of deadlocking.
+A commit does not wait for the disk (`synchronous = NORMAL`): it is in the operating system's hands
+at once, so it survives the process being killed, and a thread of its own flushes the WAL to disk
+right after (`fsync`, what `synchronous = FULL` would do before returning), waited for before the
+next write transaction begins and before the store closes. A power cut or an operating system crash
+can so lose only a commit of the last few milliseconds, never a corrupt store (SQLite's WAL
+recovery); a flush that fails is the next write's (or the close's) error.
 Raw SQL here: the pragmas (WAL included), BEGIN/SAVEPOINT, `user_version` and the table counts
 run while a store opens or the review TUI starts, and sqlite-utils (whose `enable_wal`,
 `table_names` and `count` would do) must stay unimported there: it slows the TUI's cold start.
@@ -10,7 +16,9 @@ run while a store opens or the review TUI starts, and sqlite-utils (whose `enabl
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import threading
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import cached_property
@@ -45,6 +53,30 @@ def store_error(path: str, exc: OSError | sqlite3.Error) -> UsageError | None:
     return None if reason is None else UsageError(f"{path}: {reason}; nothing was changed")
 
 
+class _Flush(threading.Thread):
+    """`fsync` of a store's WAL file, off the committing thread; `failure` is what stopped it, if anything."""
+
+    def __init__(self, wal: str) -> None:
+        super().__init__(name="qaeval-wal-flush", daemon=True)
+        self.wal = wal
+        self.failure: OSError | None = None
+
+    def run(self) -> None:
+        try:
+            descriptor = os.open(self.wal, os.O_RDONLY)
+        except FileNotFoundError:  # checkpointed and removed: its frames are in the database, synced
+            return
+        except OSError as exc:
+            self.failure = exc
+            return
+        try:
+            os.fsync(descriptor)
+        except OSError as exc:
+            self.failure = exc
+        finally:
+            os.close(descriptor)
+
+
 def _first_column(_cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> Any:
     return row[0]
 
@@ -55,6 +87,7 @@ class SQLiteConnection(Driver):
     def __init__(self, connection: sqlite3.Connection, path: str) -> None:
         self.conn = connection
         self.path = path
+        self._flush: _Flush | None = None
 
     @cached_property
     def db(self) -> sqlite_utils.Database:
@@ -80,7 +113,7 @@ class SQLiteConnection(Driver):
             )
             connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             connection.execute("PRAGMA journal_mode = WAL")
-            connection.execute("PRAGMA synchronous = FULL")
+            connection.execute("PRAGMA synchronous = NORMAL")  # the WAL is flushed by `_Flush`
             connection.execute("PRAGMA foreign_keys = ON")
             store = cls(connection, text)
             store.migrate()
@@ -91,7 +124,22 @@ class SQLiteConnection(Driver):
         return store
 
     def close(self) -> None:
-        self.conn.close()
+        try:
+            self._flushed()
+        finally:
+            self.conn.close()
+
+    def _flushed(self) -> None:
+        """Wait for the WAL flush of the last commit; one that failed is a UsageError naming the store."""
+        flush, self._flush = self._flush, None
+        if flush is None:
+            return
+        flush.join()
+        if flush.failure is not None:
+            raise UsageError(
+                f"{self.path}: the store could not be flushed to disk ({flush.failure}); "
+                "the last change may be lost to a power cut"
+            )
 
     # -- the seam's statements -----------------------------------------------------------------
 
@@ -205,10 +253,14 @@ class SQLiteConnection(Driver):
                 with self._savepoint():
                     yield self.conn
                 return
+            self._flushed()
             self.conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self.conn
                 self.conn.execute("COMMIT")
+                if self.path != ":memory:":
+                    self._flush = _Flush(f"{self.path}-wal")
+                    self._flush.start()
             except BaseException:
                 if self.conn.in_transaction:  # SQLite may have rolled back already
                     self.conn.execute("ROLLBACK")
