@@ -80,6 +80,10 @@ def test_a_commit_is_read_at_once_elsewhere_and_its_wal_flush_is_over_when_the_s
 
     from qaeval_tui.core.store.sqlite import Store
 
+    def flushers() -> int:
+        return sum(thread.name == "qaeval-wal-flush" for thread in threading.enumerate())
+
+    before = flushers()
     store, _ = store_with_run(tmp_path / "q.db", n_items=3)
     build_review_items(store, "run-1")
     assign(store, ["ana"], overlap=1, seed=7)
@@ -90,5 +94,6 @@ def test_a_commit_is_read_at_once_elsewhere_and_its_wal_flush_is_over_when_the_s
     with Store.open(tmp_path / "q.db") as other:  # committed: another connection reads it before any flush
         assert [row.label.item_id for row in other.labels(reviewer="ana")] == [item.item_id]
     assert store.conn.execute("PRAGMA synchronous").fetchone() == (1,)  # NORMAL: the flush is qaeval's
+    assert flushers() == before + 1
     store.close()
-    assert not [thread for thread in threading.enumerate() if thread.name == "qaeval-wal-flush"]
+    assert flushers() == before

@@ -4,10 +4,10 @@ WAL mode and a busy timeout let two reviewers label one database at once; each w
 transaction taken up front (BEGIN IMMEDIATE), so concurrent writers queue instead of deadlocking.
 A commit does not wait for the disk (`synchronous = NORMAL`): it is in the operating system's hands
 at once, so it survives the process being killed, and a thread of its own flushes the WAL to disk
-right after (`fsync`, what `synchronous = FULL` would do before returning), waited for before the
-next write transaction begins and before the store closes. A power cut or an operating system crash
-can so lose only a commit of the last few milliseconds, never a corrupt store (SQLite's WAL
-recovery); a flush that fails is the next write's (or the close's) error.
+right after (`fsync`, what `synchronous = FULL` would do before returning), waited for only when the
+store closes. A power cut or an operating system crash can so lose only the commits of the last few
+milliseconds, never a corrupt store (SQLite's WAL recovery); a flush that fails is the next write's
+(or the close's) error.
 Raw SQL here: the pragmas (WAL included), BEGIN/SAVEPOINT, `user_version` and the table counts
 run while a store opens or the review TUI starts, and sqlite-utils (whose `enable_wal`,
 `table_names` and `count` would do) must stay unimported there: it slows the TUI's cold start.
@@ -53,28 +53,67 @@ def store_error(path: str, exc: OSError | sqlite3.Error) -> UsageError | None:
     return None if reason is None else UsageError(f"{path}: {reason}; nothing was changed")
 
 
-class _Flush(threading.Thread):
-    """`fsync` of a store's WAL file, off the committing thread; `failure` is what stopped it, if anything."""
+class _Flusher:
+    """Flushes a store's WAL file to disk (`fsync`) after its commits, on a thread of its own.
+
+    A commit asks (`committed`) and returns at once; the thread flushes, and once more if commits
+    came meanwhile, so every commit is on disk within about two flushes of it. Nothing waits for it
+    but `close`. The WAL's checksums chain its frames, so a later commit never survives a power cut
+    without the earlier ones. `failure` is the first flush that failed, if any."""
 
     def __init__(self, wal: str) -> None:
-        super().__init__(name="qaeval-wal-flush", daemon=True)
         self.wal = wal
         self.failure: OSError | None = None
+        self._asked = self._flushed = 0
+        self._closing = False
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
 
-    def run(self) -> None:
-        try:
-            descriptor = os.open(self.wal, os.O_RDONLY)
-        except FileNotFoundError:  # checkpointed and removed: its frames are in the database, synced
-            return
-        except OSError as exc:
-            self.failure = exc
-            return
-        try:
-            os.fsync(descriptor)
-        except OSError as exc:
-            self.failure = exc
-        finally:
-            os.close(descriptor)
+    def committed(self) -> None:
+        with self._changed:
+            self._asked += 1
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="qaeval-wal-flush", daemon=True)
+                self._thread.start()
+            self._changed.notify_all()
+
+    def close(self) -> None:
+        """Wait until every commit so far is flushed, and end the thread."""
+        with self._changed:
+            self._closing = True
+            self._changed.notify_all()
+            thread = self._thread
+        if thread is not None:
+            thread.join()
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                while self._flushed == self._asked and not self._closing:
+                    self._changed.wait()
+                if self._flushed == self._asked:
+                    return
+                asked = self._asked
+            failure = _fsync(self.wal)
+            with self._changed:
+                self.failure = self.failure or failure
+                self._flushed = asked
+
+
+def _fsync(path: str) -> OSError | None:
+    try:
+        descriptor = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:  # checkpointed and removed: its frames are in the database, synced
+        return None
+    except OSError as exc:
+        return exc
+    try:
+        os.fsync(descriptor)
+    except OSError as exc:
+        return exc
+    finally:
+        os.close(descriptor)
+    return None
 
 
 def _first_column(_cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> Any:
@@ -87,7 +126,7 @@ class SQLiteConnection(Driver):
     def __init__(self, connection: sqlite3.Connection, path: str) -> None:
         self.conn = connection
         self.path = path
-        self._flush: _Flush | None = None
+        self._flusher = _Flusher(f"{path}-wal")
 
     @cached_property
     def db(self) -> sqlite_utils.Database:
@@ -113,7 +152,7 @@ class SQLiteConnection(Driver):
             )
             connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             connection.execute("PRAGMA journal_mode = WAL")
-            connection.execute("PRAGMA synchronous = NORMAL")  # the WAL is flushed by `_Flush`
+            connection.execute("PRAGMA synchronous = NORMAL")  # the WAL is flushed by `_Flusher`
             connection.execute("PRAGMA foreign_keys = ON")
             store = cls(connection, text)
             store.migrate()
@@ -125,20 +164,18 @@ class SQLiteConnection(Driver):
 
     def close(self) -> None:
         try:
-            self._flushed()
+            self._flusher.close()
+            self._check_flushed()
         finally:
             self.conn.close()
 
-    def _flushed(self) -> None:
-        """Wait for the WAL flush of the last commit; one that failed is a UsageError naming the store."""
-        flush, self._flush = self._flush, None
-        if flush is None:
-            return
-        flush.join()
-        if flush.failure is not None:
+    def _check_flushed(self) -> None:
+        """A WAL flush that failed is a UsageError naming the store (raised once)."""
+        failure, self._flusher.failure = self._flusher.failure, None
+        if failure is not None:
             raise UsageError(
-                f"{self.path}: the store could not be flushed to disk ({flush.failure}); "
-                "the last change may be lost to a power cut"
+                f"{self.path}: the store could not be flushed to disk ({failure}); "
+                "the last changes may be lost to a power cut"
             )
 
     # -- the seam's statements -----------------------------------------------------------------
@@ -253,14 +290,13 @@ class SQLiteConnection(Driver):
                 with self._savepoint():
                     yield self.conn
                 return
-            self._flushed()
+            self._check_flushed()
             self.conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self.conn
                 self.conn.execute("COMMIT")
                 if self.path != ":memory:":
-                    self._flush = _Flush(f"{self.path}-wal")
-                    self._flush.start()
+                    self._flusher.committed()
             except BaseException:
                 if self.conn.in_transaction:  # SQLite may have rolled back already
                     self.conn.execute("ROLLBACK")
