@@ -185,6 +185,10 @@ class Services:
     def gold_lock(self, item_id: str) -> dict[str, int | None]:
         return self._on_session(lambda session: session.gold_lock(item_id))
 
+    def gold(self, item_id: str, scores: dict[str, int | None]) -> tuple[str | None, dict[str, int | None]]:
+        """`gold_answer`, then `gold_lock`, in one hand-off to the writer."""
+        return self._on_session(lambda session: (session.gold_answer(item_id, scores), session.gold_lock(item_id)))
+
     def submit(self, item_id: str, scores: dict[str, int | None], note: str, flagged: bool, seconds: float) -> Label:
         return self._on_session(lambda session: session.submit(item_id, scores, note, flagged, seconds))
 

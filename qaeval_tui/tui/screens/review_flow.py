@@ -175,9 +175,11 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
         if self.item is None or self.draft is None:
             return
         item_id, scores = self.item.item_id, dict(self.draft.scores)
+        if not scores and not self.item.gold_lock and not all(axis.needs_gold for axis in self.draft.axes):
+            return  # a blind axis unscored and nothing locked: the core would say "not yet"
 
         def ask(services: Services) -> GoldArrived:
-            return GoldArrived(item_id, services.gold_answer(item_id, scores), services.gold_lock(item_id))
+            return GoldArrived(item_id, *services.gold(item_id, scores))
 
         self._background("gold", ask)
 
