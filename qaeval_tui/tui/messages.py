@@ -79,3 +79,10 @@ class TeamStanding(Message):
     """The picker's line about the team's queues (core.review.prepare.picker_note)."""
 
     text: str
+
+
+@dataclass
+class LabelSaved(Message):
+    """The label submitted at queue position `position` is on disk: the reviewer may now read "saved"."""
+
+    position: int

@@ -47,7 +47,14 @@ from qaeval_tui.core.curation.rejection import reject
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
 from qaeval_tui.core.models.label import Label
-from qaeval_tui.core.review.session import BlindItemView, Progress, RevealView, ReviewSession, SessionSummary
+from qaeval_tui.core.review.session import (
+    Advance,
+    BlindItemView,
+    Progress,
+    RevealView,
+    ReviewSession,
+    SessionSummary,
+)
 from qaeval_tui.core.review.views import CuratorTally
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.opening import StoreLocation
@@ -172,17 +179,34 @@ class Services:
     def next_item(self) -> BlindItemView | None:
         return self._on_session(lambda session: session.next_item())
 
+    def wait_saved(self) -> None:
+        """Wait until every label submitted so far is on disk (off the store thread: submits go on)."""
+        self._thread.durable()
+
     def gold_answer(self, item_id: str, scores: dict[str, int | None]) -> str | None:
         return self._on_session(lambda session: session.gold_answer(item_id, scores))
 
     def gold_lock(self, item_id: str) -> dict[str, int | None]:
         return self._on_session(lambda session: session.gold_lock(item_id))
 
+    def gold(self, item_id: str, scores: dict[str, int | None]) -> tuple[str | None, dict[str, int | None]]:
+        """`gold_answer`, then `gold_lock`, in one hand-off to the writer."""
+        return self._on_session(lambda session: (session.gold_answer(item_id, scores), session.gold_lock(item_id)))
+
     def submit(self, item_id: str, scores: dict[str, int | None], note: str, flagged: bool, seconds: float) -> Label:
         return self._on_session(lambda session: session.submit(item_id, scores, note, flagged, seconds))
 
     def skip(self, item_id: str, seconds: float) -> Label:
         return self._on_session(lambda session: session.skip(item_id, seconds))
+
+    def submit_and_next(
+        self, item_id: str, scores: dict[str, int | None], note: str, flagged: bool, seconds: float
+    ) -> Advance:
+        """`submit`, the next item and the progress in one hand-off to the writer."""
+        return self._on_session(lambda session: session.submit_and_next(item_id, scores, note, flagged, seconds))
+
+    def skip_and_next(self, item_id: str, seconds: float) -> Advance:
+        return self._on_session(lambda session: session.skip_and_next(item_id, seconds))
 
     def undo(self) -> BlindItemView | None:
         return self._on_session(lambda session: session.undo())

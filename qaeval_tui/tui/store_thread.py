@@ -80,6 +80,13 @@ class StoreThread:
             raise UsageError(CLOSED) from exc
         return future.result()
 
+    def durable(self) -> None:
+        """Wait, on the calling thread, until every commit of this store so far is on disk; the store
+        thread goes on meanwhile (the wait touches no connection: `StoreBackend.durable`)."""
+        store = self._store
+        if store is not None:
+            store.durable()
+
     def _current(self) -> StoreBackend:
         if self._closed:  # handed over after `close` began: never reopen
             raise UsageError(CLOSED)

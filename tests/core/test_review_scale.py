@@ -20,6 +20,7 @@ import pytest
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.review.session import Progress, ReviewSession, assign, build_review_items
+from qaeval_tui.core.store.labels import LabelPrior
 from qaeval_tui.core.store.rows import LabelDraft, LabelMark, LabelRevision
 from qaeval_tui.core.store.sqlite import Store
 from tests.core.review_fixtures import FULL, store_with_run
@@ -229,14 +230,16 @@ def test_a_reassignment_around_the_sessions_own_write_is_seen(
     if where.startswith("this"):
         assign(store, REVIEWERS, overlap=2, seed=2, replace=True)
     else:
-        append_label = store.append_label
+        submit_label = store.submit_label
 
-        def reassigned_meanwhile(label: LabelDraft, origin: str = "review") -> LabelRevision:
+        def reassigned_meanwhile(
+            label: LabelDraft, guard: Callable[[LabelPrior], bool], origin: str = "review"
+        ) -> LabelRevision | None:
             with Store.open(store.path) as other:
                 assign(other, REVIEWERS, overlap=2, seed=2, replace=True)
-            return append_label(label, origin)
+            return submit_label(label, guard, origin)
 
-        monkeypatch.setattr(store, "append_label", reassigned_meanwhile)
+        monkeypatch.setattr(store, "submit_label", reassigned_meanwhile)
     ana.submit(view.item_id, FULL, "", False, 1.0)
     assert store.queue_item_ids("ana") != before
     assert_agrees(ana, store)
@@ -312,10 +315,11 @@ def test_after_the_first_read_only_new_revisions_are_read(tmp_path: Path, monkey
         ana.summary()
     ana.skip(ana.next_item().item_id, 1.0)  # type: ignore[union-attr]
     ana.undo()
-    assert max(reads.label_rows[1:]) == 1 and sum(reads.label_rows[1:]) == 6
+    assert reads.label_rows == [60], "the session's own labels are taken in without reading them back"
     assert reads.queue_reads == 1, "the session's own writes do not make it re-read the queue"
     other = Store.open(store.path)
     ReviewSession(other, Config(), "ben").skip(queue[0], 1.0)
     other.close()
     assert ana.progress() == Progress(done=35, assigned=40, skipped=1, flagged=0, seconds_spent=126.0)
     assert reads.queue_reads == 2, "another connection's commit makes it check the queue again"
+    assert reads.label_rows == [60, 0], "and read her revisions committed since: none (the skip is ben's)"

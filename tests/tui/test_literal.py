@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
-from qaeval_tui.core.models.label import Label
+from qaeval_tui.core.review.session import Advance
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.tui.app import ReviewApp, create_app
 from qaeval_tui.tui.literal import marked
@@ -64,7 +64,9 @@ def test_marked_maps_highlight_ranges_through_escaping() -> None:
 class RefusingGateway(Services):
     """Refuses every submit with an error quoting markup-like data."""
 
-    def submit(self, item_id: str, scores: dict[str, int | None], note: str, flagged: bool, seconds: float) -> Label:
+    def submit_and_next(
+        self, item_id: str, scores: dict[str, int | None], note: str, flagged: bool, seconds: float
+    ) -> Advance:
         raise UsageError("answer [bold red]x[/] cites [@click=app.quit]q[/]: not saved")
 
 

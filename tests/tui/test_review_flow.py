@@ -184,13 +184,13 @@ async def test_keys_typed_while_saving_are_replayed_on_the_next_item(demo_db: Pa
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_review(pilot)
         gateway = app.context.services
-        real_submit = gateway.submit
+        real_submit = gateway.submit_and_next
 
         def slow_submit(*args: Any) -> Any:
             time.sleep(2.0)
             return real_submit(*args)
 
-        gateway.submit = slow_submit  # type: ignore[method-assign,assignment]
+        gateway.submit_and_next = slow_submit  # type: ignore[method-assign,assignment]
         await pilot.press("2", "2", "2", "enter", "1", "0")
         assert screen.busy == "saving…"  # the UI answered while the save was in flight
         await pilot.press("question_mark")  # and it still takes commands

@@ -107,8 +107,8 @@ class HeldGold(Services):
         self.gate = threading.Event()
         self.gate.set()
 
-    def gold_answer(self, item_id: str, scores: dict[str, int | None]) -> str | None:
-        answer = super().gold_answer(item_id, scores)  # recorded in the store now, answered later
+    def gold(self, item_id: str, scores: dict[str, int | None]) -> tuple[str | None, dict[str, int | None]]:
+        answer = super().gold(item_id, scores)  # recorded in the store now, answered later
         self.gate.wait(timeout=30)
         return answer
 

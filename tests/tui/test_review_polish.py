@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
+import pytest
+
+from qaeval_tui.core.config import Config
 from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.store.sqlite import Store
+from qaeval_tui.tui.app import create_app
 from qaeval_tui.tui.screens.help import HelpScreen
 from qaeval_tui.tui.widgets.status_line import StatusLine
+from tests.conftest import DEMO_GOLDEN
 from tests.tui.conftest import make_app, open_review, screen_text, settle
 from tests.tui.scenes.review import FixedClock, wait_until
 
@@ -82,3 +88,28 @@ async def test_time_on_other_screens_and_idle_time_past_the_cutoff_is_not_counte
         await settle(pilot, "0", "enter")
     [label] = labels(demo_db)
     assert label.seconds_spent == 10 + 5 + 300
+
+
+async def test_saved_is_said_only_once_the_label_is_on_disk(demo_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A slow disk: the WAL flush after each commit waits until the test lets it go. The next item
+    # shows at once; "saved" waits for the flush, so a power cut before it never loses a "saved" label.
+    from qaeval_tui.core.store.sqlite import connection
+
+    real_fsync, disk = connection._fsync, threading.Event()
+
+    def slow_fsync(path: str) -> OSError | None:
+        disk.wait(timeout=30)
+        return real_fsync(path)
+
+    monkeypatch.setattr(connection, "_fsync", slow_fsync)
+    app = create_app(Config(), db_path=demo_db, data_paths=[DEMO_GOLDEN], reviewer="ana", clock=FixedClock())
+    async with app.run_test(size=(100, 32)) as pilot:
+        screen = await open_review(pilot)
+        await settle(pilot, "2", "1", "2")
+        await pilot.press("enter")  # the next item does not wait for the disk
+        await wait_until(pilot, lambda: screen.item is not None and screen.item.position == 2 and not screen.busy)
+        assert len(labels(demo_db)) == 1  # committed: another connection reads it
+        await pilot.pause(0.2)
+        assert "saved" not in notices(app)  # not on disk yet: not said
+        disk.set()
+        await wait_until(pilot, lambda: "✓ item 1 saved" in notices(app))

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from qaeval_tui.core.models.label import Label
+from qaeval_tui.core.review.session import Advance
 from qaeval_tui.core.usecases.prepare import StoreOverview
 from qaeval_tui.tui.app import ReviewApp
 from qaeval_tui.tui.screens.home import HomeScreen
@@ -42,13 +42,15 @@ def labels_of(db: Path, reviewer: str) -> int:
 async def test_a_failing_background_read_is_shown_and_the_reviewer_keeps_labeling(
     demo_db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(Services, "gold_answer", broken)
+    monkeypatch.setattr(Services, "gold", broken)
     app = make_app(demo_db)
     async with app.run_test(size=(100, 32), notifications=True) as pilot:
+        await wait_until(pilot, lambda: review_ready(app), timeout=10)
+        await pilot.press("2")  # a score: the screen asks the core about the gold answer
         await wait_until(pilot, lambda: "RuntimeError" in screen_text(app), timeout=10)
         assert "gold not updated unexpected error: RuntimeError: disk [b]on[/b] fire" in toasts(app)  # literal
         assert isinstance(app.screen, ReviewScreen) and app.screen.background.get("gold", 0) == 0
-        await pilot.press("2", "1", "2", "enter")
+        await pilot.press("1", "2", "enter")
         await wait_until(pilot, lambda: review_ready(app) and labels_of(demo_db, "ana") == 1, timeout=10)
         assert app.is_running
 
@@ -75,10 +77,10 @@ async def test_a_failing_load_on_home_is_shown_and_home_stays_usable(
 async def test_a_failing_save_is_shown_the_item_stays_and_nothing_is_stored(
     demo_db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def submit(_self: Services, *_args: object) -> Label:
+    def submit_and_next(_self: Services, *_args: object) -> Advance:
         raise RuntimeError("write failed")
 
-    monkeypatch.setattr(Services, "submit", submit)
+    monkeypatch.setattr(Services, "submit_and_next", submit_and_next)
     app = make_app(demo_db)
     async with app.run_test(size=(100, 32), notifications=True) as pilot:
         await wait_until(pilot, lambda: review_ready(app))

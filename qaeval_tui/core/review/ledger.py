@@ -43,22 +43,30 @@ class QueueLedger:
         self._seconds = 0.0
 
     def sync(self) -> None:
-        """Take in what was committed since the last sync, by this session or any other."""
+        """Take in what was committed since the last sync, by this session or any other (nothing is
+        read but the change token when nothing was)."""
         token = self.store.change_token()
-        if token != self._token:
-            queue = tuple(self.store.queue_item_ids(self.reviewer))
-            if queue != self.queue:
-                self._restart(queue)
-            self._token = token  # read before the queue, so a commit in between is seen next time
+        if token == self._token:
+            return
+        queue = tuple(self.store.queue_item_ids(self.reviewer))
+        if queue != self.queue:
+            self._restart(queue)
+        self._token = token  # read before the queue and the labels, so a commit in between is seen next time
         self._fold(self.store.label_marks(self.reviewer, after_id=self._last_id))
 
-    def wrote_label(self, before: ChangeToken, after: ChangeToken) -> None:
-        """This session appended one label between the `before` and `after` change tokens.
+    def wrote_label(self, before: ChangeToken, after: ChangeToken, mark: LabelMark) -> bool:
+        """This session appended the label `mark` between the `before` and `after` change tokens.
 
-        When nothing else was committed meanwhile, the queue read earlier still holds; the label
-        itself comes in with the next sync, in id order with anything another process wrote.
+        When nothing else was committed since the last sync, the queue read then still holds and
+        `mark` is the only revision this ledger has not taken in: it is folded here, and the ledger
+        is current as of `after` (True). Otherwise the next sync reads what changed, this label
+        among it, in id order with anything another process wrote (False).
         """
-        self.wrote_aside(before, after)
+        if before == self._token and after.others == before.others and mark.id > self._last_id:
+            self._fold((mark,))
+            self._token = after
+            return True
+        return False
 
     def wrote_aside(self, before: ChangeToken, after: ChangeToken) -> None:
         """This session committed something that leaves queues alone (a label, a gold-answer lock,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import QaevalError, UsageError
@@ -32,9 +33,11 @@ from qaeval_tui.core.review.views import (
 )
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.store.backend import StoreBackend
-from qaeval_tui.core.store.rows import LabelDraft, LabelRevision
+from qaeval_tui.core.store.labels import LabelPrior
+from qaeval_tui.core.store.rows import LabelDraft, LabelMark, LabelRevision
 
 __all__ = [
+    "Advance",
     "AssignmentReport",
     "AxisView",
     "BlindItemView",
@@ -61,6 +64,16 @@ class BlindnessError(QaevalError):
 
 class InvalidScoresError(QaevalError):
     """A submitted label does not fit the rubric."""
+
+
+@dataclass(frozen=True, slots=True)
+class Advance:
+    """What one submit (or skip) hands back: the label as stored, the next item's view (None when the
+    queue is done) and the progress counting the label."""
+
+    label: Label
+    item: BlindItemView | None
+    progress: Progress
 
 
 def score_problems(rubric: Rubric, scores: Mapping[str, object], *, require_all: bool) -> list[tuple[str, str]]:
@@ -97,6 +110,13 @@ class ReviewSession:
         self._undo_depth = 0
         self._session_rows: list[Label] = []
         self._ledger = QueueLedger(store, reviewer)
+        # What this session read of the items it showed: the case id a label row carries, and the blind
+        # scores the gold answer locked (kept current by this session's own writes; a submit's write
+        # transaction reads the lock again, so a lock taken elsewhere meanwhile still holds).
+        self._case_ids: dict[str, str] = {}
+        self._locks: dict[str, dict[str, int | None]] = {}
+        self._current = False
+        """The ledger took in the label just written, and the store held nothing else new when it did."""
 
     @property
     def rubric(self) -> Rubric:
@@ -122,8 +142,12 @@ class ReviewSession:
         Skipped items come back after every unlabeled one, the longest-skipped first, so skipping
         again moves an item to the back instead of looping on it.
         """
+        self._ledger.sync()
+        return self._next_view()
+
+    def _next_view(self) -> BlindItemView | None:
+        """`next_item` from what the ledger holds now (the caller synced it)."""
         ledger = self._ledger
-        ledger.sync()
         item_id = ledger.next_item_id()
         if item_id is None:
             return None
@@ -141,6 +165,7 @@ class ReviewSession:
         case, output = item.case, item.output
         if case is None or output is None:
             raise UsageError(f"review item {item_id!r} has lost its case or output in {self.store.path}")
+        self._case_ids[item_id] = item.item.case_id
         citations, sources = content_views(case, output)
         return BlindItemView(
             item_id=item_id,
@@ -156,7 +181,7 @@ class ReviewSession:
             previous_scores=dict(previous.scores) if previous else {},
             previous_note=previous.note if previous else "",
             previous_flagged=previous.flagged if previous else False,
-            gold_lock=self.gold_lock(item_id),
+            gold_lock=self._read_lock(item_id),
         )
 
     def gold_answer(self, item_id: str, scores: dict[str, int | None]) -> str | None:
@@ -174,11 +199,12 @@ class ReviewSession:
         if not locked and score_problems(self.rubric, {name: scores[name] for name in blind_axes}, require_all=False):
             return None
         if not locked:
-            if self.store.review_item(item_id) is None:
+            if item_id not in self._case_ids and self.store.review_item(item_id) is None:
                 raise UsageError(f"no review item {item_id!r} in {self.store.path}")
             before = self.store.change_token()
-            self.store.record_gold_shown(item_id, self.reviewer, {name: scores[name] for name in blind_axes})
+            shown = self.store.record_gold_shown(item_id, self.reviewer, {name: scores[name] for name in blind_axes})
             self._ledger.wrote_aside(before, self.store.change_token())
+            self._locks[item_id] = self._blind(shown)
         # Read after the lock is recorded: a team store gives a reviewer the gold fields only then.
         item = self.store.review_item(item_id)
         case = None if item is None else item.case
@@ -190,15 +216,25 @@ class ReviewSession:
 
     def gold_lock(self, item_id: str) -> dict[str, int | None]:
         """The blind scores locked for `item_id` because its gold answer was shown to this reviewer
-        ({} while it was not). Read from the store, so it holds after leaving the item or the app."""
+        ({} while it was not). Kept in the store, so it holds after leaving the item or the app; read
+        from it each time the item is shown (this session's own locks are known without a read)."""
+        if item_id in self._locks:
+            return dict(self._locks[item_id])
+        return self._read_lock(item_id)
+
+    def _read_lock(self, item_id: str) -> dict[str, int | None]:
         if not any(axis.needs_gold for axis in self.rubric.axes):
             return {}
-        shown = self.store.gold_shown(item_id, self.reviewer)
+        lock = self._blind(self.store.gold_shown(item_id, self.reviewer))
+        self._locks[item_id] = lock
+        return dict(lock)
+
+    def _blind(self, shown: Mapping[str, int | None] | None) -> dict[str, int | None]:
+        """The blind axes' part of a gold lock ({} for none)."""
         blind = {axis.name for axis in self.rubric.axes if not axis.needs_gold}
         return {} if shown is None else {name: value for name, value in shown.items() if name in blind}
 
-    def _check_gold_lock(self, item_id: str, scores: Mapping[str, int | None]) -> None:
-        lock = self.gold_lock(item_id)
+    def _check_gold_lock(self, lock: Mapping[str, int | None], scores: Mapping[str, int | None]) -> None:
         changed = [name for name, value in lock.items() if scores.get(name) != value]
         if changed:
             locked = ", ".join(f"{name} = {lock[name]}" for name in changed)
@@ -210,20 +246,49 @@ class ReviewSession:
     # -- writing labels --------------------------------------------------------------------------
 
     def _append(
-        self, item_id: str, scores: dict[str, int | None], note: str, flagged: bool, skipped: bool, seconds: float
+        self,
+        item_id: str,
+        scores: dict[str, int | None],
+        note: str,
+        flagged: bool,
+        skipped: bool,
+        seconds: float,
     ) -> Label:
+        """Write one revision in one transaction; a submit is checked there against the gold lock
+        (refused if it changes a locked axis) and against the latest submitted revision (an unchanged
+        one is returned, nothing written: a new revision would only add noise to the history)."""
         if not math.isfinite(seconds) or seconds < 0:
             raise InvalidScoresError(f"seconds_spent must be a non-negative number, got {seconds!r}")
         if len(note) > MAX_NOTE_CHARS:
             raise InvalidScoresError(f"note: {len(note)} characters; a note holds at most {MAX_NOTE_CHARS}")
-        item = self.store.review_item(item_id)
-        if item is None:
-            raise UsageError(f"no review item {item_id!r} in {self.store.path}")
+        case_id = self._case_ids.get(item_id)
+        if case_id is None:
+            item = self.store.review_item(item_id)
+            if item is None:
+                raise UsageError(f"no review item {item_id!r} in {self.store.path}")
+            case_id = self._case_ids[item_id] = item.item.case_id
+        unchanged: list[Label] = []
+
+        def guard(prior: LabelPrior) -> bool:
+            if skipped:
+                return True
+            lock = self._locks[item_id] = self._blind(prior.gold_lock) if self._needs_gold else {}
+            self._check_gold_lock(lock, scores)
+            own = None if prior.latest is None else prior.latest.label
+            if (
+                own is not None
+                and dict(own.scores) == scores
+                and (own.note, own.flagged, own.rubric_version) == (note, flagged, self.rubric.version)
+            ):
+                unchanged.append(own)
+                return False
+            return True
+
         before = self.store.change_token()
-        row = self.store.append_label(
+        row = self.store.submit_label(
             LabelDraft(
                 item_id=item_id,
-                case_id=item.item.case_id,
+                case_id=case_id,
                 reviewer=self.reviewer,
                 scores=scores,
                 rubric_version=self.rubric.version,
@@ -232,12 +297,21 @@ class ReviewSession:
                 skipped=skipped,
                 revealed=None,  # the store decides inside the write transaction
                 seconds_spent=seconds,
-            )
+            ),
+            guard,
         )
-        self._ledger.wrote_label(before, self.store.change_token())
         self._undo_depth = 0
+        if row is None:
+            self._current = False
+            return unchanged[0]
+        mark = LabelMark(row.id, item_id, int(skipped), int(flagged), row.label.seconds_spent)
+        self._current = self._ledger.wrote_label(before, self.store.change_token(), mark)
         self._session_rows.append(row.label)
         return row.label
+
+    @property
+    def _needs_gold(self) -> bool:
+        return any(axis.needs_gold for axis in self.rubric.axes)
 
     def submit(
         self, item_id: str, scores: dict[str, int | None], note: str, flagged: bool, seconds_spent: float
@@ -246,20 +320,29 @@ class ReviewSession:
         problems = score_problems(self.rubric, scores, require_all=True)
         if problems:
             raise InvalidScoresError("; ".join(f"{field}: {message}" for field, message in problems))
-        self._check_gold_lock(item_id, scores)
-        own = self._latest_submitted(self.store.labels(reviewer=self.reviewer, item_id=item_id)).get(item_id)
-        if (
-            own is not None
-            and dict(own.scores) == dict(scores)
-            and (own.note, own.flagged, own.rubric_version) == (note, flagged, self.rubric.version)
-        ):
-            self._undo_depth = 0
-            return own  # unchanged: a new revision would only add noise to the history
         return self._append(item_id, dict(scores), note, flagged, False, seconds_spent)
 
     def skip(self, item_id: str, seconds_spent: float) -> Label:
         """Record a skip (time included); the item comes back after the unlabeled ones."""
         return self._append(item_id, {}, "", False, True, seconds_spent)
+
+    def submit_and_next(
+        self, item_id: str, scores: dict[str, int | None], note: str, flagged: bool, seconds_spent: float
+    ) -> Advance:
+        """`submit`, then `next_item` and `progress`, reading only what the next item needs: the label
+        is committed before anything is returned."""
+        label = self.submit(item_id, scores, note, flagged, seconds_spent)
+        return self._advance(label)
+
+    def skip_and_next(self, item_id: str, seconds_spent: float) -> Advance:
+        """`skip`, then `next_item` and `progress`, as `submit_and_next`."""
+        return self._advance(self.skip(item_id, seconds_spent))
+
+    def _advance(self, label: Label) -> Advance:
+        if not self._current:  # the ledger holds this session's label and nothing else was committed
+            self._ledger.sync()
+        self._current = False
+        return Advance(label, self._next_view(), self._ledger.progress())
 
     def undo(self) -> BlindItemView | None:
         """Reopen the item this reviewer most recently submitted or skipped; called again, the one before it.

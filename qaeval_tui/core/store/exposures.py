@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from qaeval_tui.core.store.codec import exposure_reason, reveal_reason, utc_now
+from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.rows import Exposure
 from qaeval_tui.core.store.seam import Driver
 
@@ -65,15 +65,3 @@ class ExposureTables(Driver):
             params,
         )
         return {(item, who, revision): reason for item, who, revision, reason in rows}
-
-
-def not_blind_reason(store: Driver, item_id: str, reviewer: str) -> str | None:
-    """Why a label `reviewer` appends now on `item_id` is not blind: the reveal, else the first exposure."""
-    row = store._row("SELECT revealed_at FROM reveals WHERE item_id = ? AND reviewer = ?", (item_id, reviewer))
-    if row is not None:
-        return reveal_reason(row[0])
-    row = store._row(
-        "SELECT view, seen, seen_at FROM exposures WHERE item_id = ? AND person = ? ORDER BY seen_at LIMIT 1",
-        (item_id, reviewer),
-    )
-    return None if row is None else exposure_reason(*row)

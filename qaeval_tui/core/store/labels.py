@@ -22,17 +22,17 @@ would show it before the submit): it reads '' there.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from types import MappingProxyType
+from typing import NamedTuple
 
 from qaeval_tui.core.limits import MAX_REVISION
 from qaeval_tui.core.models.label import Label
 from qaeval_tui.core.store import codec
 from qaeval_tui.core.store.codec import LABEL_COLUMNS as _COLUMNS
+from qaeval_tui.core.store.codec import exposure_reason, reveal_reason, utc_now
 from qaeval_tui.core.store.codec import label_revision as _revision
 from qaeval_tui.core.store.codec import scores_json as _scores_json
-from qaeval_tui.core.store.codec import utc_now
-from qaeval_tui.core.store.exposures import not_blind_reason
 from qaeval_tui.core.store.rows import (
     BadRow,
     CorruptRowError,
@@ -49,6 +49,26 @@ from qaeval_tui.core.store.seam import Driver, label_writer
 _INSERT = f"""INSERT INTO labels ({_COLUMNS.removesuffix(", id")}, not_blind_reason)
                VALUES ({", ".join("?" * 14)}) RETURNING """
 _REDACTED_COLUMNS = _COLUMNS.replace("case_id", "CAST('' AS TEXT) AS case_id")
+# What a submit's write transaction reads before its insert, in one statement (each pair of parameters is
+# the item and the reviewer): the revision count, the reveal, the first exposure, the gold answer's lock,
+# and the latest submitted revision (`{columns}`) no curator quarantined.
+_PRIOR = """SELECT m.revision, v.revealed_at, e.view, e.seen, e.seen_at, g.blind_scores_json, l.*
+    FROM (SELECT coalesce(max(revision), 0) AS revision FROM labels WHERE item_id = ? AND reviewer = ?) m
+    LEFT JOIN reveals v ON v.item_id = ? AND v.reviewer = ?
+    LEFT JOIN (SELECT view, seen, seen_at FROM exposures WHERE item_id = ? AND person = ?
+               ORDER BY seen_at LIMIT 1) e ON TRUE
+    LEFT JOIN gold_shown g ON g.item_id = ? AND g.reviewer = ?
+    LEFT JOIN (SELECT {columns} FROM labels WHERE item_id = ? AND reviewer = ? AND skipped = 0 AND {kept}
+               ORDER BY id DESC LIMIT 1) l ON TRUE"""
+
+
+class LabelPrior(NamedTuple):
+    """What a submit's write transaction found of its reviewer on the item, before its insert."""
+
+    gold_lock: dict[str, int | None] | None
+    """The blind scores locked when the gold answer was first shown to the reviewer; None if never."""
+    latest: LabelRevision | None
+    """The reviewer's latest submitted revision of the item no curator quarantined; None if none."""
 
 
 _TEXT = "text"
@@ -162,35 +182,76 @@ class LabelTables(Driver):
         `revealed` is read from the reveals and exposures when the draft leaves it None, the reason
         stored beside it.
         """
+        if draft.revealed is not None:
+            with self._write():
+                self._hold(label_writer(draft.reviewer))
+                latest = self._row(
+                    "SELECT coalesce(max(revision), 0) FROM labels WHERE item_id = ? AND reviewer = ?",
+                    (draft.item_id, draft.reviewer),
+                )
+                return self._insert_label(draft, origin, int(latest[0] if latest else 0), draft.revealed, None)
+        stored = self.submit_label(draft, lambda _prior: True, origin)
+        assert stored is not None  # the guard let it through
+        return stored
+
+    def submit_label(
+        self, draft: LabelDraft, guard: Callable[[LabelPrior], bool], origin: str = "review"
+    ) -> LabelRevision | None:
+        """`append_label` for a review session's submit, in as few statements as the write needs: the
+        transaction reads in one statement what the store holds of this reviewer on the item (its
+        revision count, the reveal or first exposure, the gold answer's lock, the latest submitted
+        revision), hands that to `guard`, then inserts. `guard` refuses the write by raising (the
+        transaction rolls back: nothing is written) or skips it by returning False (None returned).
+        `draft.revealed` is decided here, as `append_label` does when the draft leaves it None.
+        """
+        item_id, reviewer = draft.item_id, draft.reviewer
         with self._write():
-            self._hold(label_writer(draft.reviewer))
-            item_id, reviewer = draft.item_id, draft.reviewer
-            latest = self._row(
-                "SELECT coalesce(max(revision), 0) FROM labels WHERE item_id = ? AND reviewer = ?", (item_id, reviewer)
+            self._hold(label_writer(reviewer))
+            row = self._row(_PRIOR.format(columns=self._label_columns, kept=self._kept()), (item_id, reviewer) * 5)
+            assert row is not None  # the aggregate row is always there
+            revision, revealed_at, exposure, shown, latest = row[0], row[1], row[2:5], row[5], row[6:]
+            where = f"{item_id}/{reviewer}"
+            prior = LabelPrior(
+                None
+                if shown is None
+                else codec.gold_lock(self.path, where, self.parsed(shown, "gold_shown", where, "blind_scores_json")),
+                None if latest[0] is None else _revision(latest, dict(self._scores({latest[3]})[latest[3]])),
             )
-            revealed, reason = draft.revealed, None
-            if revealed is None:  # a reveal or an exposure makes it not blind, and says why
-                reason = not_blind_reason(self, item_id, reviewer)
-                revealed = reason is not None
-            row = self._row(
-                _INSERT + self._label_columns,
-                (
-                    item_id,
-                    draft.case_id,
-                    reviewer,
-                    _scores_json(dict(draft.scores)),
-                    draft.note,
-                    int(draft.flagged),
-                    int(draft.skipped),
-                    draft.rubric_version,
-                    int(revealed),
-                    checked_revision(int(latest[0] if latest else 0) + 1, item_id, reviewer),
-                    draft.created_at or utc_now(),
-                    float(draft.seconds_spent),
-                    origin,
-                    reason,
-                ),
+            if not guard(prior):
+                return None
+            reason = (
+                reveal_reason(revealed_at)
+                if revealed_at is not None
+                else None
+                if exposure[0] is None
+                else exposure_reason(*exposure)
             )
+            return self._insert_label(draft, origin, int(revision), reason is not None, reason)
+
+    def _insert_label(
+        self, draft: LabelDraft, origin: str, latest: int, revealed: bool, reason: str | None
+    ) -> LabelRevision:
+        """Insert `draft` as the revision after `latest` (inside the caller's write transaction)."""
+        item_id, reviewer = draft.item_id, draft.reviewer
+        row = self._row(
+            _INSERT + self._label_columns,
+            (
+                item_id,
+                draft.case_id,
+                reviewer,
+                _scores_json(dict(draft.scores)),
+                draft.note,
+                int(draft.flagged),
+                int(draft.skipped),
+                draft.rubric_version,
+                int(revealed),
+                checked_revision(latest + 1, item_id, reviewer),
+                draft.created_at or utc_now(),
+                float(draft.seconds_spent),
+                origin,
+                reason,
+            ),
+        )
         assert row is not None  # INSERT ... RETURNING returns the row it wrote
         return _revision(row, json.loads(row[3]))
 

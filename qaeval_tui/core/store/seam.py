@@ -60,8 +60,16 @@ class Driver:
     # -- the store's life, the same on every backend -------------------------------------------
 
     def close(self) -> None:
-        """Release the connection."""
-        self.conn.close()
+        """Release the connection, once every commit is on disk (`durable`)."""
+        try:
+            self._before_close()
+        finally:
+            self.conn.close()
+
+    def durable(self) -> None:
+        """Wait until every commit made so far is on disk; a UsageError naming the store if one could not
+        be written there. Safe from any thread: it waits and touches no connection."""
+        self._until_durable()
 
     def __enter__(self) -> Self:
         return self
@@ -172,6 +180,13 @@ class Driver:
         """A number that differs once another connection committed anything (it may move on this
         connection's own commits too, which `_own_commits` counts either way)."""
         raise NotImplementedError
+
+    def _before_close(self) -> None:
+        """What must finish before the connection closes (nothing where a commit waits for the disk)."""
+
+    def _until_durable(self) -> None:
+        """Wait for the commits made so far to reach the disk (PostgreSQL's commit returns once they have:
+        `synchronous_commit`)."""
 
     def _take_exclusive(self, name: str) -> Callable[[], None]:
         """Wait for and take the lock `exclusive(name)` holds across transactions; returns what releases it."""

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from textual.message import Message
 
-from qaeval_tui.core.review.session import BlindItemView, Progress, SessionSummary
+from qaeval_tui.core.review.session import Advance, BlindItemView, Progress, SessionSummary
 from qaeval_tui.core.usecases.prepare import pace
 from qaeval_tui.tui import heap
 from qaeval_tui.tui.context import AppContext
@@ -22,6 +22,7 @@ from qaeval_tui.tui.messages import (
     CallFailed,
     GoldArrived,
     ItemArrived,
+    LabelSaved,
     ProgressArrived,
     RevealArrived,
 )
@@ -52,6 +53,8 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
         self.gold: str | None = None
         self.selected: int | None = None
         self.last_submitted: str | None = None
+        self.saved_position = 0
+        """The queue position of the item whose submit is in flight, for the "saved" toast once it commits."""
         self.shown_at = context.clock()
         self._reopened = item
         self.background: Counter[str] = Counter()
@@ -88,6 +91,12 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
             return ItemArrived(None, services.progress(), services.summary(), notice, submitted)
         return ItemArrived(item, None, None, notice, submitted)  # progress follows once the item shows
 
+    def _advanced(self, advance: Advance, notice: str, submitted: str | None) -> ItemArrived:
+        """The item after a submit or skip, with its progress (one hand-off for all three)."""
+        if advance.item is None:
+            return ItemArrived(None, advance.progress, self.context.services.summary(), notice, submitted)
+        return ItemArrived(advance.item, advance.progress, None, notice, submitted)
+
     def _background(self, name: str, work: Callable[[Services], Message], *, after_refresh: bool = False) -> None:
         """A read the reviewer does not wait for (progress, gold answer): no busy state, keys keep flowing.
 
@@ -104,6 +113,22 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
             self.call_after_refresh(lambda: self.run_core(run, group=name, title=title))
         else:
             self.run_core(run, group=name, title=title)
+
+    def _say_saved(self, position: int) -> None:
+        """Say "saved" once the committed label is on disk (the next item shows before: a commit is
+        flushed to disk just after it, store.durable)."""
+        services = self.context.services
+        self.background["saved"] += 1
+
+        def run() -> None:
+            services.wait_saved()
+            self.post_message(LabelSaved(position))
+
+        self.run_core(run, group="saved", title="Not yet on disk")
+
+    def on_label_saved(self, message: LabelSaved) -> None:
+        self._landed("saved")
+        self.notify(f"✓ item {message.position} saved", timeout=2)
 
     def _landed(self, name: str) -> None:
         self.background[name] -= 1
@@ -127,6 +152,8 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
             self.progress = message.progress
         if message.submitted is not None:
             self.last_submitted = message.submitted
+            if not self.context.deterministic:  # pictures: a toast that fades would race the capture
+                self._say_saved(self.saved_position)
         if message.item is None:
             if message.summary is not None:
                 self.dismiss(message.summary)
@@ -164,9 +191,11 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
         if self.item is None or self.draft is None:
             return
         item_id, scores = self.item.item_id, dict(self.draft.scores)
+        if not scores and not self.item.gold_lock and not all(axis.needs_gold for axis in self.draft.axes):
+            return  # a blind axis unscored and nothing locked: the core would say "not yet"
 
         def ask(services: Services) -> GoldArrived:
-            return GoldArrived(item_id, services.gold_answer(item_id, scores), services.gold_lock(item_id))
+            return GoldArrived(item_id, *services.gold(item_id, scores))
 
         self._background("gold", ask)
 
@@ -232,8 +261,7 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
         item_id, seconds, services = self.item.item_id, self._seconds(), self.context.services
 
         def work() -> ItemArrived:
-            services.skip(item_id, seconds)
-            return self._next("skipped", None)
+            return self._advanced(services.skip_and_next(item_id, seconds), "skipped", None)
 
         self.call("skipping…", work)
 
@@ -250,12 +278,10 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
         scores, note, flagged = dict(draft.scores), draft.note, draft.flagged
 
         def work() -> ItemArrived:
-            services.submit(item_id, scores, note, flagged, seconds)
-            return self._next("", item_id)
+            return self._advanced(services.submit_and_next(item_id, scores, note, flagged, seconds), "", item_id)
 
+        self.saved_position = position
         self.call("saving…", work)
-        if not self.context.deterministic:  # pictures: a toast that fades would race the capture
-            self.notify(f"✓ item {position} saved", timeout=2)  # not the header: the next item is not "saved"
 
     def action_undo(self) -> None:
         if self.defer("undo"):

@@ -87,6 +87,7 @@ class PgConnection(Driver):
         self.conn = connection
         self.url = url
         self.path = redacted(url)
+        self._own_xids = 0
         self._groups: tuple[bool, bool] | None = None
         self._salted = False
         self._may_read_quarantine: bool | None = None
@@ -361,6 +362,10 @@ class PgConnection(Driver):
         try:
             with self.conn.transaction():
                 yield self.conn
+                if outer:  # the change token leaves this connection's own transaction ids out
+                    self._own_xids += self._q("SELECT pg_current_xact_id_if_assigned() IS NOT NULL").fetchone() == (
+                        True,
+                    )
         except errors.IntegrityError as exc:
             raise StoreConflictError(self._why(self.url, exc)) from exc
         except psycopg.Error as exc:
@@ -412,8 +417,13 @@ class PgConnection(Driver):
         return [name for (name,) in rows]
 
     def _data_version(self) -> int:
-        """The server's current snapshot (the transactions finished and in progress), digested: it changes
-        whenever a writing transaction starts or ends, anywhere on the server; reads take no transaction id."""
+        """The server's current snapshot (`xmin:xmax:in-progress ids`), digested, with this connection's
+        own transaction ids counted out of `xmax`: it changes whenever another writing transaction takes
+        its id or ends, anywhere on the server (reads take no transaction id), and this connection's own
+        commits move only `_own_commits` (each write transaction asks whether it took an id before it
+        commits). An id it could not count (a rolled-back write, a savepoint's) moves it too, which only
+        makes a caller read again."""
         row = self._q("SELECT pg_current_snapshot()::text").fetchone()
-        digest = hashlib.blake2b(str(row[0] if row else "").encode(), digest_size=8).digest()
-        return int.from_bytes(digest, "big")
+        _, xmax, running = str(row[0] if row else "0:0:").split(":")
+        state = f"{int(xmax) - self._own_xids}:{running}"
+        return int.from_bytes(hashlib.blake2b(state.encode(), digest_size=8).digest(), "big")

@@ -2,6 +2,12 @@
 
 WAL mode and a busy timeout let two reviewers label one database at once; each write is one
 transaction taken up front (BEGIN IMMEDIATE), so concurrent writers queue instead of deadlocking.
+A commit does not wait for the disk (`synchronous = NORMAL`): it is in the operating system's hands
+at once, so it survives the process being killed, and a thread of its own flushes the WAL to disk
+right after (`fsync`, what `synchronous = FULL` would do before returning), waited for only when the
+store closes. A power cut or an operating system crash can so lose only the commits of the last few
+milliseconds, never a corrupt store (SQLite's WAL recovery); a flush that fails is the next write's
+(or the close's) error.
 Raw SQL here: the pragmas (WAL included), BEGIN/SAVEPOINT, `user_version` and the table counts
 run while a store opens or the review TUI starts, and sqlite-utils (whose `enable_wal`,
 `table_names` and `count` would do) must stay unimported there: it slows the TUI's cold start.
@@ -10,7 +16,9 @@ run while a store opens or the review TUI starts, and sqlite-utils (whose `enabl
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import cached_property
@@ -45,6 +53,84 @@ def store_error(path: str, exc: OSError | sqlite3.Error) -> UsageError | None:
     return None if reason is None else UsageError(f"{path}: {reason}; nothing was changed")
 
 
+class _Flusher:
+    """Flushes a store's WAL file to disk (`fsync`) after its commits, on a thread of its own.
+
+    A commit asks (`committed`) and returns at once; the thread flushes, and once more if commits
+    came meanwhile, so every commit is on disk within about two flushes of it. Nothing waits for it
+    but `close` and `wait` (the review app's "saved" once the label is on disk). The WAL's checksums chain its frames, so a later commit never survives a power cut
+    without the earlier ones. `failure` is the first flush that failed, if any."""
+
+    def __init__(self, wal: str) -> None:
+        self.wal = wal
+        self.failure: OSError | None = None
+        self._asked = self._flushed = 0
+        self._closing = False
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def committed(self) -> None:
+        with self._changed:
+            self._asked += 1
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="qaeval-wal-flush", daemon=True)
+                self._thread.start()
+            self._changed.notify_all()
+
+    def close(self) -> None:
+        """Wait until every commit so far is flushed, and end the thread."""
+        with self._changed:
+            self._closing = True
+            self._changed.notify_all()
+            thread = self._thread
+        if thread is not None:
+            thread.join()
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                while self._flushed == self._asked and not self._closing:
+                    self._changed.wait()
+                if self._flushed == self._asked:
+                    return
+                asked = self._asked
+            failure = _fsync(self.wal)
+            with self._changed:
+                self.failure = self.failure or failure
+                self._flushed = asked
+                self._changed.notify_all()
+
+    def wait(self) -> OSError | None:
+        """Wait until every commit asked so far is flushed (or a flush failed); returns the failure, if any."""
+        with self._changed:
+            target = self._asked
+            while self._flushed < target and self.failure is None:
+                self._changed.wait()
+            return self.failure
+
+    def take_failure(self) -> OSError | None:
+        """The flush that failed, if any, cleared so it is reported once."""
+        with self._changed:
+            failure, self.failure = self.failure, None
+            return failure
+
+
+def _fsync(path: str) -> OSError | None:
+    try:
+        descriptor = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:  # checkpointed and removed: its frames are in the database, synced
+        return None
+    except OSError as exc:
+        return exc
+    try:
+        os.fsync(descriptor)
+    except OSError as exc:
+        return exc
+    finally:
+        os.close(descriptor)
+    return None
+
+
 def _first_column(_cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> Any:
     return row[0]
 
@@ -57,6 +143,7 @@ class SQLiteConnection(Driver):
     def __init__(self, connection: sqlite3.Connection, path: str) -> None:
         self.conn = connection
         self.path = path
+        self._flusher = _Flusher(f"{path}-wal")
 
     @cached_property
     def db(self) -> sqlite_utils.Database:
@@ -82,7 +169,7 @@ class SQLiteConnection(Driver):
             )
             connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             connection.execute("PRAGMA journal_mode = WAL")
-            connection.execute("PRAGMA synchronous = FULL")
+            connection.execute("PRAGMA synchronous = NORMAL")  # the WAL is flushed by `_Flusher`
             connection.execute("PRAGMA foreign_keys = ON")
             store = cls(connection, text)
             store.migrate()
@@ -91,6 +178,27 @@ class SQLiteConnection(Driver):
                 connection.close()
             raise store_error(text, exc) or UsageError(f"{text}: not a usable SQLite database ({exc})") from exc
         return store
+
+    def _before_close(self) -> None:
+        self._flusher.close()
+        self._check_flushed()
+
+    def _until_durable(self) -> None:
+        failure = self._flusher.wait()
+        if failure is not None:
+            raise self._flush_error(failure)
+
+    def _check_flushed(self) -> None:
+        """A WAL flush that failed is a UsageError naming the store (raised once)."""
+        failure = self._flusher.take_failure()
+        if failure is not None:
+            raise self._flush_error(failure)
+
+    def _flush_error(self, failure: OSError) -> UsageError:
+        return UsageError(
+            f"{self.path}: the store could not be flushed to disk ({failure}); "
+            "the last changes may be lost to a power cut"
+        )
 
     # -- the seam's statements -----------------------------------------------------------------
 
@@ -207,11 +315,14 @@ class SQLiteConnection(Driver):
                 with self._savepoint():
                     yield self.conn
                 return
+            self._check_flushed()
             self.conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self.conn
                 self.conn.execute("COMMIT")
                 self._own_commits += 1
+                if self.path != ":memory:":
+                    self._flusher.committed()
             except BaseException:
                 if self.conn.in_transaction:  # SQLite may have rolled back already
                     self.conn.execute("ROLLBACK")
