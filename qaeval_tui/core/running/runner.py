@@ -142,6 +142,7 @@ class Answered:
 
 def answer_case(position: int, loaded: LoadedCase, adapter: SystemAdapter) -> Answered:
     """The adapter's output for one case (timed), its hashes and its deterministic checks."""
+    loaded = loaded.held()  # a case loaded by reference is read once here, for its answer, checks and judge
     started = time.perf_counter()
     output = call_adapter(adapter, case_view(loaded))
     seconds = time.perf_counter() - started
@@ -552,7 +553,7 @@ def store_run(store: StoreBackend, result: RunResult, *, cases_stored: bool = Fa
 def store_cases(store: StoreBackend, cases: Sequence[LoadedCase]) -> None:
     """The golden cases a run is about (content-addressed: a case already stored is left as it is)."""
     store.upsert_cases(
-        CaseRecord(loaded.content_hash, loaded.case.id, loaded.split, case_to_json_dict(loaded.case))
+        CaseRecord(loaded.content_hash, loaded.case_id, loaded.split, case_to_json_dict(loaded.case))
         for loaded in cases
     )
 
