@@ -247,10 +247,14 @@ def _measure_run(
     sharded = shards.run_sharded
 
     def recording(
-        work: CaseWork, processes: int, add: Callable[[int, CaseResult], None], progress: Progress | None
+        work: CaseWork,
+        processes: int,
+        add: Callable[[int, CaseResult], None],
+        progress: Progress | None,
+        started: Callable[[], None] = lambda: None,
     ) -> None:  # the worker processes the run chose, for the figure's label
         used[0] = processes
-        sharded(work, processes, add, progress)
+        sharded(work, processes, add, progress, started)
 
     shards.run_sharded = recording
 

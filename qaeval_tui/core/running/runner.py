@@ -49,8 +49,9 @@ from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.rows import CaseRecord, RunOutput, RunRecord, VerdictRecord
 
 Progress = Callable[[int, int], None]
-Executor = Callable[["CaseWork", Callable[[int, CaseResult], None], Progress | None], None]
-"""Runs a run's `CaseWork` elsewhere than in this process, handing each finished case to `add` (`shards.sharded`)."""
+Executor = Callable[["CaseWork", Callable[[int, CaseResult], None], Progress | None, Callable[[], None]], None]
+"""Runs a run's `CaseWork` elsewhere than in this process, handing each finished case to `add` (`shards.sharded`);
+it calls its last argument once its workers are started, before the first case comes back."""
 
 
 def call_adapter(adapter: SystemAdapter, view: CaseView) -> SUTOutput:
@@ -314,8 +315,9 @@ def run_suite(
     `progress(done, total)` is called from the calling thread after each case; `clock` gives the
     ISO timestamps of the run and its verdicts (fixed in tests and screenshots). With `samples` k > 1
     each case is answered and judged k times and its values are the means (`merge_samples`). A `sink`
-    is handed the run's header before its first case, then each case as it finishes (merged over its
-    samples), and the run keeps what it returns (the case whole, or compact once it is stored).
+    is handed the run's header before its first case (after an executor's workers are started), then each
+    case as it finishes (merged over its samples), and the run keeps what it returns (the case whole, or
+    compact once it is stored).
     An `executor` runs the cases instead of this process (`shards.sharded`: shared out among forked
     worker processes, each with its own adapter threads, event loop and judge session, their results
     streamed back to this one); the sink, the progress and the run are this process's either way.
@@ -383,13 +385,17 @@ def _run(
         board=scoreboard([]),
         samples=samples,
     )
-    if sink is not None:
-        sink.opened(header)
+
+    def opened() -> None:
+        if sink is not None:
+            sink.opened(header)
+
     keeper = _Keeper(len(cases), samples, sink)
     work = CaseWork(cases, adapter, judge, config, rubric, top_k, clock, samples, workers)
-    if executor is not None:
-        executor(work, keeper.add, progress)
+    if executor is not None:  # the sink opened once the workers are forked: its store thread starts after them
+        executor(work, keeper.add, progress, opened)
     else:
+        opened()
         work.execute(range(total), keeper.add, progress)
     results = keeper.cases()
     board = scoreboard([(result.slice_keys(), result.values) for result in results])

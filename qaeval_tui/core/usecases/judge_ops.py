@@ -61,8 +61,9 @@ class StoreWriter:
     for the writer (a batch of finished cases is held whole until it is written: without a bound, a writer
     falling behind on a busy machine held thousands, and the run's memory grew with its cases).
 
-    Not `on_a_thread` (a store pinned to the thread that opened it, as the review app's is), each write
-    runs at once on the thread that submits it."""
+    The thread starts with the first write, so a run that forks worker processes before it opens its run in
+    the store forks no thread with them. Not `on_a_thread` (a store pinned to the thread that opened it, as
+    the review app's is), each write runs at once on the thread that submits it."""
 
     PENDING = 4
 
@@ -72,11 +73,16 @@ class StoreWriter:
         self._jobs: queue.Queue[Callable[[], object] | None] = queue.Queue(maxsize=self.PENDING)
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._work, name="qaeval-store-writer", daemon=True)
+        self._starting = threading.Lock()
 
     def submit(self, job: Callable[[], object]) -> None:
         if not self.on_a_thread:
             job()
             return
+        if self._thread.ident is None:
+            with self._starting:
+                if self._thread.ident is None:
+                    self._thread.start()
         self._jobs.put(job)
 
     def _work(self) -> None:
@@ -89,12 +95,10 @@ class StoreWriter:
                 self._error = exc
 
     def __enter__(self) -> StoreWriter:
-        if self.on_a_thread:
-            self._thread.start()
         return self
 
     def __exit__(self, kind: object, exc: object, traceback: object) -> None:
-        if not self.on_a_thread:
+        if not self.on_a_thread or self._thread.ident is None:  # nothing was written on a thread
             return
         self._jobs.put(None)
         self._thread.join()
