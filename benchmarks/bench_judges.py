@@ -7,11 +7,14 @@ figure read against a floor timed in the same run.
 - CPU per judge call: the judged run's CPU minus the CPU of the same suite run `--checks-only` (the
   system and the checks, no judge), over the calls; target 1 ms.
 - The unchanged rerun the verdict cache answers: zero calls, within 2 s.
-- With `QAEVAL_BENCH_BIG=1` (about four minutes on a quiet machine): 20,000 cases at concurrency 64
+- With `QAEVAL_BENCH_BIG=1` (about four minutes on a quiet machine; `only`: these alone, with the
+  2,000-case checks-only run they read): 20,000 cases at concurrency 64
   (`[run] processes` left to the run: one worker process a core) beside the same run in one process and
   the raw client at 20,000, 1.2 x the floor, peak memory at most 600 MB, and the growth in memory
   from 2,000 to 20,000 cases extrapolated to 100,000; beside it the growth of the suite loaded alone
-  (the golden set is held whole while it runs), so what the run itself keeps a case reads apart.
+  (a run's suite is held by line, each case read again as it is asked), so what the run itself keeps a
+  case reads apart. That growth includes the bundled system's per-text caches filling up to their caps
+  (the matcher's, `core/running/matching.py`), which a suite of 2,000 cases does not reach.
 
 Each run goes through `run_from_config`, the use case `qaeval run` calls (the suite loaded, the bundled
 hub answering on 2 workers, the `[judge]` OpenAI-compatible judge asked `concurrency` at a time, the run
@@ -55,14 +58,18 @@ def floor_s(cases: int, concurrency: int) -> float:
 
 
 def run(workdir: Path) -> list[Figure]:
-    big = os.environ.get("QAEVAL_BENCH_BIG") == "1"
+    scale = os.environ.get("QAEVAL_BENCH_BIG", "")
+    big = scale in {"1", "only"}
     suite = write_synthetic_golden(workdir / "golden", CASES).parent
     with SpawnedLLMServer(latency_s=LATENCY_S) as server:
-        raw = _child("raw", server.openai_base_url, CASES, CONCURRENCY)
-        judged = _child("twice", server.openai_base_url, CASES, CONCURRENCY, suite, workdir / "bench.db")
-        rerun = judged["rerun"]  # the same process again, as the run it follows left it
+        figures: list[Figure] = []
+        if scale != "only":
+            raw = _child("raw", server.openai_base_url, CASES, CONCURRENCY)
+            judged = _child("twice", server.openai_base_url, CASES, CONCURRENCY, suite, workdir / "bench.db")
+            rerun = judged["rerun"]  # the same process again, as the run it follows left it
         checks = _child("checks", server.openai_base_url, CASES, CONCURRENCY, suite, workdir / "checks.db")
-        figures = _figures(raw, judged, rerun, checks)
+        if scale != "only":
+            figures = _figures(raw, judged, rerun, checks)
         if big:
             large = write_synthetic_golden(workdir / "big", BIG_CASES).parent
             big_raw = _child("raw", server.openai_base_url, BIG_CASES, BIG_CONCURRENCY)
