@@ -237,3 +237,28 @@ def test_arbitrary_json_objects_never_escape(tmp_path_factory: pytest.TempPathFa
         load_golden([path])
     except InputError as exc:
         assert all(str(p).startswith(f"{path}:1: ") for p in exc.problems)
+
+
+def test_a_suite_loaded_by_reference_reads_each_case_again_as_it_was(golden_dir: Path) -> None:
+    # A run's suite keeps each case by its line only (its memory flat in the texts): the case read again is
+    # the one validated, with the same hash, and the summary a run reads needs no second read.
+    whole = load_golden([golden_dir])
+    by_line = load_golden([golden_dir], by_reference=True)
+    assert by_line.cases == whole.cases and by_line.suite_hash == whole.suite_hash
+    assert all(loaded.by_line for loaded in by_line.cases)
+    assert [loaded.case for loaded in by_line.cases] == [loaded.case for loaded in whole.cases]
+    assert by_line.summary() == whole.summary()
+    held = by_line.cases[0].held()
+    assert not held.by_line and held.case is held.case  # read once, kept while it is held
+    assert held.released().by_line and held.released().case == held.case
+
+
+def test_a_golden_file_edited_while_its_suite_runs_stops_the_run_in_one_line(tmp_path: Path) -> None:
+    # Measuring another case under the first one's hash would be a wrong number that looks right.
+    path = write_jsonl(tmp_path / "golden" / "frozen.jsonl", [make_case("c1"), make_case("c2")])
+    golden = load_golden([path], by_reference=True)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('"c2"', '"c9"'), encoding="utf-8")
+    assert golden.cases[0].case.id == "c1"  # a line left as it was still reads
+    with pytest.raises(UsageError, match=r"frozen\.jsonl:2: the golden file changed while the suite was running"):
+        _ = golden.cases[1].case

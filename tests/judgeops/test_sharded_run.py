@@ -80,6 +80,30 @@ def test_two_worker_processes_store_and_gate_what_one_process_does(tmp_path: Pat
     assert documents[1][2][2] == len(documents[1][2][3]) > 30  # every case of the demo suite, stored
 
 
+def test_workers_are_forked_before_the_store_writer_thread_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Forking a process while another of its threads runs is unsafe (a lock it holds stays held in the child;
+    # Python 3.12 warns): the run's store writer starts only once its workers are forked.
+    import threading
+
+    real_fork = os.fork
+    at_fork: list[list[str]] = []
+
+    def fork() -> int:
+        at_fork.append([thread.name for thread in threading.enumerate()])
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", fork)
+    done = CliRunner().invoke(app, ["--config", str(config_with(tmp_path, 2)), "run", "--data", str(ROOT / "golden"),
+                                    "--db", str(tmp_path / "runs.db")])  # fmt: skip
+    assert done.exit_code in (0, 1), done.output
+    assert len(at_fork) == 2 and not any("qaeval-store-writer" in names for names in at_fork)
+    with Store.open(tmp_path / "runs.db") as store:
+        [run] = store.list_runs()
+        assert run.n_cases == len(store.run_outputs(run.run_id)) > 30
+
+
 def test_sampled_cases_on_workers_are_merged_as_in_one_process(tmp_path: Path) -> None:
     # k samples of a case may finish on different workers: the parent merges them at the case's position.
     from dataclasses import replace

@@ -142,6 +142,8 @@ def test_a_store_pinned_to_its_thread_is_written_only_from_it(
         assert run.run_id == result.run_id and run.n_cases == 40
         assert [o.case_id for o in store.run_outputs(run.run_id)] == [f"warranty-{i:02d}" for i in range(40)]
     assert all(case.compacted for case in result.cases)
+    # Nor does the run hold a case's texts once it is stored: the golden case is known by its line again.
+    assert all(case.loaded.by_line for case in result.cases)
 
 
 def test_a_labelled_case_is_whole_again_for_ppi_from_its_stored_output(tmp_path: Path) -> None:

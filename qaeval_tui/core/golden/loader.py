@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import threading
+import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -40,7 +43,7 @@ class GoldenSet:
         return suite_hash(case.content_hash for case in self.cases)
 
     def by_id(self) -> dict[str, LoadedCase]:
-        return {loaded.case.id: loaded for loaded in self.cases}
+        return {loaded.case_id: loaded for loaded in self.cases}
 
     def by_hash(self) -> dict[str, LoadedCase]:
         return {loaded.content_hash: loaded for loaded in self.cases}
@@ -55,9 +58,9 @@ class GoldenSet:
         }
         for loaded in self.cases:
             counts["split"][loaded.split] += 1
-            counts["difficulty"][loaded.case.difficulty] += 1
-            counts["behavior"][loaded.case.expected_behavior] += 1
-            counts["adversarial"][loaded.case.adversarial or "none"] += 1
+            counts["difficulty"][loaded.difficulty] += 1
+            counts["behavior"][loaded.expected_behavior] += 1
+            counts["adversarial"][loaded.adversarial or "none"] += 1
         return {key: dict(sorted(counter.items())) for key, counter in counts.items()}
 
 
@@ -243,14 +246,47 @@ def iter_lines(lines: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:
             yield number, stripped
 
 
-def load_golden(paths: Iterable[str | Path]) -> GoldenSet:
-    """Load golden files or folders strictly. Raises InputError listing every problem."""
+def load_golden(paths: Iterable[str | Path], *, by_reference: bool = False) -> GoldenSet:
+    """Load golden files or folders strictly. Raises InputError listing every problem.
+
+    `by_reference`: each case is validated whole, then kept by its line only (`LoadedCase.by_reference`),
+    read again when a run asks for it: a suite's memory then stays flat in its texts (a run's suite)."""
     files = expand_paths(paths)
     with collector_paused():  # see core/batch.py: about a third of the load time on 10,000 cases
-        return _load_files(files)
+        return _load_files(files, by_reference)
 
 
-def _load_files(files: list[Path]) -> GoldenSet:
+class _LineSource:
+    """A golden file its cases loaded by reference are read again from, one line at a time (`os.pread`:
+    no shared position, so any thread or forked worker may read). A line no longer as it was loaded (the
+    file edited during the run) stops the run rather than measure another case under the first one's hash."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+        self._lock = threading.Lock()
+
+    def read(self, offset: int, length: int, check: int, line: int) -> GoldenCase:
+        raw = os.pread(self._descriptor(), length, offset)
+        if len(raw) != length or zlib.crc32(raw) != check:
+            raise UsageError(f"{self.path}:{line}: the golden file changed while the suite was running; run it again")
+        return GoldenCase.model_validate_json(raw)
+
+    def _descriptor(self) -> int:
+        with self._lock:
+            if self._fd is None:
+                try:
+                    self._fd = os.open(self.path, os.O_RDONLY)
+                except OSError as exc:
+                    raise UsageError(f"{self.path}: cannot read again while the suite runs: {exc.strerror}") from exc
+            return self._fd
+
+    def __del__(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+
+
+def _load_files(files: list[Path], by_reference: bool = False) -> GoldenSet:
     problems: list[Problem] = []
     loaded: list[LoadedCase] = []
     first_seen: dict[str, tuple[str, int]] = {}
@@ -258,7 +294,8 @@ def _load_files(files: list[Path]) -> GoldenSet:
         display = str(file)
         split = split_of(file)
         try:
-            _load_file(file, display, split, problems, loaded, first_seen)
+            source = _LineSource(file.resolve()) if by_reference else None
+            _load_file(file, display, split, problems, loaded, first_seen, source)
         except OSError as exc:
             raise UsageError(f"{display}: cannot read: {exc.strerror}") from exc
     if problems:
@@ -273,11 +310,12 @@ def _load_file(
     problems: list[Problem],
     loaded: list[LoadedCase],
     first_seen: dict[str, tuple[str, int]],
+    source: _LineSource | None = None,
 ) -> None:
     living = split == LIVING_SPLIT
     # Streamed: no whole-file copy to split; the large buffer keeps reads few.
     with file.open("rb", buffering=1 << 20) as handle:
-        for number, raw in iter_lines(handle):
+        for number, raw, offset in _lines_at(handle):
             case, line_problems = parse_case_line(raw, display, number)
             if case is None:
                 problems.extend(line_problems)
@@ -289,9 +327,22 @@ def _load_file(
                 problems.append(_duplicate(case.id, display, number, first_seen))
                 continue
             first_seen[case.id] = (display, number)
-            loaded.append(
-                LoadedCase(case=case, split=split, path=display, line=number, content_hash=case_content_hash(case))
-            )
+            content_hash = case_content_hash(case)
+            if source is None:
+                loaded.append(LoadedCase(case, split, display, number, content_hash))
+            else:
+                where = (offset, len(raw), zlib.crc32(raw))
+                loaded.append(LoadedCase.by_reference(case, split, display, number, content_hash, source, where))
+
+
+def _lines_at(handle: Iterable[bytes]) -> Iterator[tuple[int, bytes, int]]:
+    """`iter_lines`, with the offset in the file of each stripped line."""
+    offset = 0
+    for number, raw in enumerate(handle, start=1):
+        start, offset = offset, offset + len(raw)
+        stripped = raw.strip(b" \t\r\n")
+        if stripped:
+            yield number, stripped, start + len(raw) - len(raw.lstrip(b" \t\r\n"))
 
 
 def _file_rules_of_invalid_line(

@@ -7,9 +7,9 @@ accepted typo in a golden case is a silently wrong measurement.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import sys
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Protocol, cast
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
@@ -172,12 +172,106 @@ class GoldenCase(StrictModel):
         return None
 
 
-@dataclass(frozen=True)
-class LoadedCase:
-    """A validated case plus where it came from and its content hash."""
+class LineSource(Protocol):
+    """Where a case loaded by reference is read again from (`golden.loader`): its file."""
 
-    case: GoldenCase
-    split: str
-    path: str
-    line: int
-    content_hash: str
+    def read(self, offset: int, length: int, check: int, line: int) -> GoldenCase:
+        """The case on the `length` bytes at `offset` (`line`), which must still have the checksum `check`."""
+
+
+class LoadedCase:
+    """A validated case plus where it came from and its content hash.
+
+    Loaded by reference (a run's suite: `load_golden(..., by_reference=True)`), it keeps only what a run's
+    summary reads (id, difficulty, adversarial tag, expected behaviour) and where its line is, so a suite's
+    memory does not grow with its texts: `case` reads the line again (`held` keeps it read for a while)."""
+
+    __slots__ = (
+        "_case",
+        "_source",
+        "_where",
+        "adversarial",
+        "case_id",
+        "content_hash",
+        "difficulty",
+        "expected_behavior",
+        "line",
+        "path",
+        "split",
+    )
+
+    def __init__(self, case: GoldenCase | None, split: str, path: str, line: int, content_hash: str) -> None:
+        self._case = case
+        self.split = split
+        self.path = path
+        self.line = line
+        self.content_hash = content_hash
+        self._source: LineSource | None = None
+        self._where: tuple[int, int, int] | None = None
+        if case is not None:
+            self.case_id: str = case.id
+            self.difficulty: Difficulty = case.difficulty
+            self.adversarial: str | None = case.adversarial
+            self.expected_behavior: Behavior = case.expected_behavior
+
+    @classmethod
+    def by_reference(
+        cls,
+        case: GoldenCase,
+        split: str,
+        path: str,
+        line: int,
+        content_hash: str,
+        source: LineSource,
+        where: tuple[int, int, int],
+    ) -> LoadedCase:
+        """`case` known by its line only: `where` is the line's (offset, length, checksum) in `source`."""
+        loaded = cls(case, split, path, line, content_hash)
+        loaded._case, loaded._source, loaded._where = None, source, where
+        # The few distinct tags and kinds, shared by every case rather than a copy each.
+        loaded.difficulty = cast(Difficulty, sys.intern(case.difficulty))
+        loaded.expected_behavior = cast(Behavior, sys.intern(case.expected_behavior))
+        loaded.adversarial = None if case.adversarial is None else sys.intern(case.adversarial)
+        return loaded
+
+    @property
+    def case(self) -> GoldenCase:
+        if self._case is not None:
+            return self._case
+        assert self._source is not None and self._where is not None  # a case is held or known by reference
+        return self._source.read(*self._where, self.line)
+
+    @property
+    def by_line(self) -> bool:
+        """Known by its line only: each `case` reads it again."""
+        return self._case is None
+
+    def held(self) -> LoadedCase:
+        """This case with its `case` read once and kept (itself when it is held already)."""
+        if self._case is not None:
+            return self
+        held = LoadedCase(self.case, self.split, self.path, self.line, self.content_hash)
+        held._source, held._where = self._source, self._where
+        return held
+
+    def released(self) -> LoadedCase:
+        """This case known by its line only again, when it was loaded so (else itself)."""
+        if self._case is None or self._source is None:
+            return self
+        released = LoadedCase(None, self.split, self.path, self.line, self.content_hash)
+        released._source, released._where = self._source, self._where
+        released.case_id, released.difficulty = self.case_id, self.difficulty
+        released.adversarial, released.expected_behavior = self.adversarial, self.expected_behavior
+        return released
+
+    def _key(self) -> tuple[str, str, str, int]:
+        return (self.content_hash, self.split, self.path, self.line)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LoadedCase) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"LoadedCase(id={self.case_id!r}, split={self.split!r}, path={self.path!r}, line={self.line})"

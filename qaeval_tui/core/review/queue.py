@@ -282,9 +282,9 @@ def unreviewed_cases(store: StoreBackend, golden: GoldenSet) -> UnreviewedCases:
     not_run, not_queued = [], []
     for loaded in golden.cases:
         if loaded.content_hash not in run_hashes:
-            not_run.append(loaded.case.id)
+            not_run.append(loaded.case_id)
         elif loaded.content_hash not in queued_hashes:
-            not_queued.append(loaded.case.id)
+            not_queued.append(loaded.case_id)
     return UnreviewedCases(tuple(not_run), tuple(not_queued))
 
 

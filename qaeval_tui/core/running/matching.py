@@ -48,7 +48,9 @@ def _term(raw: str) -> tuple[str, ...]:
 class _TermCache(dict[str, tuple[str, ...]]):
     """raw token -> its terms. A dict subclass so `map(cache.__getitem__, tokens)` stays in C on a hit."""
 
-    LIMIT = 500_000
+    LIMIT = 100_000
+    """Distinct tokens kept (~200 bytes each): numbers and names unique to a case (a section title's number)
+    would otherwise grow the cache with a suite's size."""
 
     def __missing__(self, raw: str) -> tuple[str, ...]:
         if len(self) >= self.LIMIT:
@@ -126,7 +128,7 @@ def _plain_and_affirmed(raws: list[str]) -> tuple[frozenset[str], frozenset[str]
     return plain, frozenset(kept)
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=16_384)  # a case's claims and titles meet again within the case; ~400 bytes an entry
 def affirmed_terms(text: str) -> frozenset[str]:
     """Terms of `text` except those within a few words after a negation."""
     return _plain_and_affirmed(_tokens(text))[1]

@@ -42,7 +42,7 @@ class SampleRecord:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CaseResult:
     """Everything measured for one case of a run. A sampled case (k > 1) shows one of its samples (the
     first that failed, else the first) and its `values` are the means over the samples (`samples`)."""
@@ -65,7 +65,7 @@ class CaseResult:
 
     @property
     def case_id(self) -> str:
-        return self.loaded.case.id
+        return self.loaded.case_id
 
     @property
     def passed(self) -> bool:
@@ -84,17 +84,17 @@ class CaseResult:
         return self.verdict.error or "the judge failed"
 
     def slice_keys(self) -> dict[str, str]:
-        case = self.loaded.case
-        return {"split": self.loaded.split, "difficulty": case.difficulty, "adversarial": case.adversarial or "none"}
+        loaded = self.loaded
+        return {"split": loaded.split, "difficulty": loaded.difficulty, "adversarial": loaded.adversarial or "none"}
 
     def result_json(self) -> dict[str, Any]:
         """What a run stores beside the raw output: checks, verdict, trajectory, values, pass/fail."""
         return {
             "item_id": self.item_id,
             "split": self.loaded.split,
-            "difficulty": self.loaded.case.difficulty,
-            "adversarial": self.loaded.case.adversarial,
-            "expected_behavior": self.loaded.case.expected_behavior,
+            "difficulty": self.loaded.difficulty,
+            "adversarial": self.loaded.adversarial,
+            "expected_behavior": self.loaded.expected_behavior,
             "passed": self.passed,
             "failures": list(self.failures),
             "checks": [check.to_json() for check in self.checks],
@@ -117,13 +117,13 @@ class CaseResult:
             if output.error is None and not output.abstained
             else SUTOutput(abstained=output.abstained, error=output.error)
         )
-        verdict = self.verdict.model_copy(update={"evidence": {}, "attempts": [], "stages": None, "usage": _NO_USAGE})
         return replace(
             self,
+            loaded=self.loaded.released(),
             output=kept,
             output_json=_NOTHING,
             checks=tuple(check for check in self.checks if check.failed),
-            verdict=verdict,
+            verdict=_compact_verdict(self.verdict),
             trajectory=None,
             compacted=True,
         )
@@ -207,6 +207,33 @@ class RunResult:
 _NO_ERROR = SUTOutput()
 _NO_USAGE = TokenUsage()
 _NOTHING: dict[str, Any] = {}
+_NO_EVIDENCE: dict[str, str] = {}
+_NO_ATTEMPTS: list[Any] = []
+_ALL_FIELDS = set(JudgeVerdict.model_fields)
+_JUDGES: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
+
+
+def _compact_verdict(verdict: JudgeVerdict) -> JudgeVerdict:
+    """The verdict without its evidence, attempts, stages and usage (kept in the store), built so that what
+    every compact case shares (the judge's descriptor, the empty parts, the set of its fields) is one object
+    for all of them, not a copy each: a compact case stays a few hundred bytes at any suite size. Nothing
+    mutates a verdict (frozen)."""
+    fields = dict(verdict.__dict__)
+    fields["judge"] = _shared_judge(fields["judge"])
+    fields.update(evidence=_NO_EVIDENCE, attempts=_NO_ATTEMPTS, stages=None, usage=_NO_USAGE)
+    return JudgeVerdict.model_construct(_ALL_FIELDS, **fields)
+
+
+def _shared_judge(judge: dict[str, Any]) -> dict[str, Any]:
+    """One descriptor object for every verdict of the same judge (a run has one or two)."""
+    try:
+        key = tuple(judge.items())
+        shared = _JUDGES.get(key)
+    except TypeError:  # a setting that does not hash (a list): kept as it is
+        return judge
+    if shared is None and len(_JUDGES) < 64:
+        shared = _JUDGES[key] = judge
+    return judge if shared is None else shared
 
 
 def dumps_document(document: dict[str, Any]) -> str:

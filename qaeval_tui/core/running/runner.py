@@ -49,8 +49,9 @@ from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.rows import CaseRecord, RunOutput, RunRecord, VerdictRecord
 
 Progress = Callable[[int, int], None]
-Executor = Callable[["CaseWork", Callable[[int, CaseResult], None], Progress | None], None]
-"""Runs a run's `CaseWork` elsewhere than in this process, handing each finished case to `add` (`shards.sharded`)."""
+Executor = Callable[["CaseWork", Callable[[int, CaseResult], None], Progress | None, Callable[[], None]], None]
+"""Runs a run's `CaseWork` elsewhere than in this process, handing each finished case to `add` (`shards.sharded`);
+it calls its last argument once its workers are started, before the first case comes back."""
 
 
 def call_adapter(adapter: SystemAdapter, view: CaseView) -> SUTOutput:
@@ -142,6 +143,7 @@ class Answered:
 
 def answer_case(position: int, loaded: LoadedCase, adapter: SystemAdapter) -> Answered:
     """The adapter's output for one case (timed), its hashes and its deterministic checks."""
+    loaded = loaded.held()  # a case loaded by reference is read once here, for its answer, checks and judge
     started = time.perf_counter()
     output = call_adapter(adapter, case_view(loaded))
     seconds = time.perf_counter() - started
@@ -313,8 +315,9 @@ def run_suite(
     `progress(done, total)` is called from the calling thread after each case; `clock` gives the
     ISO timestamps of the run and its verdicts (fixed in tests and screenshots). With `samples` k > 1
     each case is answered and judged k times and its values are the means (`merge_samples`). A `sink`
-    is handed the run's header before its first case, then each case as it finishes (merged over its
-    samples), and the run keeps what it returns (the case whole, or compact once it is stored).
+    is handed the run's header before its first case (after an executor's workers are started), then each
+    case as it finishes (merged over its samples), and the run keeps what it returns (the case whole, or
+    compact once it is stored).
     An `executor` runs the cases instead of this process (`shards.sharded`: shared out among forked
     worker processes, each with its own adapter threads, event loop and judge session, their results
     streamed back to this one); the sink, the progress and the run are this process's either way.
@@ -382,13 +385,17 @@ def _run(
         board=scoreboard([]),
         samples=samples,
     )
-    if sink is not None:
-        sink.opened(header)
+
+    def opened() -> None:
+        if sink is not None:
+            sink.opened(header)
+
     keeper = _Keeper(len(cases), samples, sink)
     work = CaseWork(cases, adapter, judge, config, rubric, top_k, clock, samples, workers)
-    if executor is not None:
-        executor(work, keeper.add, progress)
+    if executor is not None:  # the sink opened once the workers are forked: its store thread starts after them
+        executor(work, keeper.add, progress, opened)
     else:
+        opened()
         work.execute(range(total), keeper.add, progress)
     results = keeper.cases()
     board = scoreboard([(result.slice_keys(), result.values) for result in results])
@@ -552,7 +559,7 @@ def store_run(store: StoreBackend, result: RunResult, *, cases_stored: bool = Fa
 def store_cases(store: StoreBackend, cases: Sequence[LoadedCase]) -> None:
     """The golden cases a run is about (content-addressed: a case already stored is left as it is)."""
     store.upsert_cases(
-        CaseRecord(loaded.content_hash, loaded.case.id, loaded.split, case_to_json_dict(loaded.case))
+        CaseRecord(loaded.content_hash, loaded.case_id, loaded.split, case_to_json_dict(loaded.case))
         for loaded in cases
     )
 

@@ -104,13 +104,19 @@ def sharded(processes: int) -> Executor | None:
     """What runs a run's cases on `processes` worker processes (`run_suite`'s executor); None for one."""
     if processes <= 1:
         return None
-    return lambda work, add, progress: run_sharded(work, processes, add, progress)
+    return lambda work, add, progress, started: run_sharded(work, processes, add, progress, started)
 
 
 def run_sharded(
-    work: CaseWork, processes: int, add: Callable[[int, CaseResult], None], progress: Progress | None
+    work: CaseWork,
+    processes: int,
+    add: Callable[[int, CaseResult], None],
+    progress: Progress | None,
+    started: Callable[[], None] = lambda: None,
 ) -> None:
-    """Every position of `work` on `processes` forked workers; `add(position, case)` and `progress(done,
+    """Every position of `work` on `processes` forked workers; `started()` once they are all forked (a thread
+    the caller starts there, such as the store's writer, is never forked with them: forking a process that
+    runs threads is unsafe, and deprecated from Python 3.12); `add(position, case)` and `progress(done,
     total)` called here, in this thread, as their cases come back (in finishing order)."""
     import multiprocessing  # only a sharded run pays for the import
 
@@ -130,6 +136,7 @@ def run_sharded(
             process.start()
             writer.close()
             workers[reader] = process
+        started()
         _collect(work, workers, add, progress, total)
     finally:
         for child in workers.values():

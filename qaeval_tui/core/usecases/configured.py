@@ -94,7 +94,7 @@ def plan_run(
     Everything that can be wrong with the input fails here, before a single case runs. `checks_only`
     asks no judge (none is loaded, no credential read): every verdict is skipped.
     """
-    golden = load_golden(golden_paths)
+    golden = load_golden(golden_paths, by_reference=True)  # a run reads each case again as it asks it
     adapter_spec = adapter or config.run.adapter
     system: SystemAdapter
     if adapter_spec == HTTP_ADAPTER:  # the system served over HTTP, [run.http]: its concurrency is the default

@@ -34,7 +34,8 @@ def pricing_of(plan: RunPlan) -> Pricing | None:
 def cached_judge(plan: RunPlan, store: StoreBackend, *, fresh: bool) -> CachedJudge:
     """The plan's judge behind the store's verdict cache for its config (read now, before the run)."""
     cache = VerdictCache.load(store, plan.judge_config.config_hash(), fresh=fresh)
-    hashes = {id(loaded.case): loaded.content_hash for loaded in plan.golden.cases}
+    # The run offers each case's hash as it asks (`ITEM_HASHES`); a case held whole is known by its object too.
+    hashes = {id(loaded.case): loaded.content_hash for loaded in plan.golden.cases if not loaded.by_line}
     return CachedJudge(plan.judge, cache, JudgeTally(pricing=pricing_of(plan)), hashes)
 
 
@@ -56,20 +57,32 @@ class StoreWriter:
     entries): the run's own threads never wait on the store. Leaving the block waits for every write
     submitted, a run stopped by Ctrl-C included, and raises the first write's error, if any.
 
-    Not `on_a_thread` (a store pinned to the thread that opened it, as the review app's is), each write
-    runs at once on the thread that submits it."""
+    At most `PENDING` writes wait at a time: a run whose cases come faster than the store takes them waits
+    for the writer (a batch of finished cases is held whole until it is written: without a bound, a writer
+    falling behind on a busy machine held thousands, and the run's memory grew with its cases).
+
+    The thread starts with the first write, so a run that forks worker processes before it opens its run in
+    the store forks no thread with them. Not `on_a_thread` (a store pinned to the thread that opened it, as
+    the review app's is), each write runs at once on the thread that submits it."""
+
+    PENDING = 4
 
     def __init__(self, store: StoreBackend, *, on_a_thread: bool = True) -> None:
         self.store = store
         self.on_a_thread = on_a_thread
-        self._jobs: queue.SimpleQueue[Callable[[], object] | None] = queue.SimpleQueue()
+        self._jobs: queue.Queue[Callable[[], object] | None] = queue.Queue(maxsize=self.PENDING)
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._work, name="qaeval-store-writer", daemon=True)
+        self._starting = threading.Lock()
 
     def submit(self, job: Callable[[], object]) -> None:
         if not self.on_a_thread:
             job()
             return
+        if self._thread.ident is None:
+            with self._starting:
+                if self._thread.ident is None:
+                    self._thread.start()
         self._jobs.put(job)
 
     def _work(self) -> None:
@@ -82,12 +95,10 @@ class StoreWriter:
                 self._error = exc
 
     def __enter__(self) -> StoreWriter:
-        if self.on_a_thread:
-            self._thread.start()
         return self
 
     def __exit__(self, kind: object, exc: object, traceback: object) -> None:
-        if not self.on_a_thread:
+        if not self.on_a_thread or self._thread.ident is None:  # nothing was written on a thread
             return
         self._jobs.put(None)
         self._thread.join()

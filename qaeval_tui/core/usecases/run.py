@@ -124,7 +124,8 @@ def run_and_store(
     the run after a promotion).
 
     The run is streamed to the store (`RunStream`): opened before its first case, its finished cases
-    written in batches as they come (with the verdict cache's new entries), finished once the last is in.
+    written in batches as they come (with their golden cases and the verdict cache's new entries), finished
+    once the last is in.
     A run stopped before its end keeps every batch written and stays unfinished, never read as a run.
     The result keeps its cases compact; its artifact's cases are read back from `store`.
 
@@ -135,13 +136,12 @@ def run_and_store(
     if only_cases is not None:
         wanted = set(only_cases)
         plan = replace(
-            plan, golden=replace(plan.golden, cases=tuple(c for c in plan.golden.cases if c.case.id in wanted))
+            plan, golden=replace(plan.golden, cases=tuple(c for c in plan.golden.cases if c.case_id in wanted))
         )
     cached = None if checks_only else cached_judge(plan, store, fresh=no_cache)
     if cached is not None:
         plan = replace(plan, judge=cached)
     with StoreWriter(store, on_a_thread=write_on_a_thread) as writer:
-        writer.submit(lambda: store_cases(store, plan.golden.cases))
         stream = RunStream(store, writer, None if cached is None else cached.cache)
         try:
             # A store pinned to its thread is an in-process app's (the review app): its run stays in-process too.
@@ -214,6 +214,7 @@ class RunStream:
 
     def _write(self, batch: list[CaseResult]) -> None:
         with self.store.transaction():
+            store_cases(self.store, [case.loaded for case in batch])  # the golden cases of the batch, beside it
             self.store.append_run_rows(
                 self.run_id,
                 [run_output(case) for case in batch],
