@@ -58,8 +58,9 @@ class _Flusher:
 
     A commit asks (`committed`) and returns at once; the thread flushes, and once more if commits
     came meanwhile, so every commit is on disk within about two flushes of it. Nothing waits for it
-    but `close` and `wait` (the review app's "saved" once the label is on disk). The WAL's checksums chain its frames, so a later commit never survives a power cut
-    without the earlier ones. `failure` is the first flush that failed, if any."""
+    but `close` and `wait` (the review app says "saved" once a label is on disk). The WAL's
+    checksums chain its frames, so a later commit never survives a power cut without the earlier
+    ones. `failure` is the first flush that failed, if any."""
 
     def __init__(self, wal: str) -> None:
         self.wal = wal
