@@ -38,6 +38,11 @@ STOP_SECONDS = 5.0
 """How long `close` waits for the child to finish the recomputation in flight before ending it."""
 
 
+NICENESS = 10
+"""How much lower the child's scheduling priority is than the app's (POSIX `nice`): with every core
+busy, the UI, its workers and the writer are scheduled before the recomputation."""
+
+
 def _send(stream: IO[bytes], message: object) -> None:
     pickle.dump(message, stream, protocol=pickle.HIGHEST_PROTOCOL)
     stream.flush()
@@ -183,6 +188,8 @@ def main() -> None:
     so a stray print cannot corrupt an answer)."""
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
+    if hasattr(os, "nice"):  # a background read: the reviewer's process comes first for the processor
+        os.nice(NICENESS)
     _serve(sys.stdin.buffer, answers)
 
 

@@ -82,8 +82,9 @@ T = TypeVar("T")
 
 READ_SWITCH_SECONDS = 0.001
 """How often the interpreter switches threads while a slow read computes (Python's default is 5 ms):
-the dashboard's pure-Python work holds the interpreter lock, and each hand-off a submit needs
-(the UI, its worker, the writer) would otherwise wait up to the default behind it."""
+a read's pure-Python work (stored runs, the inbox) holds the interpreter lock, and each hand-off a
+submit needs (the UI, its worker, the writer) would otherwise wait up to the default behind it.
+The dashboard, the slowest, computes in a process of its own instead (dashboard_process.py)."""
 
 
 class Services:
