@@ -15,7 +15,9 @@ when the app exits. The workers wait for their answer; the UI thread never does.
   thread only, with no lock.
 - The reader runs the slow reads that write nothing (the dashboard's recomputation, stored runs,
   lists of the inbox and flags), as datasette reads beside its one write thread: a dashboard
-  recomputing never queues in front of a submit.
+  recomputing never queues in front of a submit. The dashboard itself is computed in a child
+  process the reader thread talks to (dashboard_process.py): seconds of pure-Python work there
+  would otherwise hold the interpreter lock every hand-off of a submit needs.
 
 Both connections are in autocommit mode (SQLite in WAL mode, PostgreSQL autocommit), so each read
 starts after the writes acknowledged before it: a read made after one's own submit sees it.
@@ -66,6 +68,7 @@ from qaeval_tui.core.usecases.prepare import (
     store_overview,
     team_standing,
 )
+from qaeval_tui.tui.dashboard_process import DashboardProcess
 from qaeval_tui.tui.store_thread import StoreThread
 
 if TYPE_CHECKING:
@@ -86,8 +89,9 @@ T = TypeVar("T")
 
 READ_SWITCH_SECONDS = 0.001
 """How often the interpreter switches threads while a slow read computes (Python's default is 5 ms):
-the dashboard's pure-Python work holds the interpreter lock, and each hand-off a submit needs
-(the UI, its worker, the writer) would otherwise wait up to the default behind it."""
+a read's pure-Python work (stored runs, the inbox) holds the interpreter lock, and each hand-off a
+submit needs (the UI, its worker, the writer) would otherwise wait up to the default behind it.
+The dashboard, the slowest, computes in a process of its own instead (dashboard_process.py)."""
 
 
 class Services:
@@ -115,6 +119,8 @@ class Services:
         self._thread = StoreThread(db_path, on_unavailable=self._unavailable)
         self._reader = StoreThread(db_path, on_unavailable=self._unavailable)
         """Slow reads that write nothing; opened on the first one, so a reviewer who never reads pays nothing."""
+        self._dashboards: DashboardProcess | None = None
+        """Started by the first dashboard recomputation; used on the reader thread only."""
         self._session: ReviewSession | None = None
         """Opened by `prepare`; created, used and dropped on the store thread only."""
         self.parting: SessionSummary | None = None
@@ -302,9 +308,14 @@ class Services:
         self.curated.rulings += 1
 
     def dashboard(self, step: Step | None = None) -> Dashboard:
-        from qaeval_tui.core.usecases.dashboard import compute_dashboard
+        """Recompute the dashboard (in its own process, on the reader's turn: after the reads asked before)."""
 
-        return self._read(lambda store: compute_dashboard(store, self.config, step=step))
+        def run(_store: StoreBackend) -> Dashboard:
+            if self._dashboards is None:
+                self._dashboards = DashboardProcess(self.db_path, self.config)
+            return self._dashboards.compute(step)
+
+        return self._reader.call(run)
 
     # -- stored runs ------------------------------------------------------------------------------
 
@@ -368,6 +379,8 @@ class Services:
         """Close both connections once the calls in flight have finished (each on its own thread); the app
         calls it on exit. Calls after it fail with a UsageError; calling it twice is harmless."""
         self._reader.close()
+        if self._dashboards is not None:  # the reader has stopped: nothing uses it any more
+            self._dashboards.close()
         self._thread.close()
         if self._session is not None and self.parting is None:  # the store thread has stopped: no race
             self.parting = self._session.parting_summary()

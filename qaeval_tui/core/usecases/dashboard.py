@@ -102,6 +102,9 @@ class _AxisPairs:
     """The items calibration paired on one axis, with both values (parallel arrays)."""
 
     items: tuple[str, ...]
+    cases: tuple[str, ...]
+    """The case of each item ("" when the store has none): parallel tuples rather than a mapping, so the
+    dashboard crosses from the process that computes it (tui/dashboard_process.py) without rehashing."""
     human: FloatArray
     judge: FloatArray
     source: IntArray
@@ -121,7 +124,6 @@ class Dashboard:
     pace: tuple[Pace, ...] = ()
     """Each reviewer's seconds per item through their queue, in the order labelled."""
     _pairs: Mapping[str, _AxisPairs] = field(default_factory=dict, repr=False)
-    _case_ids: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     def confusion(self, axis: str) -> ConfusionView | None:
         """The axis's confusion matrix, or None without a calibration."""
@@ -139,7 +141,7 @@ class Dashboard:
         found = [
             CellItem(
                 item_id=pairs.items[i],
-                case_id=self._case_ids.get(pairs.items[i], ""),
+                case_id=pairs.cases[i],
                 human=human_value,
                 judge=judge_value,
                 consensus_source=CONSENSUS_SOURCES[int(pairs.source[i])],
@@ -204,9 +206,13 @@ def progress_from_revisions(
 
 
 def _pairs(
-    labels: LabelInput, verdicts: VerdictTable, adjudicated: Mapping[ItemAxis, int | None], config: Config
+    labels: LabelInput,
+    verdicts: VerdictTable,
+    adjudicated: Mapping[ItemAxis, int | None],
+    case_ids: Mapping[str, str],
+    config: Config,
 ) -> dict[str, _AxisPairs]:
-    """Per axis, the (human, judge) pairs calibration counts, with the item of each."""
+    """Per axis, the (human, judge) pairs calibration counts, with the item and case of each."""
     table = labels.table
     aligned = verdicts.align(table.items)
     items = np.asarray(table.items, dtype=object)
@@ -215,8 +221,10 @@ def _pairs(
         consensus = human_consensus(table, axis, adjudicated, config.calibration.min_reviewers)
         judge = verdicts.scores_for(table.items, axis.name, aligned)
         pair = consensus.resolved & ~np.isnan(judge)
+        paired = tuple(items[pair].tolist())
         found[axis.name] = _AxisPairs(
-            items=tuple(items[pair].tolist()),
+            items=paired,
+            cases=tuple(case_ids.get(item_id, "") for item_id in paired),
             human=consensus.values[pair],
             judge=judge[pair],
             source=consensus.source[pair],
@@ -258,7 +266,7 @@ def compute_dashboard(store: StoreBackend, config: Config, *, step: Step | None 
     say(3, STEPS[3])
     if labels is not None and verdicts is not None:
         calibration = calibration_for(labels, verdicts, config, store)
-        pairs = _pairs(labels, verdicts, store.adjudications(), config)
+        pairs = _pairs(labels, verdicts, store.adjudications(), store.case_ids_by_item(), config)
     say(4, STEPS[4])
     queues = store.queued_items()
     progress = progress_from_revisions(revisions, queues)
@@ -273,5 +281,4 @@ def compute_dashboard(store: StoreBackend, config: Config, *, step: Step | None 
         open_flags=open_flag_count(store),
         pace=tuple(reviewer_pace(revisions, queues)),
         _pairs=pairs,
-        _case_ids=store.case_ids_by_item() if pairs else {},
     )
