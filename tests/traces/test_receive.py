@@ -32,7 +32,12 @@ class Receiver:
 
     def stop(self) -> tuple[int, str, str]:
         self.process.send_signal(signal.SIGINT)
-        out, err = self.process.communicate(timeout=20)
+        try:
+            out, err = self.process.communicate(timeout=20)
+        except subprocess.TimeoutExpired:  # hung: its threads' stacks (PYTHONFAULTHANDLER) say where
+            self.process.send_signal(signal.SIGABRT)
+            out, err = self.process.communicate(timeout=20)
+            raise AssertionError(f"the receiver did not stop on Ctrl-C within 20 s:\n{out}\n{err}") from None
         return self.process.returncode, out, err
 
 
@@ -42,7 +47,7 @@ def root(tmp_path: Path) -> Path:
 
 
 def start(root: Path, *args: str) -> Receiver:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONFAULTHANDLER": "1"}
     command = [sys.executable, "-m", "qaeval_tui", "--config", str(root / "qaeval.toml"), "inbox", "receive",
                "--port", "0", "--db", str(root / "s.db"), *args]  # fmt: skip
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
