@@ -97,3 +97,17 @@ async def test_the_consensus_dialog_opens_with_no_value_and_tab_walks_forward(tm
         assert app.screen is dialog and "choose a value first" in flat(host_text(app))
     with workspace.store() as store:
         assert store.adjudications() == {}
+
+
+async def test_the_screens_actions_may_be_checked_before_its_list_is_composed(tmp_path: Path) -> None:
+    # Textual can ask `check_action` (the key bar, the bindings) of a screen whose children are not
+    # mounted yet; that once crashed the curator app on pressing `a` (the real app in tmux, under load).
+    template = build_labeled_store(tmp_path / "t.db", DEMO_GOLDEN, DEMO_LABELS)
+    workspace = make_workspace(tmp_path / "work", template, DEMO_GOLDEN)
+    app = oversight_app(workspace, AdjudicationScreen)
+    async with app.run_test(size=(100, 32)):
+        fresh = AdjudicationScreen(app.context)  # built, not yet composed
+        assert fresh.selected() is None
+        # Nothing under a cursor yet: ruling is shown disabled (None), a digit's ruling too.
+        assert fresh.check_action("rule", ()) is None
+        assert fresh.check_action("rule_with", (1,)) is None

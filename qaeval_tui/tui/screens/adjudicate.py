@@ -130,7 +130,12 @@ class AdjudicationScreen(AppScreen[None]):
         self.call("loading…", lambda: QueueLoaded(services.adjudication_queue(viewer)), "Not loaded")
 
     def selected(self) -> Disagreement | None:
-        row = self.query_one(PickTable).cursor_row
+        """The disagreement under the cursor; None before the list is composed (Textual may check the
+        screen's actions, which ask this, before its children mount)."""
+        tables = self.query(PickTable)
+        if not tables:
+            return None
+        row = tables.first().cursor_row
         return self.shown[row] if self.shown and 0 <= row < len(self.shown) else None
 
     def on_queue_loaded(self, message: QueueLoaded) -> None:
