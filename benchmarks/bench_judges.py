@@ -327,6 +327,20 @@ def _measure_raw(url: str, cases: int, concurrency: int) -> dict[str, Any]:
     return {"wall": time.perf_counter() - started, "cpu": time.process_time() - cpu, "calls": _calls(url) - before}
 
 
+def _peak_rss_mb(fallback: float) -> float:
+    """This process's own peak resident memory (Linux `VmHWM`). Not `ru_maxrss`: Linux carries that
+    over from the process that forked and exec'd this one, so a measuring child started from a
+    `make bench` that had grown to 335 MB read 335 MB whatever it ran."""
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:
+        return fallback
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return fallback
+
+
 def _main(argv: list[str]) -> None:
     import resource
 
@@ -337,7 +351,7 @@ def _main(argv: list[str]) -> None:
         measured = _measure_load(Path(argv[4]))
     else:
         measured = _measure_run(mode, url, cases, concurrency, Path(argv[4]), Path(argv[5]), int(argv[6]))
-    measured["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    measured["rss_mb"] = _peak_rss_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     measured["workers_rss_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(json.dumps(measured))
 
