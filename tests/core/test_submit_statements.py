@@ -8,12 +8,14 @@ the statements listed. tests/pg/test_submit_statements.py counts the same on Pos
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
 
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.review.session import BlindnessError, ReviewSession, assign, build_review_items
+from qaeval_tui.core.store.sqlite import Store
 from tests.core.review_fixtures import FULL, store_with_run
 
 BLIND = {name: FULL[name] for name in ("faithfulness", "citation_correctness")}
@@ -30,11 +32,16 @@ def _verbs(statements: list[str]) -> list[str]:
     return [statement.split()[0].upper() for statement in statements]
 
 
-def test_submit_to_next_runs_a_pinned_handful_of_statements_at_any_depth(tmp_path: Path) -> None:
-    store, _ = store_with_run(tmp_path / "q.db", n_items=30)
+def _session(db: Path, n_items: int) -> tuple[Store, ReviewSession]:
+    """A store of `n_items` review items queued to ana, and her session."""
+    store, _ = store_with_run(db, n_items=n_items)
     build_review_items(store, "run-1")
     assign(store, ["ana"], overlap=1, seed=7)
-    session = ReviewSession(store, Config(), "ana")
+    return store, ReviewSession(store, Config(), "ana")
+
+
+def test_submit_to_next_runs_a_pinned_handful_of_statements_at_any_depth(tmp_path: Path) -> None:
+    store, session = _session(tmp_path / "q.db", 30)
     item = session.next_item()
     statements: list[str] = []
     store.conn.set_trace_callback(statements.append)
@@ -55,10 +62,7 @@ def test_submit_to_next_runs_a_pinned_handful_of_statements_at_any_depth(tmp_pat
 def test_an_unchanged_resubmit_writes_nothing_and_a_locked_axis_is_refused_in_the_same_transaction(
     tmp_path: Path,
 ) -> None:
-    store, _ = store_with_run(tmp_path / "q.db", n_items=3)
-    build_review_items(store, "run-1")
-    assign(store, ["ana"], overlap=1, seed=7)
-    session = ReviewSession(store, Config(), "ana")
+    store, session = _session(tmp_path / "q.db", 3)
     item = session.next_item()
     assert item is not None
     assert session.gold_answer(item.item_id, BLIND) is not None
@@ -76,18 +80,11 @@ def test_an_unchanged_resubmit_writes_nothing_and_a_locked_axis_is_refused_in_th
 
 
 def test_a_commit_is_read_at_once_elsewhere_and_its_wal_flush_is_over_when_the_store_closes(tmp_path: Path) -> None:
-    import threading
-
-    from qaeval_tui.core.store.sqlite import Store
-
     def flushers() -> int:
         return sum(thread.name == "qaeval-wal-flush" for thread in threading.enumerate())
 
     before = flushers()
-    store, _ = store_with_run(tmp_path / "q.db", n_items=3)
-    build_review_items(store, "run-1")
-    assign(store, ["ana"], overlap=1, seed=7)
-    session = ReviewSession(store, Config(), "ana")
+    store, session = _session(tmp_path / "q.db", 3)
     item = session.next_item()
     assert item is not None
     session.submit_and_next(item.item_id, FULL, "", False, 1.0)

@@ -240,10 +240,8 @@ def _raw_consistency(obj: dict[str, Any], path: str, line: int, reported: set[st
 def iter_lines(lines: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:
     """(line number, bytes) for every non-blank line of `lines`, split on \\n only, never on U+2028:
     a file opened in binary mode (which splits so) or `data.split(b"\\n")`."""
-    for number, raw in enumerate(lines, start=1):
-        stripped = raw.strip(b" \t\r\n")
-        if stripped:
-            yield number, stripped
+    for number, stripped, _offset in _lines_at(lines):
+        yield number, stripped
 
 
 def load_golden(paths: Iterable[str | Path], *, by_reference: bool = False) -> GoldenSet:
@@ -336,7 +334,8 @@ def _load_file(
 
 
 def _lines_at(handle: Iterable[bytes]) -> Iterator[tuple[int, bytes, int]]:
-    """`iter_lines`, with the offset in the file of each stripped line."""
+    """`iter_lines`, with each stripped line's offset from the start of `handle` (a file read in binary
+    mode: its lines keep their newline)."""
     offset = 0
     for number, raw in enumerate(handle, start=1):
         start, offset = offset, offset + len(raw)

@@ -223,7 +223,7 @@ class ReviewSession:
         return self._read_lock(item_id)
 
     def _read_lock(self, item_id: str) -> dict[str, int | None]:
-        if not any(axis.needs_gold for axis in self.rubric.axes):
+        if not self._needs_gold:
             return {}
         lock = self._blind(self.store.gold_shown(item_id, self.reviewer))
         self._locks[item_id] = lock
@@ -339,7 +339,7 @@ class ReviewSession:
         return self._advance(self.skip(item_id, seconds_spent))
 
     def _advance(self, label: Label) -> Advance:
-        if not self._current:  # the ledger holds this session's label and nothing else was committed
+        if not self._current:  # in step only when it took in this label and nothing else was committed
             self._ledger.sync()
         self._current = False
         return Advance(label, self._next_view(), self._ledger.progress())

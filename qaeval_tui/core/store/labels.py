@@ -219,13 +219,11 @@ class LabelTables(Driver):
             )
             if not guard(prior):
                 return None
-            reason = (
-                reveal_reason(revealed_at)
-                if revealed_at is not None
-                else None
-                if exposure[0] is None
-                else exposure_reason(*exposure)
-            )
+            reason = None  # blind, unless a reveal or an exposure came first: then it says which
+            if revealed_at is not None:
+                reason = reveal_reason(revealed_at)
+            elif exposure[0] is not None:
+                reason = exposure_reason(*exposure)
             return self._insert_label(draft, origin, int(revision), reason is not None, reason)
 
     def _insert_label(
