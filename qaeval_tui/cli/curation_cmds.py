@@ -173,8 +173,15 @@ def inbox_receive(
     selection = Selection(fmt, parse_conditions(where), skip_incomplete, reason)
     with open_store(ctx, db) as store:
         receiver = TraceReceiver(store, selection, extractors[fmt])
-        with suppress(KeyboardInterrupt):  # Ctrl-C is how a receiver is stopped
-            serve(receiver, port, on_ready=_listening, on_received=_received, idle_exit=idle_exit)
+        with suppress(KeyboardInterrupt):  # a second Ctrl-C, while a request is in hand
+            serve(
+                receiver,
+                port,
+                on_ready=_listening,
+                on_received=_received,
+                on_trouble=lambda message: _tell(literal(message)),
+                idle_exit=idle_exit,
+            )
     if receiver.waiting():
         _tell(f"{receiver.waiting()} trace(s) still without their root span: not imported")
     _tell(f"stopped after {receiver.requests} request(s)")

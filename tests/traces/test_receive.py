@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -140,7 +142,6 @@ def test_idle_exit_stops_and_a_taken_port_is_a_usage_error(root: Path) -> None:
                           capture_output=True, text=True, env=env, timeout=30)  # fmt: skip
     assert done.returncode == 0 and "stopped after 0 request(s)" in done.stderr
     assert time.monotonic() - started < 25
-    import socket
 
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
@@ -150,3 +151,73 @@ def test_idle_exit_stops_and_a_taken_port_is_a_usage_error(root: Path) -> None:
                                  capture_output=True, text=True, env=env, timeout=30)  # fmt: skip
     assert refused.returncode == 2
     assert f"error: --port {port}: cannot listen on 127.0.0.1" in refused.stderr
+
+
+def _stalled(url: str) -> socket.socket:
+    """A client that sends its headers and 10 of the 100 bytes it announced, then nothing."""
+    host, port = url.split("//", 1)[1].split("/", 1)[0].split(":")
+    client = socket.create_connection((host, int(port)))
+    client.sendall(b"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                   b"Content-Length: 100\r\n\r\n{\"resource")  # fmt: skip
+    return client
+
+
+def test_a_stalled_client_is_dropped_and_the_next_exporter_is_answered(root: Path) -> None:
+    from qaeval_tui.core.curation.traces.conventions import genai_case
+    from qaeval_tui.core.curation.traces.importer import Selection
+    from qaeval_tui.core.curation.traces.receiver import TraceReceiver, serve
+    from qaeval_tui.core.store.opening import open_store
+
+    troubles: list[str] = []
+    ready: list[int] = []
+    with open_store(root / "s.db") as store:
+        receiver = TraceReceiver(store, Selection("otlp", [], False, None), genai_case)
+
+        def serving() -> None:
+            serve(receiver, 0, on_ready=ready.append, on_received=lambda _r: None, on_trouble=troubles.append,
+                  idle_exit=3.0, client_timeout=0.5)  # fmt: skip
+
+        thread = threading.Thread(target=serving)
+        thread.start()
+        while not ready:
+            time.sleep(0.01)
+        url = f"http://127.0.0.1:{ready[0]}/v1/traces"
+        stalled = _stalled(url)
+        try:
+            started = time.monotonic()
+            answer = httpx.post(url, content=b"{}", headers={"Content-Type": "application/json"}, timeout=10)
+            waited = time.monotonic() - started
+        finally:
+            stalled.close()
+        thread.join(timeout=20)
+
+    assert answer.status_code == 200 and waited < 5  # not held until the stalled client gave up (never)
+    assert not thread.is_alive()
+    assert len(troubles) == 1
+    assert "was dropped: its 100-byte body did not arrive whole within 0.5 s; nothing stored" in troubles[0]
+    assert receiver.requests == 1  # the stalled request was never read as a request
+
+
+def test_sigterm_stops_like_ctrl_c_and_a_second_ctrl_c_interrupts_a_request_in_hand(
+    root: Path, receivers: list[Receiver]
+) -> None:
+    receiver = start(root)
+    receivers.append(receiver)
+    receiver.process.send_signal(signal.SIGTERM)
+    _, err = receiver.process.communicate(timeout=20)
+    assert receiver.process.returncode == 0 and "stopped after 0 request(s)" in err
+
+    second = start(root)
+    receivers.append(second)
+    stalled = _stalled(second.url)  # the receiver is inside its read, up to 10 s
+    try:
+        time.sleep(0.3)
+        second.process.send_signal(signal.SIGINT)  # asks it to stop once the request in hand is done
+        time.sleep(0.3)
+        assert second.process.poll() is None
+        started = time.monotonic()
+        code, _, err = second.stop()  # a second Ctrl-C does not wait for the stalled client
+    finally:
+        stalled.close()
+    assert code == 0 and time.monotonic() - started < 5
+    assert "stopped after 0 request(s)" in err

@@ -14,11 +14,16 @@ from __future__ import annotations
 import gzip
 import importlib
 import json
+import signal
+import sys
+import threading
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, HTTPServer
+from types import FrameType
 from typing import Any
 
 from qaeval_tui.core.curation.inbox import ImportReport, store_misses
@@ -32,6 +37,7 @@ PATH = "/v1/traces"
 JSON = "application/json"
 PROTOBUF = "application/x-protobuf"
 MAX_BODY = 64 * 1024 * 1024  # the SDK exporters' own default limit on one request
+CLIENT_TIMEOUT_S = 10.0  # the SDK exporters' own default timeout for one export
 
 
 @dataclass
@@ -171,12 +177,21 @@ def serve(
     *,
     on_ready: Callable[[int], None],
     on_received: Callable[[Received], None],
+    on_trouble: Callable[[str], None] = lambda _message: None,
     idle_exit: float | None = None,
+    client_timeout: float = CLIENT_TIMEOUT_S,
 ) -> None:
     """Serve on 127.0.0.1:`port` (0: any free port, passed to `on_ready`) until Ctrl-C, or until no
-    request came for `idle_exit` seconds. Raises UsageError when the port cannot be had."""
+    request came for `idle_exit` seconds. Raises UsageError when the port cannot be had.
+
+    One request at a time, each in whole: Ctrl-C (SIGINT, or SIGTERM) asks the loop to stop once the
+    request in hand is answered, so an interrupt never lands inside a store write or a half-printed
+    line; a second Ctrl-C interrupts at once. A client that stops sending mid-request is dropped after
+    `client_timeout` seconds (`on_trouble` says so), so one stalled exporter cannot hold the others."""
 
     class Handler(BaseHTTPRequestHandler):
+        timeout = client_timeout  # each connection's socket: a stalled client times out
+
         def do_POST(self) -> None:
             if self.path.split("?")[0] != PATH:
                 self._answer(Received(404, b"", JSON, message=f"POST traces to {PATH}"))
@@ -191,7 +206,17 @@ def serve(
             if length > MAX_BODY:
                 self._answer(_refusal(413, f"a request may hold at most {MAX_BODY} bytes", JSON))
                 return
-            body = self.rfile.read(length)
+            try:
+                body = self.rfile.read(length)
+            except TimeoutError:
+                body = b""
+            if len(body) < length:  # the client stopped sending (or hung up) before its Content-Length
+                self.close_connection = True
+                on_trouble(
+                    f"a request from {self.client_address[0]} was dropped: its {length}-byte body did not "
+                    f"arrive whole within {client_timeout:g} s; nothing stored"
+                )
+                return
             result = receiver.accept(body, self.headers.get("Content-Type", ""), self.headers.get("Content-Encoding"))
             self._answer(result)
             on_received(result)
@@ -206,19 +231,47 @@ def serve(
         def log_message(self, format: str, *args: Any) -> None:
             """Quiet: what each request did is reported through `on_received`."""
 
+    class Server(HTTPServer):
+        def handle_error(self, request: Any, client_address: Any) -> None:
+            """One line, not a traceback: a client that hangs up mid-answer is the client's matter."""
+            error = sys.exc_info()[1]
+            on_trouble(f"a request from {client_address[0]} failed: {type(error).__name__}: {error}")
+
     try:
-        server = HTTPServer(("127.0.0.1", port), Handler)
+        server = Server(("127.0.0.1", port), Handler)
     except OSError as exc:
         raise UsageError(f"--port {port}: cannot listen on 127.0.0.1: {exc.strerror}") from None
     server.timeout = 0.05
     last = time.monotonic()
     seen = receiver.requests
-    with server:
+    with server, _stop_asked() as stopping:
         on_ready(server.server_address[1])
-        while True:
+        while not stopping.is_set():
             server.handle_request()
             now = time.monotonic()
             if receiver.requests != seen:
                 seen, last = receiver.requests, now
             if idle_exit is not None and now - last >= idle_exit:
                 return
+
+
+@contextmanager
+def _stop_asked() -> Iterator[threading.Event]:
+    """An event set by the first SIGINT or SIGTERM while serving; a second SIGINT raises
+    KeyboardInterrupt as usual. Off the main thread (where handlers cannot be set) only the event."""
+    stopping = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stopping
+        return
+
+    def asked(signum: int, _frame: FrameType | None) -> None:
+        if stopping.is_set() and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        stopping.set()
+
+    previous = {number: signal.signal(number, asked) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stopping
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
