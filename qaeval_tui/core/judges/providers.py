@@ -78,7 +78,7 @@ class Endpoint:
             self._session = aiohttp.ClientSession(
                 connector=connector,
                 headers=self.headers,
-                timeout=aiohttp.ClientTimeout(total=self.timeout_s),
+                timeout=aiohttp.ClientTimeout(),  # none of its own: `post` bounds each attempt whole
                 trust_env=False,  # the proxy is read from the environment once (`_env_proxy`), not per request
                 auto_decompress=True,
             )
