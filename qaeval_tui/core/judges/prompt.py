@@ -251,8 +251,8 @@ def read_reply(
     Evidence must be found verbatim in `texts` and be one a reader can use: at least
     `min_evidence_chars` characters (a single letter is found in almost any text), or a whole text."""
     document = _json_object(text)
-    unknown = sorted(set(document) - {"scores", "abstain", "reason"})
-    if unknown:
+    if not _REPLY_KEYS.issuperset(document):
+        unknown = sorted(set(document) - _REPLY_KEYS)
         raise ReplyError(f"the judge's reply has an unknown key {unknown[0]!r}")
     abstain = document.get("abstain", False)
     if not isinstance(abstain, bool):
@@ -272,6 +272,10 @@ def read_reply(
     return _scored(scores, rubric, texts, min_evidence_chars)
 
 
+_REPLY_KEYS = frozenset({"scores", "abstain", "reason"})
+_ITEM_KEYS = frozenset({"score", "evidence"})
+
+
 def _scored(scores: dict[str, Any], rubric: Rubric, texts: Sequence[str], min_chars: int) -> Judgment:
     names = set(rubric.axis_names)
     for axis_name in scores:
@@ -283,7 +287,7 @@ def _scored(scores: dict[str, Any], rubric: Rubric, texts: Sequence[str], min_ch
         if axis.name not in scores:
             raise ReplyError(f"the judge gave no score for {axis.name}")
         item = scores[axis.name]
-        if not isinstance(item, dict) or set(item) - {"score", "evidence"}:
+        if not isinstance(item, dict) or not _ITEM_KEYS.issuperset(item):
             raise ReplyError(f"the judge's {axis.name} is not an object of score and evidence")
         value = item.get("score")
         if isinstance(value, bool) or not isinstance(value, int) or value not in axis.scale:

@@ -154,7 +154,22 @@ def effective_config(judge: JudgeClient, rubric: Rubric) -> JudgeConfig:
 
 def judge_descriptor(config: JudgeConfig) -> dict[str, Any]:
     """The `judge` object of a verdict (§8.3): name, model, config hash and the pinned settings."""
-    return dict(_descriptor(config))
+    return dict(_shared_descriptor(config))
+
+
+_last_descriptor: tuple[JudgeConfig, dict[str, Any]] | None = None
+
+
+def _shared_descriptor(config: JudgeConfig) -> dict[str, Any]:
+    """`_descriptor(config)`, the last config's kept by identity (a run builds every verdict with one config,
+    and hashing a config for the cache reads every field). Never mutated: callers copy it."""
+    global _last_descriptor
+    last = _last_descriptor
+    if last is not None and last[0] is config:
+        return last[1]
+    descriptor = _descriptor(config)
+    _last_descriptor = (config, descriptor)
+    return descriptor
 
 
 @lru_cache(maxsize=64)
@@ -274,7 +289,7 @@ def _builder(config: JudgeConfig, case: GoldenCase, item_id: str, created_at: st
         return JudgeVerdict(
             item_id=item_id,
             case_id=case.id,
-            judge=judge_descriptor(config),
+            judge=_shared_descriptor(config),  # validated into a dict of the verdict's own
             status="error" if outcome == "error" else "skipped" if outcome == "skipped" else "ok",
             scores=scores,
             evidence=evidence,
