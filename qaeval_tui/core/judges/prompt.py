@@ -101,10 +101,10 @@ def user_message(case: GoldenCase, output: SUTOutput, rubric: Rubric) -> str:
 
 
 def _citation(citation: Citation) -> dict[str, Any]:
-    """`citation.model_dump(mode="json", exclude_none=True)`, without pydantic's serializer (every field is
-    text or None), unless a field holds anything else."""
-    fields = {name: getattr(citation, name) for name in type(citation).model_fields}
-    if not all(type(value) is str or value is None for value in fields.values()):
+    """`citation.model_dump(mode="json", exclude_none=True)`, without pydantic's serializer (every field of a
+    `Citation` is text or None), unless it is another class or a field holds anything else."""
+    fields = {name: getattr(citation, name) for name in Citation.model_fields}
+    if type(citation) is not Citation or not all(type(value) is str or value is None for value in fields.values()):
         return citation.model_dump(mode="json", exclude_none=True)
     return {name: value for name, value in fields.items() if value is not None}
 
