@@ -96,7 +96,7 @@ class ModelJudge:
 
     async def ascore(self, case: GoldenCase, output: SUTOutput, rubric: Rubric) -> JudgeResult:
         texts = quotable(case, output)
-        if not any(text.strip() for text in texts):  # no evidence could pass: asking would only cost
+        if not any(text and not text.isspace() for text in texts):  # no evidence could pass: asking would only cost
             return JudgeResult(
                 dict.fromkeys(rubric.axis_names), abstained=True, reason="nothing to quote: no source text, no answer"
             )

@@ -17,7 +17,7 @@ from typing import Any
 from qaeval_tui.core.config.judge import MIN_EVIDENCE_CHARS
 from qaeval_tui.core.hashing import content_hash
 from qaeval_tui.core.models.golden import GoldenCase
-from qaeval_tui.core.models.run import SUTOutput
+from qaeval_tui.core.models.run import Citation, SUTOutput
 from qaeval_tui.core.rubric import Rubric
 
 TEMPLATES: dict[str, str] = {
@@ -88,16 +88,98 @@ def user_message(case: GoldenCase, output: SUTOutput, rubric: Rubric) -> str:
         "sources": [{"id": s.id, "title": s.title, "text": s.text} for s in case.sources],
         "answer": output.answer,
         "abstained": output.abstained,
-        "citations": [c.model_dump(mode="json", exclude_none=True) for c in output.citations],
+        "citations": [_citation(c) for c in output.citations],
     }
-    if any(axis.needs_gold for axis in rubric.axes):
+    if _needs_gold(rubric):
         document["reference_answer"] = (
             case.gold_answer if case.expected_behavior == "answer" else "(the system must abstain on this question)"
         )
-    return indented_json(document)
+    try:
+        return _shallow_json(document)
+    except TypeError:  # a value of another shape: the general renderer (the same text, or the same refusal)
+        return indented_json(document)
 
 
-_STRING = json.encoder.encode_basestring  # C, as json.dumps(ensure_ascii=False) writes a string
+def _citation(citation: Citation) -> dict[str, Any]:
+    """`citation.model_dump(mode="json", exclude_none=True)`, without pydantic's serializer (every field of a
+    `Citation` is text or None), unless it is another class or a field holds anything else."""
+    fields = {name: getattr(citation, name) for name in Citation.model_fields}
+    if type(citation) is not Citation or not all(type(value) is str or value is None for value in fields.values()):
+        return citation.model_dump(mode="json", exclude_none=True)
+    return {name: value for name, value in fields.items() if value is not None}
+
+
+_gold_of: tuple[Rubric, bool] | None = None
+
+
+def _needs_gold(rubric: Rubric) -> bool:
+    """Some axis of `rubric` shows the judge the reference answer (read once per rubric: every call asks)."""
+    global _gold_of
+    known = _gold_of
+    if known is None or known[0] is not rubric:
+        known = _gold_of = (rubric, any(axis.needs_gold for axis in rubric.axes))
+    return known[1]
+
+
+_UNICODE = json.encoder.encode_basestring  # C, as json.dumps(ensure_ascii=False) writes a string
+_ASCII = json.encoder.encode_basestring_ascii  # C, and several times faster on ASCII text
+
+
+def json_string(value: str) -> str:
+    """`value` as `json.dumps(value, ensure_ascii=False)` writes it. Text of ASCII below DEL is written the
+    same by both of the standard library's C escapers; the ASCII one is the faster by far."""
+    if value.isascii() and "\x7f" not in value:
+        return _ASCII(value)
+    return _UNICODE(value)
+
+
+def _shallow_json(document: dict[str, Any]) -> str:
+    """`indented_json(document)` for the shape of a case (an object of text, true, false, null and lists of
+    flat objects of those), written in one pass; TypeError for any other shape."""
+    rows = []
+    for key, value in document.items():
+        if type(value) is list:
+            rendered = "[\n  " + ",\n  ".join([_flat_object(item) for item in value]) + "\n ]" if value else "[]"
+        else:
+            rendered = _leaf(value)
+        rows.append(_key(key) + rendered)
+    return "{\n " + ",\n ".join(rows) + "\n}" if rows else "{}"
+
+
+def _flat_object(value: object) -> str:
+    """An object of leaves, as an item of a list under the case's top level (its keys three spaces in)."""
+    if type(value) is not dict:
+        raise TypeError("not an object")
+    if not value:
+        return "{}"
+    return "{\n   " + ",\n   ".join([_key(key) + _leaf(item) for key, item in value.items()]) + "\n  }"
+
+
+_KEYS: dict[str, str] = {}
+"""A key's JSON text and its colon: a case's keys are a handful, written for every call."""
+
+
+def _key(key: object) -> str:
+    written = _KEYS.get(key) if type(key) is str else None
+    if written is None:
+        if type(key) is not str:
+            raise TypeError("a key that is not text")
+        written = json_string(key) + ": "
+        if len(_KEYS) < 64:
+            _KEYS[key] = written
+    return written
+
+
+def _leaf(value: object) -> str:
+    if type(value) is str:
+        return _ASCII(value) if value.isascii() and "\x7f" not in value else _UNICODE(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    raise TypeError("not text, true, false or null")
 
 
 def indented_json(value: Any) -> str:
@@ -113,7 +195,7 @@ def indented_json(value: Any) -> str:
 
 def _emit(value: Any, depth: int, parts: list[str]) -> None:
     if isinstance(value, str):
-        parts.append(_STRING(value))
+        parts.append(json_string(value))
     elif value is None:
         parts.append("null")
     elif value is True:
@@ -128,7 +210,7 @@ def _emit(value: Any, depth: int, parts: list[str]) -> None:
             return
         inner = "\n" + " " * depth
         if all(type(key) is str and type(item) is str for key, item in value.items()):  # a source: one join
-            rows = ("," + inner).join([_STRING(key) + ": " + _STRING(item) for key, item in value.items()])
+            rows = ("," + inner).join([json_string(key) + ": " + json_string(item) for key, item in value.items()])
             parts.append("{" + inner + rows + "\n" + " " * (depth - 1) + "}")
             return
         parts.append("{")
@@ -138,7 +220,7 @@ def _emit(value: Any, depth: int, parts: list[str]) -> None:
                 raise TypeError("a key that is not text")
             parts.append(inner if first else "," + inner)
             first = False
-            parts.append(_STRING(key))
+            parts.append(json_string(key))
             parts.append(": ")
             _emit(item, depth + 1, parts)
         parts.append("\n" + " " * (depth - 1) + "}")
@@ -169,8 +251,8 @@ def read_reply(
     Evidence must be found verbatim in `texts` and be one a reader can use: at least
     `min_evidence_chars` characters (a single letter is found in almost any text), or a whole text."""
     document = _json_object(text)
-    unknown = sorted(set(document) - {"scores", "abstain", "reason"})
-    if unknown:
+    if not _REPLY_KEYS.issuperset(document):
+        unknown = sorted(set(document) - _REPLY_KEYS)
         raise ReplyError(f"the judge's reply has an unknown key {unknown[0]!r}")
     abstain = document.get("abstain", False)
     if not isinstance(abstain, bool):
@@ -190,6 +272,10 @@ def read_reply(
     return _scored(scores, rubric, texts, min_evidence_chars)
 
 
+_REPLY_KEYS = frozenset({"scores", "abstain", "reason"})
+_ITEM_KEYS = frozenset({"score", "evidence"})
+
+
 def _scored(scores: dict[str, Any], rubric: Rubric, texts: Sequence[str], min_chars: int) -> Judgment:
     names = set(rubric.axis_names)
     for axis_name in scores:
@@ -201,7 +287,7 @@ def _scored(scores: dict[str, Any], rubric: Rubric, texts: Sequence[str], min_ch
         if axis.name not in scores:
             raise ReplyError(f"the judge gave no score for {axis.name}")
         item = scores[axis.name]
-        if not isinstance(item, dict) or set(item) - {"score", "evidence"}:
+        if not isinstance(item, dict) or not _ITEM_KEYS.issuperset(item):
             raise ReplyError(f"the judge's {axis.name} is not an object of score and evidence")
         value = item.get("score")
         if isinstance(value, bool) or not isinstance(value, int) or value not in axis.scale:

@@ -36,6 +36,7 @@ import aiohttp
 
 from qaeval_tui.core.config.judge_providers import Provider
 from qaeval_tui.core.judges.calls import AttemptFailed, Failed, Reply, Stop
+from qaeval_tui.core.judges.prompt import json_string
 
 MAX_REPLY_BYTES = 4 * 1024 * 1024
 """The largest reply body read (a judgment of `max_tokens` tokens is a few kilobytes)."""
@@ -77,7 +78,7 @@ class Endpoint:
             self._session = aiohttp.ClientSession(
                 connector=connector,
                 headers=self.headers,
-                timeout=aiohttp.ClientTimeout(total=self.timeout_s),
+                timeout=aiohttp.ClientTimeout(),  # none of its own: `post` bounds each attempt whole
                 trust_env=False,  # the proxy is read from the environment once (`_env_proxy`), not per request
                 auto_decompress=True,
             )
@@ -95,10 +96,10 @@ class Endpoint:
             await session.close()
         self._loop = None
 
-    async def post(self, body: dict[str, Any]) -> dict[str, Any]:
-        """The reply's JSON object; `AttemptFailed` for a timeout, a network or HTTP error, a non-protocol reply."""
+    async def post(self, data: bytes) -> dict[str, Any]:
+        """The reply's JSON object to the JSON body `data`; `AttemptFailed` for a timeout, a network or HTTP
+        error, a non-protocol reply."""
         session = self._pooled()
-        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
         try:
             async with asyncio.timeout(self.timeout_s):  # the whole attempt, every byte of the reply included
                 async with session.post(self.url, data=data, proxy=self._proxy) as response:
@@ -272,14 +273,50 @@ def transport(
         if env.get(variable):
             headers[header] = env[variable]
     endpoint = Endpoint(f"{root.rstrip('/')}{protocol.path}", headers, timeout_s=timeout_s, connections=connections)
+    write = BodyWriter(protocol, model=model, temperature=temperature, seed=seed, max_tokens=max_tokens)
 
     async def send(system: str, user: str) -> Reply:
-        body = protocol.body(
-            model=model, system=system, user=user, temperature=temperature, seed=seed, max_tokens=max_tokens
-        )
-        return protocol.reply(await endpoint.post(body))
+        return protocol.reply(await endpoint.post(write(system, user)))
 
     return send, endpoint
+
+
+class BodyWriter:
+    """One call's request body, `json.dumps(protocol.body(...), ensure_ascii=False)` in UTF-8. All but the user
+    message is the same for every call with the same system message: that frame is written once, and each call
+    writes only its user message into it."""
+
+    _MARK = "\x00qaeval:user-message\x00"
+
+    def __init__(self, protocol: WireProtocol, *, model: str, temperature: float, seed: int, max_tokens: int) -> None:
+        self._protocol = protocol
+        self._model, self._temperature, self._seed, self._max_tokens = model, temperature, seed, max_tokens
+        self._framed: tuple[str, tuple[str, str] | None] | None = None  # (system message, its frame): set at once
+
+    def __call__(self, system: str, user: str) -> bytes:
+        framed = self._framed
+        if framed is None or framed[0] != system:
+            framed = self._framed = (system, self._frame(system))
+        frame = framed[1]
+        if frame is None:
+            return json.dumps(self._body(system, user), ensure_ascii=False).encode("utf-8")
+        return (frame[0] + json_string(user) + frame[1]).encode("utf-8")
+
+    def _body(self, system: str, user: str) -> JsonBody:
+        return self._protocol.body(
+            model=self._model,
+            system=system,
+            user=user,
+            temperature=self._temperature,
+            seed=self._seed,
+            max_tokens=self._max_tokens,
+        )
+
+    def _frame(self, system: str) -> tuple[str, str] | None:
+        """The body's JSON text before and after the user message's string, or None when the mark written in its
+        place is not found exactly once (a system message or a model name holding it: each body is written whole)."""
+        parts = json.dumps(self._body(system, self._MARK), ensure_ascii=False).split(json_string(self._MARK))
+        return (parts[0], parts[1]) if len(parts) == 2 else None
 
 
 def openai_reply(document: dict[str, Any]) -> Reply:

@@ -154,12 +154,59 @@ def effective_config(judge: JudgeClient, rubric: Rubric) -> JudgeConfig:
 
 def judge_descriptor(config: JudgeConfig) -> dict[str, Any]:
     """The `judge` object of a verdict (§8.3): name, model, config hash and the pinned settings."""
-    return dict(_descriptor(config))
+    return dict(_shared_descriptor(config))
+
+
+_last_descriptor: tuple[JudgeConfig, dict[str, Any]] | None = None
+
+
+def _shared_descriptor(config: JudgeConfig) -> dict[str, Any]:
+    """`_descriptor(config)`, the last config's kept by identity (a run builds every verdict with one config,
+    and hashing a config for the cache reads every field). Never mutated: callers copy it."""
+    global _last_descriptor
+    last = _last_descriptor
+    if last is not None and last[0] is config:
+        return last[1]
+    descriptor = _descriptor(config)
+    _last_descriptor = (config, descriptor)
+    return descriptor
 
 
 @lru_cache(maxsize=64)
 def _descriptor(config: JudgeConfig) -> dict[str, Any]:
     return {**config.model_dump(mode="json", exclude_none=True), "config_hash": config.config_hash()}
+
+
+@dataclass(frozen=True)
+class _Axes:
+    """What the verdict path reads of a rubric on every call, read once per rubric."""
+
+    names: tuple[str, ...]
+    known: frozenset[str]
+    scales: tuple[tuple[str, tuple[int, ...]], ...]
+    top_of_faithfulness: int | None
+    """The top of the faithfulness scale; None when the rubric has no faithfulness axis."""
+
+
+_last_axes: tuple[Rubric, _Axes] | None = None
+
+
+def _axes(rubric: Rubric) -> _Axes:
+    """The rubric's `_Axes` (a rubric is frozen: the last one's are kept, as a run asks the same one each time)."""
+    global _last_axes
+    last = _last_axes
+    if last is not None and last[0] is rubric:
+        return last[1]
+    names = rubric.axis_names
+    faithfulness = next((axis for axis in rubric.axes if axis.name == FAITHFULNESS), None)
+    axes = _Axes(
+        names,
+        frozenset(names),
+        tuple((axis.name, axis.scale) for axis in rubric.axes),
+        None if faithfulness is None else faithfulness.scale[-1],
+    )
+    _last_axes = (rubric, axes)
+    return axes
 
 
 def validate_result(result: object, rubric: Rubric) -> JudgeResult:
@@ -175,15 +222,16 @@ def validate_result(result: object, rubric: Rubric) -> JudgeResult:
         raise ValueError(f"the judge's scores are {type(scores).__name__}, not a dict of axis -> score")
     if not isinstance(evidence, dict):
         raise ValueError(f"the judge's evidence is {type(evidence).__name__}, not a dict of axis -> quoted span")
-    names = set(rubric.axis_names)
-    unknown = sorted(repr(axis) for axis in scores if axis not in names)
-    if unknown:
+    axes = _axes(rubric)
+    names = axes.known
+    if not names.issuperset(scores):
+        unknown = sorted(repr(axis) for axis in scores if axis not in names)
         raise ValueError(f"the judge scored unknown axis {unknown[0]}")
-    for axis in rubric.axes:
-        value = scores.get(axis.name)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value not in axis.scale):
-            raise ValueError(f"the judge gave {value!r} for {axis.name}, outside its scale {list(axis.scale)}")
-    missing = [axis for axis in rubric.axis_names if axis not in scores]
+    for name, scale in axes.scales:
+        value = scores.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value not in scale):
+            raise ValueError(f"the judge gave {value!r} for {name}, outside its scale {list(scale)}")
+    missing = [axis for axis in axes.names if axis not in scores]
     if missing:
         raise ValueError(f"the judge gave no score for {missing[0]} (None, for can't judge, must be given explicitly)")
     for name, span in evidence.items():
@@ -194,7 +242,7 @@ def validate_result(result: object, rubric: Rubric) -> JudgeResult:
         if not _is_text(span):
             raise ValueError(f"the judge's evidence for {name} is not valid Unicode (a lone surrogate)")
     return JudgeResult(
-        {axis: scores[axis] for axis in rubric.axis_names},
+        {axis: scores[axis] for axis in axes.names},
         dict(evidence),
         abstained=result.abstained is True,
         reason=None if result.reason is None else one_line(str(result.reason)),
@@ -206,9 +254,10 @@ def validate_result(result: object, rubric: Rubric) -> JudgeResult:
 def faithfulness_outcome(scores: dict[str, int | None], rubric: Rubric) -> Outcome:
     """faithful at the top of the faithfulness scale, unfaithful below it, abstained when unscored
     (or when the rubric has no faithfulness axis: there is no faithfulness to judge)."""
-    if FAITHFULNESS not in rubric.axis_names or scores.get(FAITHFULNESS) is None:
+    top = _axes(rubric).top_of_faithfulness
+    if top is None or scores.get(FAITHFULNESS) is None:
         return "abstained"
-    return "faithful" if scores[FAITHFULNESS] == rubric.axis(FAITHFULNESS).scale[-1] else "unfaithful"
+    return "faithful" if scores[FAITHFULNESS] == top else "unfaithful"
 
 
 def _checked(raw: object, rubric: Rubric) -> tuple[str, JudgeResult | None]:
@@ -240,7 +289,7 @@ def _builder(config: JudgeConfig, case: GoldenCase, item_id: str, created_at: st
         return JudgeVerdict(
             item_id=item_id,
             case_id=case.id,
-            judge=judge_descriptor(config),
+            judge=_shared_descriptor(config),  # validated into a dict of the verdict's own
             status="error" if outcome == "error" else "skipped" if outcome == "skipped" else "ok",
             scores=scores,
             evidence=evidence,
@@ -264,13 +313,15 @@ def _unasked(
     created_at: str,
 ) -> JudgeVerdict | None:  # fmt: skip
     """The verdict of a case no judge is asked about (a checks-only run; a failed system), else None."""
-    unscored = dict.fromkeys(rubric.axis_names)
-    verdict = _builder(config, case, item_id, created_at)
     if isinstance(judge, SkippedJudge):
-        return verdict("skipped", unscored, {}, reason=SKIPPED_REASON)
-    if output.error is not None:
-        return verdict("abstained", unscored, {}, reason="the system failed on this case: nothing to judge")
-    return None
+        reason = SKIPPED_REASON
+    elif output.error is not None:
+        reason = "the system failed on this case: nothing to judge"
+    else:
+        return None
+    unscored = dict.fromkeys(_axes(rubric).names)
+    verdict = _builder(config, case, item_id, created_at)
+    return verdict("skipped" if isinstance(judge, SkippedJudge) else "abstained", unscored, {}, reason=reason)
 
 
 def _verdict_of(
@@ -278,7 +329,7 @@ def _verdict_of(
     output: SUTOutput, rubric: Rubric, *, item_id: str, created_at: str,
 ) -> JudgeVerdict:  # fmt: skip
     """The verdict on what the judge returned (`raw`) or raised (`failure`)."""
-    unscored = dict.fromkeys(rubric.axis_names)
+    unscored = dict.fromkeys(_axes(rubric).names)
     verdict = _builder(config, case, item_id, created_at)
     result: JudgeResult | None = None
     call: JudgeCall | None = None
