@@ -232,6 +232,9 @@ OFF_THE_START = (
     "importlib.metadata",  # pydantic's scan for plugins, made when it builds its first schema
     "qaeval_tui.core.statistics",
     "qaeval_tui.core.curation.adjudication",
+    "qaeval_tui.core.curation.promotion",  # the curator's inbox, flags and promotion: their first call loads them
+    "qaeval_tui.core.curation.inbox",
+    "qaeval_tui.core.curation.flags",
     "qaeval_tui.core.runs",
 )
 
