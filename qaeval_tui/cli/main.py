@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from importlib import import_module
 from pathlib import Path  # typer reads the annotations below, which name it, from this module
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,8 @@ if TYPE_CHECKING:
     app: typer.Typer
 
 
-def _build_app() -> typer.Typer:
+def _build_app(alone: str | None = None) -> typer.Typer:
+    """The `qaeval` app: every command, or with `alone` only that command module's (`_app_for`)."""
     import typer
 
     from qaeval_tui import __version__
@@ -49,8 +51,32 @@ def _build_app() -> typer.Typer:
     ) -> None:
         """qaeval: golden sets, runs, CI gate, blind labels and judge calibration."""
 
-    _register(built)
+    if alone is None:
+        _register(built)
+    else:
+        import_module(f"qaeval_tui.cli.{alone}").register(built)
     return built
+
+
+# Typer builds every registered command (its parameters, their pydantic adapters) before it dispatches,
+# ~20 ms for this app's forty. A command a person waits on to start (the review TUI's cold start,
+# issue 26) is run from the console script with only its own module registered; its parsing, help
+# and errors are the same (tests/cli/test_main_alone.py). Any other word, or none, gets the whole app.
+_ALONE: dict[str, str] = {"review": "review_cmd", "curate": "curate_cmd"}
+
+
+def _app_for(argv: list[str]) -> typer.Typer:
+    """The app to run `qaeval argv` with: built with only the command's module when `_ALONE` names it."""
+    words = iter(argv)
+    for word in words:
+        if word == "--config":
+            next(words, None)
+        elif not word.startswith("-"):
+            alone = _ALONE.get(word)
+            return _app() if alone is None else _build_app(alone)
+        elif word == "--" or not word.startswith("--config="):
+            break  # an option of qaeval itself (--help, --version) or anything unusual: the whole app
+    return _app()
 
 
 def _register(target: typer.Typer) -> None:
@@ -126,7 +152,7 @@ def run() -> None:
         command = supervisor.supervised_command(sys.argv[1:])
         if command is not None and os.name == "posix":  # pass_fds is POSIX only: elsewhere, in-process
             sys.exit(supervisor.supervise(command, sys.argv[1:]))
-        _app()()
+        _app_for(sys.argv[1:])()
         return
     supervisor.interrupt_once()
     try:

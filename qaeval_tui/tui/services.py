@@ -34,18 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.curation.flags import Flag, FlagState, list_flags, resolve_flag
-from qaeval_tui.core.curation.inbox import ImportReport, InboxDecision, InboxEntry, list_inbox
-from qaeval_tui.core.curation.promotion import (
-    GoldenSnapshot,
-    GoldenTarget,
-    PromotionContext,
-    PromotionDraft,
-    PromotionResult,
-    promote,
-    promotion_context,
-)
-from qaeval_tui.core.curation.rejection import reject
+from qaeval_tui.core.curation.target import GoldenTarget
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.golden.loader import GoldenSet, load_golden
 from qaeval_tui.core.models.label import Label
@@ -71,9 +60,12 @@ from qaeval_tui.core.usecases.prepare import (
 from qaeval_tui.tui.dashboard_process import DashboardProcess
 from qaeval_tui.tui.store_thread import StoreThread
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # types only: the modules behind curation and oversight load on their first call
     from qaeval_tui.core.curation.adjudication import AdjudicationQueue
     from qaeval_tui.core.curation.dossier import ItemDossier
+    from qaeval_tui.core.curation.flags import Flag, FlagState
+    from qaeval_tui.core.curation.inbox import ImportReport, InboxDecision, InboxEntry
+    from qaeval_tui.core.curation.promotion import GoldenSnapshot, PromotionContext, PromotionDraft, PromotionResult
     from qaeval_tui.core.runs.compare import RunDiff
     from qaeval_tui.core.runs.views import CaseDetail, CaseFilter, RunSummary, RunTable
     from qaeval_tui.core.statistics.figures import BandedSeries
@@ -185,6 +177,11 @@ class Services:
     def next_item(self) -> BlindItemView | None:
         return self._on_session(lambda session: session.next_item())
 
+    def next_with_progress(self) -> tuple[BlindItemView | None, Progress]:
+        """`next_item` and the progress in one hand-off: once the session has read the history (the
+        app's preparation does), the progress is counts it already holds."""
+        return self._on_session(lambda session: (session.next_item(), session.progress()))
+
     def wait_saved(self) -> None:
         """Wait until every label submitted so far is on disk (off the store thread: submits go on)."""
         self._thread.durable()
@@ -227,13 +224,19 @@ class Services:
 
     def inbox(self, status: str | None, search: str | None) -> tuple[list[InboxEntry], list[InboxEntry]]:
         """(entries matching the filters, every entry) so a screen can show counts beside the list."""
+        from qaeval_tui.core.curation.inbox import list_inbox
+
         return self._read(lambda store: (list_inbox(store, status=status, search=search or None), list_inbox(store)))
 
     def flags(self, state: FlagState, search: str | None, axis: str | None = None) -> list[Flag]:
+        from qaeval_tui.core.curation.flags import list_flags
+
         rubric = self.config.rubric
         return self._read(lambda store: list_flags(store, state=state, search=search or None, rubric=rubric, axis=axis))
 
     def resolve_flag(self, flag_id: int, note: str, curator: str) -> Flag:
+        from qaeval_tui.core.curation.flags import resolve_flag
+
         flag = self._thread.call(lambda store: resolve_flag(store, flag_id, note=note, curator=curator))
         self.curated.flags_resolved += 1
         return flag
@@ -245,15 +248,21 @@ class Services:
         return self._thread.call(lambda store: import_file(store, path))
 
     def promotion_context(self, trace_id: str) -> PromotionContext:
+        from qaeval_tui.core.curation.promotion import promotion_context
+
         return self._thread.call(lambda store: promotion_context(store, self.target, trace_id))
 
     def promote(self, draft: PromotionDraft, snapshot: GoldenSnapshot) -> PromotionResult:
+        from qaeval_tui.core.curation.promotion import promote
+
         now = self.now() if self.now else None
         result = self._thread.call(lambda store: promote(store, draft, self.target, snapshot=snapshot, now=now))
         self.curated.promoted += 1
         return result
 
     def reject(self, trace_id: str, reason: str, curator: str) -> InboxDecision:
+        from qaeval_tui.core.curation.rejection import reject
+
         now = self.now() if self.now else None
         decision = self._thread.call(
             lambda store: reject(store, trace_id, reason=reason, curator=curator, now=now, target=self.target)

@@ -5,9 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
-from qaeval_tui.core.config import load_config
+from qaeval_tui.core.config import Config, JudgeSection, ReviewConfig, RosterMember, Section, load_config
+from qaeval_tui.core.config.model import DEFAULT_AXES
 from qaeval_tui.core.errors import ConfigError
+from qaeval_tui.core.rubric import Axis, Rubric
 
 
 def test_defaults_have_three_anchored_axes(tmp_path: Path) -> None:
@@ -18,6 +21,43 @@ def test_defaults_have_three_anchored_axes(tmp_path: Path) -> None:
     assert [a.name for a in config.rubric.axes if a.needs_gold] == ["answer_correctness"]
     assert config.calibration.min_exact == 0.70
     assert config.path(config.paths.golden) == tmp_path / "golden"
+
+
+def _sections() -> list[type[Section]]:
+    found, waiting = [], [Section]
+    while waiting:
+        for sub in waiting.pop().__subclasses__():
+            found.append(sub)
+            waiting.append(sub)
+    return found
+
+
+def test_defaults_read_without_validating_are_what_validating_nothing_makes(tmp_path: Path) -> None:
+    # A section given nothing, and a config without a file (or with an empty one), skip pydantic's
+    # validation (config/sections.py: Section): what they hold must be what validation would build.
+    sections = _sections()
+    assert {Config, JudgeSection, ReviewConfig, RosterMember} <= set(sections)
+    for section in sections:
+        if any(field.is_required() for field in section.model_fields.values()):
+            with pytest.raises(ValidationError, match="Field required"):
+                section()  # still validated: nothing given is refused
+            continue
+        given, validated = section(), section.model_validate({})
+        assert given == validated and given.model_dump() == validated.model_dump(), section.__name__
+        assert given.model_fields_set == validated.model_fields_set == set()
+    with pytest.raises(ValidationError, match="frozen"):
+        Config().base_dir = "elsewhere"  # type: ignore[misc]
+    # The default axes and rubric are constants built unvalidated: validating them changes nothing.
+    rubric = Config().rubric
+    assert rubric.axes == DEFAULT_AXES
+    assert all(Axis.model_validate(axis.model_dump()) == axis for axis in DEFAULT_AXES)
+    assert Rubric.model_validate(rubric.model_dump()) == rubric
+    made = Config.model_validate({"base_dir": str(tmp_path)}, strict=True)
+    for text in (None, "", "# nothing set yet\n"):
+        if text is not None:
+            (tmp_path / "qaeval.toml").write_text(text, encoding="utf-8")
+        loaded = load_config(cwd=tmp_path)
+        assert loaded == made and loaded.model_fields_set == made.model_fields_set == {"base_dir"}
 
 
 def test_qaeval_toml_wins_over_pyproject(tmp_path: Path) -> None:

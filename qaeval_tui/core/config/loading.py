@@ -35,6 +35,8 @@ def _field_name(loc: tuple[str | int, ...]) -> str:
 
 
 def _from_mapping(data: dict[str, Any], origin: str, base_dir: Path, lines: TomlLines | None = None) -> Config:
+    if not data:  # an empty file says nothing to check: the defaults, read without validating them again
+        return Config.defaults_at(str(base_dir))
     try:
         # Strict for what a file says (`true` is not 1, `1.0` is not a worker count, `1e3` not a count of
         # replicates); the models stay lax for the Python that builds them (an int for a float is fine).
@@ -114,4 +116,4 @@ def load_config(explicit: str | Path | None = None, cwd: Path | None = None) -> 
             if not isinstance(section, dict):
                 raise ConfigError("pyproject.toml: tool.qaeval: must be a table")
             return _from_mapping(section, "pyproject.toml", here, TomlLines(text, ("tool", "qaeval")))
-    return Config(base_dir=str(here))
+    return Config.defaults_at(str(here))

@@ -13,8 +13,10 @@ from qaeval_tui.core.config.team import ReviewConfig
 from qaeval_tui.core.default_guidelines import AXIS_GUIDELINES, GENERAL_GUIDELINES
 from qaeval_tui.core.rubric import Axis, Rubric
 
+# Constants, built without validation (tests/core/test_config.py validates them): reading the
+# defaults builds no pydantic schema (config/sections.py: Section).
 DEFAULT_AXES: tuple[Axis, ...] = (
-    Axis(
+    Axis.model_construct(
         name="faithfulness",
         guidelines=AXIS_GUIDELINES["faithfulness"],
         anchors=(
@@ -23,7 +25,7 @@ DEFAULT_AXES: tuple[Axis, ...] = (
             "Every claim in the answer is supported by the sources.",
         ),
     ),
-    Axis(
+    Axis.model_construct(
         name="citation_correctness",
         guidelines=AXIS_GUIDELINES["citation_correctness"],
         anchors=(
@@ -32,7 +34,7 @@ DEFAULT_AXES: tuple[Axis, ...] = (
             "Every citation points to the passage that supports its claim.",
         ),
     ),
-    Axis(
+    Axis.model_construct(
         name="answer_correctness",
         needs_gold=True,
         guidelines=AXIS_GUIDELINES["answer_correctness"],
@@ -49,7 +51,7 @@ class Config(Section):
     """The whole configuration; every field has a default."""
 
     rubric: Rubric = Field(
-        default_factory=lambda: Rubric(version="1", axes=DEFAULT_AXES, guidelines=GENERAL_GUIDELINES)
+        default_factory=lambda: Rubric.model_construct(version="1", axes=DEFAULT_AXES, guidelines=GENERAL_GUIDELINES)
     )
     paths: PathsConfig = Field(default_factory=PathsConfig)
     run: RunConfig = Field(default_factory=RunConfig)
@@ -61,6 +63,11 @@ class Config(Section):
         default=None, description="A stronger judge the [judge] screen escalates to (unset: no cascade)."
     )
     base_dir: str = Field(default=".", description="Folder relative paths are resolved against (set by the loader).")
+
+    @classmethod
+    def defaults_at(cls, base_dir: str) -> Config:
+        """The defaults, relative paths resolved against `base_dir`: what validating only `base_dir` makes."""
+        return cls().model_copy(update={"base_dir": base_dir})
 
     def path(self, value: str) -> Path:
         """Resolve a configured path against the config file's folder."""

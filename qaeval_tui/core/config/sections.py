@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
@@ -13,6 +13,40 @@ from qaeval_tui.core.models.label import reviewer_name_problem
 class Section(BaseModel):
     # NaN or an infinity in a setting never means anything: refuse it where the file is read.
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True)
+
+    def __init__(self, /, **data: Any) -> None:
+        """Validate `data`; a section given nothing takes its defaults without building a validator.
+
+        Pydantic never validates a default (validate_default is off), so validating nothing would
+        return exactly the defaults (its model validators pass them unchanged); skipping it keeps
+        pydantic's schema building (and its scan of installed packages for plugins) off paths that
+        read only the defaults, like the review app's start without a config file. A section with a
+        required field validates as ever (and refuses the missing field). tests/core/test_config.py
+        checks that every section given nothing is what validating nothing makes.
+        """
+        if data or not _all_defaults(type(self)):
+            super().__init__(**data)
+            return
+        defaults = type(self).model_construct()
+        for slot in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"):
+            object.__setattr__(self, slot, getattr(defaults, slot))
+
+    # Pydantic validates a section nested in another (a [table] of the file) by calling the class's
+    # __init__ when it is not its own, which would drop the strictness the loader validates with: this
+    # one only adds a shortcut for nothing given, so pydantic is told to keep validating nested data
+    # itself (as pydantic's RootModel and pydantic-settings mark theirs).
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+
+def _all_defaults(section: type[Section]) -> bool:
+    """Every field of `section` has a default."""
+    found = _DEFAULTS_ONLY.get(section)
+    if found is None:
+        found = _DEFAULTS_ONLY[section] = not any(field.is_required() for field in section.model_fields.values())
+    return found
+
+
+_DEFAULTS_ONLY: dict[type[Section], bool] = {}
 
 
 # A tolerance is a number from 0 to 1 (every metric is a rate); TOML true or "0.02" is a mistake, not 1.0 or 0.02.

@@ -86,10 +86,10 @@ class ReviewFlow(AppScreen[SessionSummary | None]):
 
     def _next(self, notice: str, submitted: str | None) -> ItemArrived:
         services = self.context.services
-        item = services.next_item()
+        item, progress = services.next_with_progress()
         if item is None:
-            return ItemArrived(None, services.progress(), services.summary(), notice, submitted)
-        return ItemArrived(item, None, None, notice, submitted)  # progress follows once the item shows
+            return ItemArrived(None, progress, services.summary(), notice, submitted)
+        return ItemArrived(item, progress, None, notice, submitted)
 
     def _advanced(self, advance: Advance, notice: str, submitted: str | None) -> ItemArrived:
         """The item after a submit or skip, with its progress (one hand-off for all three)."""
