@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -269,7 +270,7 @@ def run(workdir: Path) -> list[Figure]:
     compile_bytecode()
     starts: list[float] = []
     bares: list[float] = []
-    for _ in range(3):  # interleaved, so both see the same machine
+    for _ in range(5):  # interleaved, so both see the same machine
         starts.append(cold_start(db, golden))
         bares.append(bare_start())
     floor_ms = 1000 * tui_latency.p95(asyncio.run(floor_latencies()))
@@ -286,7 +287,13 @@ def run(workdir: Path) -> list[Figure]:
     ratio = start / bare
     history = f"p95 of {MEASURED}, 10,000-label history"
     return [
-        Figure("review TUI: cold start to first item (median of 3)", start, "s", "<= 1.5 s", start <= 1.5),
+        Figure(
+            f"review TUI: cold start to first item (median of 5; load average {os.getloadavg()[0]:.1f})",
+            start,
+            "s",
+            "<= 0.5 on a quiet machine" + ("" if start <= 0.5 else f" (misses by {start / 0.5 - 1:.0%})"),
+            start <= 0.5,
+        ),
         Figure(
             f"  as a ratio to a bare Textual app's first screen ({bare:.2f} s)",
             ratio,
