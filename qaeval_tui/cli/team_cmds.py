@@ -2,7 +2,7 @@
 
 Exit codes: 0 done · 2 usage (no PostgreSQL URL, cannot connect, a login that may not create roles
 or does not own the store, a bad or taken name, an unknown role, a store with no team yet, no such
-login to remove, rename or reset, a login to rename that has labelled already).
+login to remove, rename or reset).
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def team_rename(
     new: str = typer.Argument(..., help="Their new name, as the roster spells it: their login from now on."),
     db: Db = None,
 ) -> None:
-    """Give OLD's login the name NEW (before their first label); their password stays. Exit 0, or 2."""
+    """Give OLD's login the name NEW; their password and what they wrote stay theirs. Exit 0, or 2."""
     from qaeval_tui.core.store.pg_rename import rename_member
 
     config = config_from(ctx, team_rubric=False)
@@ -152,8 +152,8 @@ def team_rename(
     stdout.print(renamed.shown_url, markup=False)
     stderr.print(
         f"renamed {renamed.old} to {renamed.new} ({', '.join(renamed.roles)}): their password is unchanged; in the URL "
-        f"they hold, the user name is now {renamed.new} (as above, with their password for ***); their queue "
-        "moved with them",
+        f"they hold, the user name is now {renamed.new} (as above, with their password for ***); they reopen any app "
+        f"they had open with it; what they wrote as {renamed.old} stays theirs",
         markup=False,
     )
 

@@ -147,22 +147,110 @@ def test_a_name_the_store_holds_labels_of_is_refused_so_no_one_takes_anothers_la
         assert owner.execute("SELECT count(*) FROM pg_roles WHERE rolname = %s", (ana,)).fetchone() == (1,)
 
 
-def test_a_login_that_has_labelled_is_not_renamed_and_nothing_changes(team_store: TeamStore) -> None:
-    ana, anna = team_store.name("ana"), team_store.name("anna")
-    ana_url = team_store.login("ana")
-    seed(team_store, ana, team_store.name("ben"))
+def labelled_then_renamed(store: TeamStore) -> tuple[str, str, str]:
+    """ana labels i1 and i2 (ben labelled both too), reveals i1, is shown the gold answer of i2 (locking her
+    faithfulness 2), and is renamed anna: (anna's URL, ana, anna)."""
+    ana, anna, ben = store.name("ana"), store.name("anna"), store.name("ben")
+    ana_url = store.login("ana")
+    store.login("ben")
+    seed(store, ana, ben)  # ben labelled i1
+    with store.owner() as owner:
+        insert_label(owner, label_row("i2", ben))
     with psycopg.connect(ana_url, autocommit=True) as conn:
         insert_label(conn, label_row("i1", ana))
-    code, out, err = rename(team_store, ana, anna)
-    assert code == 2 and out == ""
-    assert err.strip().splitlines() == [
-        f"error: name {ana!r}: the login has written under its name (1 labels), which row security and the "
-        "statistics know by that name: a renamed login would lose them; only a login that has labelled nothing "
-        "yet may be renamed; nothing was changed"
-    ]
-    with psycopg.connect(ana_url) as conn:  # untouched: the same login, its queue
-        assert conn.execute("SELECT session_user, count(*) FROM assignments").fetchone() == (ana, 2)
-    assert renames(team_store) == []
+        conn.execute("INSERT INTO reveals (item_id, reviewer, revealed_at) VALUES ('i1', %s, 't')", (ana,))
+        conn.execute(
+            """INSERT INTO gold_shown (item_id, reviewer, blind_scores_json, shown_at)
+               VALUES ('i2', %s, '{"faithfulness": 2}', 't')""",
+            (ana,),
+        )
+        insert_label(conn, label_row("i2", ana))
+    code, _, err = rename(store, ana, anna)
+    assert code == 0, err
+    return renamed_url(ana_url, anna), ana, anna
+
+
+def column(conn: psycopg.Connection[tuple[object, ...]], query: str) -> list[object]:
+    return [row[0] for row in conn.execute(query)]
+
+
+def test_after_a_rename_the_login_reads_exactly_its_own_history_under_both_names(team_store: TeamStore) -> None:
+    anna_url, ana, anna = labelled_then_renamed(team_store)
+    ben = team_store.name("ben")
+    with psycopg.connect(anna_url, autocommit=True) as conn:
+        # Her labels (written as ana), and ben's on i1 only: her reveal of i1 (as ana) still opens it.
+        rows = conn.execute("SELECT item_id, reviewer FROM labels ORDER BY item_id, reviewer").fetchall()
+        assert rows == [("i1", ana), ("i1", ben), ("i2", ana)]
+        assert column(conn, "SELECT item_id FROM judge_verdicts") == ["i1"]
+        assert column(conn, "SELECT item_id FROM reveals") == ["i1"]
+        assert column(conn, "SELECT item_id FROM review_items ORDER BY item_id") == ["i1", "i2"]
+        # A new revision of i1 is after her reveal: it must say so, under her name now.
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            insert_label(conn, label_row("i1", anna, revision=2))
+        assert insert_label(conn, (*label_row("i1", anna, revision=2)[:9], 1, *label_row("i1", anna)[10:])) == anna
+        # The gold answer she was shown as ana locked her blind faithfulness on i2.
+        changed = (*label_row("i2", anna, revision=2)[:4], '{"faithfulness": 1}', *label_row("i2", anna)[5:])
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            insert_label(conn, changed)
+    with psycopg.connect(team_store.login("cara"), autocommit=True) as other:  # another reviewer sees none of it
+        assert column(other, "SELECT count(*) FROM labels") == [0]
+
+
+def test_a_renamed_curator_who_labels_is_still_a_reviewer_for_the_items_labelled_under_the_old_name(
+    team_store: TeamStore,
+) -> None:
+    """A login holding both roles reads its own items' hidden rows only after its reveal, and never rules on
+    them: its items under the former name are its own too."""
+    dual, duo, ben = team_store.name("dual"), team_store.name("duo"), team_store.name("ben")
+    dual_url = team_store.login("dual", "reviewer", "curator")
+    team_store.login("ben")
+    seed(team_store, team_store.name("ana"), ben)  # ben labelled i1
+    with team_store.owner() as owner:
+        owner.execute("INSERT INTO assignments VALUES (%s, 'i1', 1, 7, 't')", (dual,))
+    with psycopg.connect(dual_url, autocommit=True) as conn:
+        insert_label(conn, label_row("i1", dual))
+    assert rename(team_store, dual, duo)[0] == 0
+    with psycopg.connect(renamed_url(dual_url, duo), autocommit=True) as conn:
+        assert column(conn, "SELECT item_id FROM judge_verdicts ORDER BY item_id") == ["i2", "i3"]  # not i1
+        assert column(conn, "SELECT reviewer FROM labels WHERE item_id = 'i1'") == [dual]  # not ben's
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute(
+                """INSERT INTO adjudications (item_id, axis, score, reason, adjudicator, created_at)
+                   VALUES ('i1', 'faithfulness', 2, 'mine', 'x', 't')"""
+            )
+
+
+def test_the_store_hands_out_a_renamed_persons_labels_under_one_name_and_goes_on_counting(
+    team_store: TeamStore,
+) -> None:
+    from qaeval_tui.core.store.postgres.store import PgStore
+    from qaeval_tui.core.store.rows import LabelDraft
+
+    anna_url, ana, anna = labelled_then_renamed(team_store)
+    ben = team_store.name("ben")
+    with PgStore.open(anna_url) as store:
+        assert [(r.label.item_id, r.label.reviewer) for r in store.labels(reviewer=anna)] == [
+            ("i1", anna),
+            ("i2", anna),
+        ]
+        assert store.queue_item_ids(anna) == ["i1", "i2"] and store.has_revealed("i1", anna)
+        assert store.gold_shown("i2", anna) == {"faithfulness": 2}
+        draft = LabelDraft(item_id="i1", case_id="", reviewer=anna, scores={"faithfulness": 1}, rubric_version="1")
+        stored = store.append_label(draft)
+        assert (stored.label.reviewer, stored.label.revision, stored.label.revealed) == (anna, 2, True)
+    with PgStore.open(team_store.owner_url) as store:  # the whole store: one person, one name
+        assert {label.reviewer for label in store.label_revisions()} == {anna, ben}
+        assert store.label_reviewers() == sorted([anna, ben])
+        assert {a.reviewer for a in store.assignments()} == {anna, ben}
+        assert store.not_blind_reasons(reviewer=ana).keys() == {("i1", anna, 2)}
+
+
+def test_agreement_counts_a_renamed_reviewer_as_one_person(team_store: TeamStore) -> None:
+    _, _, anna = labelled_then_renamed(team_store)
+    code, out, err = qaeval("agreement", "--db", team_store.owner_url, "--json")
+    assert code == 0, err
+    (pair,) = json.loads(out)["pairwise"]["faithfulness"]  # ana's labels are anna's: two reviewers, not three
+    assert (sorted(pair["reviewers"]), pair["n_common"]) == (sorted([anna, team_store.name("ben")]), 2)
 
 
 def test_the_owner_an_unknown_login_and_a_bad_name_are_refused(team_store: TeamStore) -> None:
@@ -250,12 +338,20 @@ def test_no_login_of_the_team_writes_the_renames_nor_renames_a_login(team_store:
         assert owner.execute("SELECT count(*) FROM pg_roles WHERE rolname = %s", (ana,)).fetchone() == (1,)
 
 
-def test_a_reviewer_reads_no_renames_and_a_curator_reads_them_all(team_store: TeamStore) -> None:
+def test_a_reviewer_reads_its_own_renames_only_and_a_curator_reads_them_all(team_store: TeamStore) -> None:
+    """Which names in the store are theirs is a reviewer's to know (the store's reads take them all); whom
+    else the team renamed is not."""
     ana_url = team_store.login("ana")
     cara_url = team_store.login("cara", "curator")
-    team_store.login("ben")
-    assert rename(team_store, team_store.name("ben"), team_store.name("bob"))[0] == 0
-    with psycopg.connect(ana_url) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
-        conn.execute("SELECT * FROM renames")
+    ben, bob = team_store.name("ben"), team_store.name("bob")
+    ben_url = team_store.login("ben")
+    assert rename(team_store, ben, bob)[0] == 0
+    with psycopg.connect(ana_url) as conn:
+        assert conn.execute("SELECT count(*) FROM renames").fetchone() == (0,)
+        assert conn.execute("SELECT pg_catalog.array_agg(n) FROM unnest(qaeval_my_names()) n").fetchone() == (
+            [team_store.name("ana")],
+        )
+    with psycopg.connect(renamed_url(ben_url, bob)) as conn:
+        assert conn.execute("SELECT old_name, new_name FROM renames").fetchall() == [(ben, bob)]
     with psycopg.connect(cara_url) as conn:
         assert conn.execute("SELECT count(*) FROM renames").fetchone() == (1,)

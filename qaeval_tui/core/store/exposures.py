@@ -11,18 +11,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from qaeval_tui.core.store.codec import utc_now
+from qaeval_tui.core.store.renames import RenameTables, of_person
 from qaeval_tui.core.store.rows import Exposure
-from qaeval_tui.core.store.seam import Driver
 
-_RECORD = """INSERT INTO exposures (item_id, person, view, seen, seen_at)
+_RECORD = f"""INSERT INTO exposures (item_id, person, view, seen, seen_at)
              SELECT ?, ?, ?, ?, ?
-             WHERE EXISTS (SELECT 1 FROM assignments WHERE reviewer = ? AND item_id = ?)
-                OR EXISTS (SELECT 1 FROM labels WHERE reviewer = ? AND item_id = ?)
+             WHERE EXISTS (SELECT 1 FROM assignments WHERE {of_person("reviewer")} AND item_id = ?)
+                OR EXISTS (SELECT 1 FROM labels WHERE {of_person("reviewer")} AND item_id = ?)
              ON CONFLICT DO NOTHING"""
-"""One exposure of the person's own item (the WHERE also tells SQLite's parser the ON CONFLICT is the INSERT's)."""
+"""One exposure of the person's own item, queued or labelled under any of their names (the WHERE also tells
+SQLite's parser the ON CONFLICT is the INSERT's)."""
 
 
-class ExposureTables(Driver):
+class ExposureTables(RenameTables):
     """The `exposures` table, and why a label is not blind (`not_blind_reason`)."""
 
     def record_exposure(self, person: str, item_ids: Iterable[str], view: str, seen: str) -> int:
@@ -37,14 +38,18 @@ class ExposureTables(Driver):
             return self._many(_RECORD, rows)
 
     def exposures(self, *, person: str | None = None, item_id: str | None = None) -> list[Exposure]:
-        """Recorded exposures, oldest first."""
-        wanted = {"person": person, "item_id": item_id}
-        where = " AND ".join(f"{column} = ?" for column, value in wanted.items() if value is not None) or "TRUE"
+        """Recorded exposures, oldest first (a renamed person's under their name now)."""
+        people = self.person_names()
+        conditions = [
+            *([of_person("person")] if person is not None else []),
+            *(["item_id = ?"] if item_id is not None else []),
+        ]
         rows = self._rows(
-            f"SELECT item_id, person, view, seen, seen_at FROM exposures WHERE {where} ORDER BY seen_at, item_id",
-            [value for value in wanted.values() if value is not None],
+            f"""SELECT item_id, person, view, seen, seen_at FROM exposures WHERE {" AND ".join(conditions) or "TRUE"}
+                ORDER BY seen_at, item_id""",
+            [value for value in (person, item_id) if value is not None],
         )
-        return [Exposure(*row) for row in rows]
+        return [Exposure(item, people.current(who), view, seen, at) for item, who, view, seen, at in rows]
 
     def unblinded_at(self) -> dict[tuple[str, str], str]:
         """The first time each (item, person) saw hidden information: a reveal or an exposure."""
@@ -54,14 +59,20 @@ class ExposureTables(Driver):
                    UNION ALL SELECT item_id, person, seen_at FROM exposures) AS seen
                GROUP BY item_id, person"""
         )
-        return {(item, person): at for item, person, at in rows}
+        people = self.person_names()
+        first: dict[tuple[str, str], str] = {}
+        for item, person, at in rows:  # a renamed person's names are one person
+            key = (item, people.current(person))
+            first[key] = min(first.get(key, at), at)
+        return first
 
     def not_blind_reasons(self, *, reviewer: str | None = None) -> dict[tuple[str, str, int], str]:
         """Why each non-blind label revision is not blind, by (item, reviewer, revision); blind ones are absent."""
-        where, params = ("reviewer = ?", (reviewer,)) if reviewer is not None else ("TRUE", ())
+        people = self.person_names()
         rows = self._rows(
             f"""SELECT item_id, reviewer, revision, not_blind_reason FROM labels
-                WHERE {where} AND not_blind_reason IS NOT NULL ORDER BY id""",
-            params,
+                WHERE {of_person("reviewer") if reviewer is not None else "TRUE"} AND not_blind_reason IS NOT NULL
+                ORDER BY id""",
+            () if reviewer is None else (reviewer,),
         )
-        return {(item, who, revision): reason for item, who, revision, reason in rows}
+        return {(item, people.current(who), revision): reason for item, who, revision, reason in rows}

@@ -7,10 +7,11 @@ salt from the name), so the person's password stays and their URL works with the
 password stored as MD5 (salted with the old name) is cleared by the server, and then the login gets
 a new random password, handed on once as `team add` does.
 
-What a person wrote keeps the name it was written under (labels are append-only history), and the
-database decides "this row is mine" by the session's login; so a login that has written labels,
-reveals, exposures or gold locks is not renamed: under the new name it would no longer own them, and
-agreement would count one person as two. The rename is for a login before its first label.
+What a person wrote keeps the name it was written under (labels are append-only history); the record
+says whose it is. Row security counts every name of the session's login as its own
+(`qaeval_my_names`: its history, queue, reveals, exposures and gold locks), and the store's reads
+hand out a person's rows under their current name (`renames.PersonNames`), so agreement, calibration,
+the dashboard and exports count one person once, and their revisions go on from their last.
 
 The names in one chain of renames are one person's: a former name is never taken by someone else
 (`team add` and `team rename` refuse it), and renaming back to it (A to B to A) is the same person's.
@@ -40,8 +41,6 @@ from qaeval_tui.core.store.urls import redacted
 
 Connection = psycopg.Connection[tuple[object, ...]]
 
-HISTORY = {"labels": "reviewer", "reveals": "reviewer", "exposures": "person", "gold_shown": "reviewer"}
-"""The rows whose name says whose they are to row security and statistics: a login holding any is not renamed."""
 _MD5_CLEARED = "MD5 password cleared"  # the server's notice when a rename drops a password salted with the name
 
 
@@ -62,8 +61,8 @@ def rename_member(url: str, old: str, new: str) -> Renamed:
 
     Refused (UsageError, nothing changed): a name that cannot be a login; no team login `old` (the owner
     and superusers are never touched); `new` held by another login, or by labels, a queue or records of
-    someone else, or once someone else's name; a login that has written labels, reveals, exposures or gold
-    locks; a login that may not create roles; a store not upgraded (`team init`).
+    someone else, or once someone else's name; a login that may not create roles; a store not upgraded
+    (`team init`).
     """
     problem = name_problem(new)
     if problem is not None:
@@ -83,7 +82,6 @@ def rename_member(url: str, old: str, new: str) -> Renamed:
                 locked = sql.SQL(", ").join(map(sql.Identifier, (*PERSON_COLUMN, "assignments", "renames")))
                 conn.execute(sql.SQL("LOCK TABLE {} IN SHARE MODE").format(locked))
                 _check_new_name(conn, login, new)
-                _check_no_history(conn, login)
                 conn.execute("UPDATE assignments SET reviewer = %s WHERE reviewer = %s", (new, login))
                 conn.execute(
                     """INSERT INTO renames (old_name, new_name, renamed_by, renamed_at)
@@ -145,20 +143,4 @@ def _check_new_name(conn: Connection, login: str, new: str) -> None:
         raise UsageError(
             f"name {new!r}: this store holds labels, a queue or records of {others[0]!r} (another person's name, "
             "now or before); choose another name; nothing was changed"
-        )
-
-
-def _check_no_history(conn: Connection, login: str) -> None:
-    """UsageError when `login` has written rows that are theirs by name (labels, reveals, exposures, gold locks)."""
-    counts = sql.SQL(", ").join(
-        sql.SQL("(SELECT count(*) FROM {} WHERE {} = %(login)s)").format(sql.Identifier(table), sql.Identifier(column))
-        for table, column in HISTORY.items()
-    )
-    row = conn.execute(sql.SQL("SELECT {}").format(counts), {"login": login}).fetchone()
-    held = [f"{count} {table}" for table, count in zip(HISTORY, row or (), strict=True) if count]
-    if held:
-        raise UsageError(
-            f"name {login!r}: the login has written under its name ({', '.join(held)}), which row security and the "
-            "statistics know by that name: a renamed login would lose them; only a login that has labelled "
-            "nothing yet may be renamed; nothing was changed"
         )

@@ -1,0 +1,64 @@
+"""A renamed person is one person (`qaeval team rename`): every read asking "is this row theirs" takes all their
+names, every read grouping by person hands out the name they have now, and their revisions go on from the last.
+On both backends: a store copied from a team store holds its renames."""
+
+from __future__ import annotations
+
+from qaeval_tui.core.store.backend import StoreBackend
+from qaeval_tui.core.store.renames import PersonNames
+from qaeval_tui.core.store.rows import LabelDraft
+from qaeval_tui.core.store.tables import TABLE_SPECS, TableRows
+from tests.store_contract.conftest import Backend
+from tests.store_contract.rows import SCORES, seeded
+
+
+def renamed(store: StoreBackend, old: str, new: str) -> None:
+    """Record a rename as the team store's owner does (no store method writes one)."""
+    n = store.count("renames") + 1
+    store.insert_table_rows(TableRows(TABLE_SPECS["renames"], [(n, old, new, "owner", f"2026-12-01T10:0{n}Z")]))
+
+
+def label(store: StoreBackend, item: str, reviewer: str, faithfulness: int = 2) -> tuple[str, int]:
+    draft = LabelDraft(item, "c0", reviewer, dict(SCORES, faithfulness=faithfulness), "1")
+    stored = store.append_label(draft)
+    return stored.label.reviewer, stored.label.revision
+
+
+def test_a_chain_of_renames_is_one_person_named_by_the_latest() -> None:
+    people = PersonNames([("ana", "anna"), ("ben", "bob"), ("anna", "ann"), ("ann", "ana")])
+    assert [people.current(name) for name in ("ana", "anna", "ann", "ben", "bob", "cy")] == [
+        "ana", "ana", "ana", "bob", "bob", "cy",
+    ]  # fmt: skip
+    assert not PersonNames([])
+
+
+def test_a_renamed_persons_history_reads_as_theirs_under_their_name_now(backend: Backend) -> None:
+    store = backend.open()
+    first, second, _ = seeded(store)
+    assert label(store, first, "ana") == ("ana", 1)
+    store.record_reveal(first, "ana")
+    store.record_gold_shown(second, "ana", SCORES)
+    assert label(store, first, "ben") == ("ben", 1)
+    renamed(store, "ana", "anna")
+    # Theirs, by either name: the history, the reveal, the gold lock; a new revision goes on from the last.
+    assert label(store, first, "anna") == ("anna", 2)
+    assert [(r.label.reviewer, r.label.revision) for r in store.labels(reviewer="ana")] == [("anna", 1), ("anna", 2)]
+    assert store.has_revealed(first, "anna") and store.gold_shown(second, "anna") == SCORES
+    assert store.record_gold_shown(second, "anna", {"faithfulness": 0, "citation_correctness": 0}) == SCORES
+    assert [mark.item_id for mark in store.label_marks("anna")] == [first, first]
+    assert store.labels(reviewer="anna")[-1].label.revealed  # after the reveal made as ana
+    # Grouped by person: one name each.
+    assert {revision.reviewer for revision in store.label_revisions()} == {"anna", "ben"}
+    assert store.label_reviewers() == ["anna", "ben"]
+    assert set(store.unblinded_at()) == {(first, "anna")}
+
+
+def test_renaming_back_keeps_one_person(backend: Backend) -> None:
+    store = backend.open()
+    first, _, _ = seeded(store)
+    label(store, first, "ana")
+    renamed(store, "ana", "anna")
+    label(store, first, "anna")
+    renamed(store, "anna", "ana")
+    assert label(store, first, "ana") == ("ana", 3)
+    assert store.label_reviewers() == ["ana"]
