@@ -355,3 +355,37 @@ def test_a_reviewer_reads_its_own_renames_only_and_a_curator_reads_them_all(team
         assert conn.execute("SELECT old_name, new_name FROM renames").fetchall() == [(ben, bob)]
     with psycopg.connect(cara_url) as conn:
         assert conn.execute("SELECT count(*) FROM renames").fetchone() == (1,)
+
+
+def test_an_upgraded_store_lets_each_person_read_their_renames_before_team_init_runs_again(
+    pg_server: PgServer, team_store: TeamStore
+) -> None:
+    """Every read of a person's labels asks `renames`: the migration that makes it opens it to the team's
+    groups (which `team_store` made on this server), so an upgrade alone breaks no one's app."""
+    from qaeval_tui.core.store.pg_team import init_team
+    from qaeval_tui.core.store.postgres.store import PgStore
+
+    url = pg_server.new_database(template=None)
+    reviewer = team_store.name("rita")
+    try:
+        PgStore.open(url).close()  # every migration, as the owner's next command runs them
+        with pg_server.admin() as admin:
+            admin.execute(
+                sql.SQL("CREATE ROLE {} LOGIN PASSWORD 'pw' IN ROLE qaeval_reviewer").format(sql.Identifier(reviewer))
+            )
+        with psycopg.connect(url, autocommit=True) as owner:
+            owner.execute(
+                "INSERT INTO renames (old_name, new_name, renamed_by, renamed_at) VALUES ('x', %s, 'o', 't'), "
+                "('y', 'z', 'o', 't')",
+                (reviewer,),
+            )
+        with psycopg.connect(pg_server.url(url.rsplit("/", 1)[1], user=reviewer, password="pw")) as conn:
+            assert conn.execute("SELECT old_name FROM renames").fetchall() == [("x",)]  # their own only
+        init_team(url)  # its own policies replace the migration's
+        with psycopg.connect(url) as owner:
+            policies = owner.execute("SELECT count(*) FROM pg_policies WHERE tablename = 'renames'").fetchone()
+        assert policies == (2,)
+    finally:
+        pg_server.drop_database(url)
+        with pg_server.admin() as admin:
+            admin.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(reviewer)))

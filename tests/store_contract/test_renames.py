@@ -4,6 +4,9 @@ On both backends: a store copied from a team store holds its renames."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.renames import PersonNames
 from qaeval_tui.core.store.rows import LabelDraft
@@ -19,7 +22,7 @@ def renamed(store: StoreBackend, old: str, new: str) -> None:
 
 
 def label(store: StoreBackend, item: str, reviewer: str, faithfulness: int = 2) -> tuple[str, int]:
-    draft = LabelDraft(item, "c0", reviewer, dict(SCORES, faithfulness=faithfulness), "1")
+    draft = LabelDraft(item, item.removeprefix("item-"), reviewer, dict(SCORES, faithfulness=faithfulness), "1")
     stored = store.append_label(draft)
     return stored.label.reviewer, stored.label.revision
 
@@ -62,3 +65,29 @@ def test_renaming_back_keeps_one_person(backend: Backend) -> None:
     renamed(store, "anna", "ana")
     assert label(store, first, "ana") == ("ana", 3)
     assert store.label_reviewers() == ["ana"]
+
+
+def test_exports_are_by_the_name_now_and_importing_an_old_export_again_changes_nothing(
+    backend: Backend, tmp_path: Path
+) -> None:
+    from qaeval_tui.core.config import Config
+    from qaeval_tui.core.review.label_export import export_labels
+    from qaeval_tui.core.review.labels_io import import_labels
+
+    store = backend.open()
+    first, second, _ = seeded(store)
+    label(store, first, "ana")
+    label(store, second, "ben")
+    assert export_labels(store, tmp_path / "before") == {"ana": 1, "ben": 1}
+    renamed(store, "ana", "anna")
+    label(store, first, "anna")
+    assert export_labels(store, tmp_path / "after") == {"anna": 2, "ben": 1}  # one file per person
+    lines = (tmp_path / "after" / "anna.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [(json.loads(line)["reviewer"], json.loads(line)["revision"]) for line in lines] == [
+        ("anna", 1),
+        ("anna", 2),
+    ]
+    for folder in ("before", "after"):  # the file written under her former name is hers, already stored
+        report = import_labels(store, [tmp_path / folder], Config().rubric)
+        assert (report.added, report.unchanged) == (0, report.lines), folder
+    assert len(store.labels()) == 3

@@ -69,7 +69,8 @@ def rename_member(url: str, old: str, new: str) -> Renamed:
         raise UsageError(f"name {new!r}: {problem}")
     with connect(url) as conn:
         _require_role_admin(conn, url, "team rename")
-        if not has_renames(conn):
+        secured = conn.execute("SELECT to_regprocedure('qaeval_my_names()') IS NOT NULL").fetchone()
+        if not (has_renames(conn) and secured and secured[0]):  # row security must know a person's former names
             raise UsageError(f"{redacted(url)}: this store predates renames; run `qaeval team init --db URL` first")
         login = _team_login(conn, url, old)
         if new == login:
@@ -130,7 +131,12 @@ def _check_new_name(conn: Connection, login: str, new: str) -> None:
     own = person_names(conn, login)
     sources = [
         sql.SQL("SELECT {} AS name FROM {}").format(sql.Identifier(column), sql.Identifier(table))
-        for table, column in (*PERSON_COLUMN.items(), ("assignments", "reviewer"), ("renames", "old_name"))
+        for table, column in (
+            *PERSON_COLUMN.items(),
+            ("assignments", "reviewer"),
+            ("renames", "old_name"),
+            ("renames", "new_name"),
+        )
     ]
     held = conn.execute(
         sql.SQL("SELECT DISTINCT name FROM ({}) AS names WHERE lower(name) = lower(%s)").format(

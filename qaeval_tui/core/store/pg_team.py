@@ -391,7 +391,9 @@ def person_for_login(url: str, chosen: str | None, role: Literal["reviewer", "cu
                 f"use your own URL, or leave {option}, QAEVAL_REVIEWER and review.reviewer unset"
             )
         if role == "reviewer":
-            queued = conn.execute("SELECT count(*) FROM assignments WHERE reviewer = session_user").fetchone()
+            queued = conn.execute(  # a queue under a former name of theirs is theirs (`qaeval team rename`)
+                "SELECT count(*) FROM assignments WHERE reviewer = ANY (qaeval_my_names())"
+            ).fetchone()
             if not queued or not queued[0]:
                 raise UsageError(
                     f"{login} has no review queue on {redacted(url)} yet: a curator assigns items (`qaeval queue`)"
