@@ -389,3 +389,43 @@ def test_an_upgraded_store_lets_each_person_read_their_renames_before_team_init_
         pg_server.drop_database(url)
         with pg_server.admin() as admin:
             admin.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(reviewer)))
+
+
+def test_a_database_owner_who_may_create_roles_renames_without_being_a_superuser(pg_server: PgServer) -> None:
+    """The README's setup on a server one does not administer; the server's notice says when it cleared an
+    MD5 password (such an owner cannot read the verifiers), and the person gets a new one."""
+    import secrets
+
+    suffix = secrets.token_hex(3)
+    owner, password = f"owner_{suffix}", secrets.token_hex(12)
+    names = {base: f"{base}_{suffix}" for base in ("rita", "rina", "mona", "mina")}
+    database = pg_server.new_database(template=None)
+    with pg_server.admin() as admin:
+        admin.execute(sql.SQL("CREATE ROLE {} LOGIN CREATEROLE PASSWORD {}").format(sql.Identifier(owner), password))
+        admin.execute(
+            sql.SQL("ALTER DATABASE {} OWNER TO {}").format(
+                sql.Identifier(database.rsplit("/", 1)[1]), sql.Identifier(owner)
+            )
+        )
+    owner_url = pg_server.url(database.rsplit("/", 1)[1], user=owner, password=password)
+    try:
+        assert qaeval("team", "init", "--db", owner_url)[0] == 0
+        code, rita_url, err = qaeval("team", "add", names["rita"], "--role", "reviewer", "--db", owner_url)
+        assert code == 0, err
+        code, out, err = qaeval("team", "rename", names["rita"], names["rina"], "--db", owner_url)
+        assert code == 0 and "password is unchanged" in err, err
+        with psycopg.connect(renamed_url(rita_url.strip(), names["rina"])) as conn:
+            assert conn.execute("SELECT session_user").fetchone() == (names["rina"],)
+        assert qaeval("team", "add", names["mona"], "--role", "reviewer", "--db", owner_url)[0] == 0
+        with pg_server.admin() as admin:
+            admin.execute("SET password_encryption = 'md5'")
+            admin.execute(sql.SQL("ALTER ROLE {} PASSWORD 'md5-one'").format(sql.Identifier(names["mona"])))
+        code, out, err = qaeval("team", "rename", names["mona"], names["mina"], "--db", owner_url)
+        assert code == 0 and "cleared their old password" in err, err
+        with psycopg.connect(out.strip()) as conn:
+            assert conn.execute("SELECT session_user").fetchone() == (names["mina"],)
+    finally:
+        pg_server.drop_database(database)
+        with pg_server.admin() as admin:
+            for role in (*names.values(), owner):
+                admin.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(role)))

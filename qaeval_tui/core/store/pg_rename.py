@@ -19,6 +19,7 @@ The names in one chain of renames are one person's: a former name is never taken
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 
 import psycopg
@@ -92,9 +93,7 @@ def rename_member(url: str, old: str, new: str) -> Renamed:
                 )
                 conn.execute(sql.SQL("ALTER ROLE {} RENAME TO {}").format(sql.Identifier(login), sql.Identifier(new)))
                 password = None
-                if any(_MD5_CLEARED in notice for notice in notices):
-                    import secrets
-
+                if any(_MD5_CLEARED in notice for notice in notices) or _no_password(conn, new):
                     password = secrets.token_urlsafe(24)
                     conn.execute(
                         sql.SQL("ALTER ROLE {} PASSWORD {}").format(
@@ -118,6 +117,16 @@ def rename_member(url: str, old: str, new: str) -> Renamed:
         roles = next((m.roles for m in _members(conn) if m.name == new), ())
     handed = member_url(url, new, password) if password is not None else None
     return Renamed(login, new, roles, redacted(member_url(url, new, "password")), handed)
+
+
+def _no_password(conn: Connection, login: str) -> bool:
+    """Whether `login` is left without a password (a superuser reads the verifiers; the notice above is
+    the server's word to anyone else, in the server's language)."""
+    superuser = conn.execute("SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user").fetchone()
+    if not (superuser and superuser[0]):  # pg_authid is a superuser's alone to read
+        return False
+    row = conn.execute("SELECT rolpassword IS NULL FROM pg_catalog.pg_authid WHERE rolname = %s", (login,)).fetchone()
+    return bool(row and row[0])
 
 
 def _check_new_name(conn: Connection, login: str, new: str) -> None:
