@@ -65,6 +65,12 @@ def function_statements(schema: str) -> list[sql.Composed]:
     # A row is the session's when it holds any of its login's names, now or before (`qaeval team rename`):
     # once per query (an InitPlan), not per row.
     mine = sql.SQL("(SELECT {}())::text[]").format(fn["qaeval_my_names"]).as_string(None)
+
+    def theirs(column: str) -> str:
+        """`column` names the session's person. For the functions policies call once per row: the login's own
+        name needs no lookup, and its former names are looked up only when the store has any renames."""
+        return f"({column} = session_user OR (EXISTS (SELECT 1 FROM {{renames}}) AND {column} = ANY ({mine})))"
+
     statements = [
         # The session login's names: itself and every name its chain of renames links to it (the owner's
         # `renames` alone says so; a login cannot write it). The chain is walked both ways, so a name
@@ -84,34 +90,37 @@ def function_statements(schema: str) -> list[sql.Composed]:
             "p_item_id text",
             "boolean",
             "SELECT EXISTS (SELECT 1 FROM {labels} l WHERE l.item_id = p_item_id "
-            f"AND l.reviewer = ANY ({mine}) AND l.skipped = 0)",
+            f"AND {theirs('l.reviewer')} AND l.skipped = 0)",
             labels=tables["labels"],
+            renames=tables["renames"],
         ),
         *_definer(
             fn["qaeval_revealed"],
             "p_item_id text",
             "boolean",
             f"SELECT EXISTS (SELECT 1 FROM {{reveals}} v WHERE v.item_id = p_item_id "
-            f"AND v.reviewer = ANY ({mine}) AND {durable})",
+            f"AND {theirs('v.reviewer')} AND {durable})",
             reveals=tables["reveals"],
+            renames=tables["renames"],
         ),
         *_definer(
             fn["qaeval_gold_locked"],
             "p_item_id text",
             "boolean",
             f"SELECT EXISTS (SELECT 1 FROM {{gold_shown}} g WHERE g.item_id = p_item_id "
-            f"AND g.reviewer = ANY ({mine}) AND {durable})",
+            f"AND {theirs('g.reviewer')} AND {durable})",
             gold_shown=tables["gold_shown"],
+            renames=tables["renames"],
         ),
         *_definer(
             fn["qaeval_own_item"],
             "p_item_id text",
             "boolean",
-            "SELECT EXISTS (SELECT 1 FROM {assignments} a WHERE a.item_id = p_item_id "
-            f"AND a.reviewer = ANY ({mine})) "
-            f"OR EXISTS (SELECT 1 FROM {{labels}} l WHERE l.item_id = p_item_id AND l.reviewer = ANY ({mine}))",
+            f"SELECT EXISTS (SELECT 1 FROM {{assignments}} a WHERE a.item_id = p_item_id AND {theirs('a.reviewer')}) "
+            f"OR EXISTS (SELECT 1 FROM {{labels}} l WHERE l.item_id = p_item_id AND {theirs('l.reviewer')})",
             assignments=tables["assignments"],
             labels=tables["labels"],
+            renames=tables["renames"],
         ),
         # The session's own items (queued to it or labelled by it) whose reveal is not on record, and their
         # cases and outputs: what a curator who is also a reviewer may not read yet.
