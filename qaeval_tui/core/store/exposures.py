@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from qaeval_tui.core.store.codec import utc_now
-from qaeval_tui.core.store.renames import RenameTables, of_person
+from qaeval_tui.core.store.renames import RenameTables, name_in, of_person, person_params
 from qaeval_tui.core.store.rows import Exposure
 
 _RECORD = f"""INSERT INTO exposures (item_id, person, view, seen, seen_at)
@@ -31,7 +31,8 @@ class ExposureTables(RenameTables):
 
         Returns how many exposures were new (an item seen before in the same view is not again)."""
         now = utc_now()
-        rows = [(item, person, view, seen, now, person, item, person, item) for item in set(item_ids)]
+        mine = person_params(person)
+        rows = [(item, person, view, seen, now, *mine, item, *mine, item) for item in set(item_ids)]
         if not rows:
             return 0
         with self._write():
@@ -40,14 +41,15 @@ class ExposureTables(RenameTables):
     def exposures(self, *, person: str | None = None, item_id: str | None = None) -> list[Exposure]:
         """Recorded exposures, oldest first (a renamed person's under their name now)."""
         people = self.person_names()
+        names = () if person is None else people.names_of(person)
         conditions = [
-            *([of_person("person")] if person is not None else []),
+            *([name_in("person", names)] if names else []),
             *(["item_id = ?"] if item_id is not None else []),
         ]
         rows = self._rows(
             f"""SELECT item_id, person, view, seen, seen_at FROM exposures WHERE {" AND ".join(conditions) or "TRUE"}
                 ORDER BY seen_at, item_id""",
-            [value for value in (person, item_id) if value is not None],
+            [*names, *([item_id] if item_id is not None else [])],
         )
         return [Exposure(item, people.current(who), view, seen, at) for item, who, view, seen, at in rows]
 
@@ -69,10 +71,11 @@ class ExposureTables(RenameTables):
     def not_blind_reasons(self, *, reviewer: str | None = None) -> dict[tuple[str, str, int], str]:
         """Why each non-blind label revision is not blind, by (item, reviewer, revision); blind ones are absent."""
         people = self.person_names()
+        names = () if reviewer is None else people.names_of(reviewer)
         rows = self._rows(
             f"""SELECT item_id, reviewer, revision, not_blind_reason FROM labels
-                WHERE {of_person("reviewer") if reviewer is not None else "TRUE"} AND not_blind_reason IS NOT NULL
+                WHERE {name_in("reviewer", names) if names else "TRUE"} AND not_blind_reason IS NOT NULL
                 ORDER BY id""",
-            () if reviewer is None else (reviewer,),
+            names,
         )
         return {(item, people.current(who), revision): reason for item, who, revision, reason in rows}

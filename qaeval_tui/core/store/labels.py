@@ -33,7 +33,7 @@ from qaeval_tui.core.store.codec import LABEL_COLUMNS as _COLUMNS
 from qaeval_tui.core.store.codec import exposure_reason, reveal_reason, utc_now
 from qaeval_tui.core.store.codec import label_revision as _revision
 from qaeval_tui.core.store.codec import scores_json as _scores_json
-from qaeval_tui.core.store.renames import RenameTables, of_person
+from qaeval_tui.core.store.renames import RenameTables, name_in, of_person, person_params
 from qaeval_tui.core.store.rows import (
     BadRow,
     CorruptRowError,
@@ -56,12 +56,10 @@ _REDACTED_COLUMNS = _COLUMNS.replace("case_id", "CAST('' AS TEXT) AS case_id")
 # The reviewer is each of their names (a renamed login's former ones too: `renames.of_person`).
 _PRIOR = f"""SELECT m.revision, v.revealed_at, e.view, e.seen, e.seen_at, g.blind_scores_json, l.*
     FROM (SELECT coalesce(max(revision), 0) AS revision FROM labels WHERE item_id = ? AND {of_person("reviewer")}) m
-    LEFT JOIN (SELECT revealed_at FROM reveals WHERE item_id = ? AND {of_person("reviewer")}
-               ORDER BY revealed_at LIMIT 1) v ON TRUE
+    LEFT JOIN reveals v ON v.item_id = ? AND {of_person("v.reviewer")}
     LEFT JOIN (SELECT view, seen, seen_at FROM exposures WHERE item_id = ? AND {of_person("person")}
                ORDER BY seen_at LIMIT 1) e ON TRUE
-    LEFT JOIN (SELECT blind_scores_json FROM gold_shown WHERE item_id = ? AND {of_person("reviewer")}
-               ORDER BY shown_at LIMIT 1) g ON TRUE
+    LEFT JOIN gold_shown g ON g.item_id = ? AND {of_person("g.reviewer")}
     LEFT JOIN (SELECT {{columns}} FROM labels WHERE item_id = ? AND {of_person("reviewer")} AND skipped = 0
                AND {{kept}} ORDER BY id DESC LIMIT 1) l ON TRUE"""
 
@@ -191,7 +189,7 @@ class LabelTables(RenameTables):
                 self._hold(label_writer(draft.reviewer))
                 latest = self._row(  # a renamed person's revisions go on from their last
                     f"SELECT coalesce(max(revision), 0) FROM labels WHERE item_id = ? AND {of_person('reviewer')}",
-                    (draft.item_id, draft.reviewer),
+                    (draft.item_id, *person_params(draft.reviewer)),
                 )
                 return self._insert_label(draft, origin, int(latest[0] if latest else 0), draft.revealed, None)
         stored = self.submit_label(draft, lambda _prior: True, origin)
@@ -211,7 +209,9 @@ class LabelTables(RenameTables):
         item_id, reviewer = draft.item_id, draft.reviewer
         with self._write():
             self._hold(label_writer(reviewer))
-            row = self._row(_PRIOR.format(columns=self._label_columns, kept=self._kept()), (item_id, reviewer) * 5)
+            row = self._row(
+                _PRIOR.format(columns=self._label_columns, kept=self._kept()), (item_id, *person_params(reviewer)) * 5
+            )
             assert row is not None  # the aggregate row is always there
             revision, revealed_at, exposure, shown, latest = row[0], row[1], row[2:5], row[5], row[6:]
             where = f"{item_id}/{reviewer}"
@@ -268,14 +268,18 @@ class LabelTables(RenameTables):
         """Every label revision (history included), oldest first; a renamed person's under their name now."""
         with self._snapshot():
             people = self.person_names()
+            names = () if reviewer is None else people.names_of(reviewer)
             where = " AND ".join(
                 [
-                    *([of_person("reviewer")] if reviewer is not None else []),
+                    *([name_in("reviewer", names)] if names else []),
                     *(["item_id = ?"] if item_id is not None else []),
                     self._kept(),
                 ]
             )
-            params = [value for value in (reviewer, item_id) if value is not None]
+            params = [
+                *names,
+                *([item_id] if item_id is not None else []),
+            ]
             self._check_labels(where, params, _CHECKS)
             rows = self._rows(f"SELECT {self._label_columns} FROM labels WHERE {where} ORDER BY id", params)
         if people:
@@ -297,12 +301,13 @@ class LabelTables(RenameTables):
         past the last id seen catches up on every revision committed since, by any connection.
         """
         with self._snapshot():
-            mine = of_person("reviewer")
-            self._check_labels(f"{mine} AND id > ?", (reviewer, after_id), _MARK_FIELDS)
+            names = self._names_of(reviewer)
+            mine = name_in("reviewer", names)
+            self._check_labels(f"{mine} AND id > ?", (*names, after_id), _MARK_FIELDS)
             rows = self._rows(
                 f"""SELECT id, item_id, skipped, flagged, seconds_spent FROM labels
                     WHERE {mine} AND id > ? AND {self._kept()} ORDER BY id""",
-                (reviewer, after_id),
+                (*names, after_id),
             )
         return list(map(LabelMark._make, rows))
 

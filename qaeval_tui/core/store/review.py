@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 
 from qaeval_tui.core.store import codec
 from qaeval_tui.core.store.codec import utc_now
-from qaeval_tui.core.store.renames import RenameTables, of_person
+from qaeval_tui.core.store.renames import RenameTables, name_in, of_person, person_params
 from qaeval_tui.core.store.rows import Assignment, QueueEntry, ReviewItemContent, ReviewItemRecord, checked_seed
 
 REVIEW_ITEM = """SELECT r.item_id, r.case_id, r.case_hash, r.output_hash, r.run_id, c.case_json, o.output_json
@@ -65,10 +65,11 @@ class ReviewTables(RenameTables):
             if reviewer is None:
                 rows = self._rows("SELECT reviewer, item_id, position FROM assignments ORDER BY reviewer, position")
             else:
+                names = people.names_of(reviewer)
                 rows = self._rows(
-                    f"""SELECT reviewer, item_id, position FROM assignments WHERE {of_person("reviewer")}
+                    f"""SELECT reviewer, item_id, position FROM assignments WHERE {name_in("reviewer", names)}
                         ORDER BY position""",
-                    (reviewer,),
+                    names,
                 )
         return [Assignment(people.current(r), i, int(p)) for r, i, p in rows]
 
@@ -92,16 +93,15 @@ class ReviewTables(RenameTables):
             )
 
     def queue_length(self, reviewer: str) -> int:
-        row = self._row(f"SELECT count(*) FROM assignments WHERE {of_person('reviewer')}", (reviewer,))
+        names = self._names_of(reviewer)
+        row = self._row(f"SELECT count(*) FROM assignments WHERE {name_in('reviewer', names)}", names)
         return int(row[0]) if row else 0
 
     def queue_item_ids(self, reviewer: str) -> list[str]:
         """The item ids of `reviewer`'s queue, in queue order."""
-        return list(
-            self._column(
-                f"SELECT item_id FROM assignments WHERE {of_person('reviewer')} ORDER BY position", (reviewer,)
-            )
-        )
+        names = self._names_of(reviewer)
+        mine = name_in("reviewer", names)
+        return list(self._column(f"SELECT item_id FROM assignments WHERE {mine} ORDER BY position", names))
 
     def queued_items(self) -> dict[str, frozenset[str]]:
         """The item ids in each reviewer's queue, by reviewer (their name now): the queues as sets."""
@@ -125,7 +125,10 @@ class ReviewTables(RenameTables):
 
     def has_revealed(self, item_id: str, reviewer: str) -> bool:
         mine = of_person("reviewer")
-        return self._row(f"SELECT 1 FROM reveals WHERE item_id = ? AND {mine}", (item_id, reviewer)) is not None
+        return (
+            self._row(f"SELECT 1 FROM reveals WHERE item_id = ? AND {mine}", (item_id, *person_params(reviewer)))
+            is not None
+        )
 
     def record_gold_shown(
         self, item_id: str, reviewer: str, blind_scores: Mapping[str, int | None]
@@ -137,7 +140,7 @@ class ReviewTables(RenameTables):
                 f"""INSERT INTO gold_shown (item_id, reviewer, blind_scores_json, shown_at) SELECT ?, ?, ?, ?
                     WHERE NOT EXISTS (SELECT 1 FROM gold_shown WHERE item_id = ? AND {of_person("reviewer")})
                     ON CONFLICT DO NOTHING""",
-                (item_id, reviewer, codec.gold_lock_json(blind_scores), utc_now(), item_id, reviewer),
+                (item_id, reviewer, codec.gold_lock_json(blind_scores), utc_now(), item_id, *person_params(reviewer)),
             )
             locked = self.gold_shown(item_id, reviewer)
         return dict(blind_scores) if locked is None else locked  # the row is there: written now or before
@@ -147,7 +150,7 @@ class ReviewTables(RenameTables):
         row = self._row(
             f"""SELECT blind_scores_json FROM gold_shown WHERE item_id = ? AND {of_person("reviewer")}
                 ORDER BY shown_at LIMIT 1""",
-            (item_id, reviewer),
+            (item_id, *person_params(reviewer)),
         )
         if row is None:
             return None
