@@ -91,3 +91,17 @@ def test_exports_are_by_the_name_now_and_importing_an_old_export_again_changes_n
         report = import_labels(store, [tmp_path / folder], Config().rubric)
         assert (report.added, report.unchanged) == (0, report.lines), folder
     assert len(store.labels()) == 3
+
+
+def test_a_queue_under_a_former_name_is_the_persons_and_the_dashboard_counts_one_queue(backend: Backend) -> None:
+    """`team rename` moves the queue with the login; one a curator built under the old name since is theirs too."""
+    from qaeval_tui.core.store.rows import QueueEntry
+
+    store = backend.open()
+    first, second, third = seeded(store)
+    store.write_assignments([QueueEntry("ana", first, 1, 7), QueueEntry("ben", second, 1, 7)], replace=False)
+    renamed(store, "ana", "anna")
+    store.write_assignments([QueueEntry("anna", third, 2, 7)], replace=False)
+    assert store.queue_item_ids("anna") == [first, third] and store.queue_length("ana") == 2
+    assert store.queued_items() == {"anna": frozenset({first, third}), "ben": frozenset({second})}
+    assert [(a.reviewer, a.item_id) for a in store.assignments("anna")] == [("anna", first), ("anna", third)]
