@@ -424,6 +424,10 @@ def test_a_database_owner_who_may_create_roles_renames_without_being_a_superuser
         assert code == 0 and "cleared their old password" in err, err
         with psycopg.connect(out.strip()) as conn:
             assert conn.execute("SELECT session_user").fetchone() == (names["mina"],)
+        with pg_server.admin() as admin:  # an owner who curates too is a team login, but never renames itself
+            admin.execute(sql.SQL("GRANT qaeval_curator TO {}").format(sql.Identifier(owner)))
+        code, out, err = qaeval("team", "rename", owner, f"boss_{suffix}", "--db", owner_url)
+        assert code == 2 and out == "" and "session user cannot be renamed" in err and len(err.splitlines()) == 1
     finally:
         pg_server.drop_database(database)
         with pg_server.admin() as admin:

@@ -109,6 +109,10 @@ def rename_member(url: str, old: str, new: str) -> Renamed:
             raise UsageError(
                 f"name {new!r}: a login {new!r} exists already on this server; nothing was changed"
             ) from None
+        except psycopg.errors.FeatureNotSupported as exc:  # the login running the command renames itself
+            raise UsageError(
+                f"name {login!r}: {' '.join(str(exc).split())}; run it with another login; nothing was changed"
+            ) from None
         except psycopg.errors.InsufficientPrivilege as exc:
             raise UsageError(
                 f"{redacted(url)}: `qaeval team rename` must run as the owner of the store's tables who may administer "
