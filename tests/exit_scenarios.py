@@ -227,6 +227,18 @@ def team_reset_a_password(root: Path) -> list[str]:
     return ["team", "reset-password", add_member(url, f"ana_{secrets.token_hex(3)}", ["reviewer"]).name, "--db", url]
 
 
+@scenario("team rename", 0, "renamed")
+def team_rename_a_reviewer(root: Path) -> list[str]:
+    import secrets
+
+    from qaeval_tui.core.store.pg_team import add_member
+    from tests.pg.team_helpers import scenario_database
+
+    url = scenario_database(secured=True)
+    suffix = secrets.token_hex(3)
+    return ["team", "rename", add_member(url, f"ana_{suffix}", ["reviewer"]).name, f"anna_{suffix}", "--db", url]
+
+
 @scenario("rubric publish", 0, "published")
 def rubric_publish_into_a_store(root: Path) -> list[str]:
     from qaeval_tui.core.store.sqlite import Store
@@ -244,6 +256,9 @@ fixed(
     ["team", "reset-password", "ana", "--db", "postgresql://x@127.0.0.1:1/x"],
     "usage",
     bad_input=True,
+)
+fixed(
+    "team rename", 2, "a bad name", ["team", "rename", "ana", "a b", "--db", "postgresql:///x"], "usage", bad_input=True
 )
 fixed("team init", 2, "a sqlite store", ["team", "init", "--db", "s.db"], "usage", bad_input=True)
 fixed(

@@ -15,7 +15,7 @@ from qaeval_tui.cli.main import app
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.judge_cache import CachedJudgement
 from qaeval_tui.core.store.rows import InboxMiss, LabelDraft
-from qaeval_tui.core.store.tables import TABLES
+from qaeval_tui.core.store.tables import TABLE_SPECS, TABLES, TableRows
 from tests.curation_fixtures import RESTOCKING, demo_copy, make_miss
 
 REPO = Path(__file__).resolve().parents[1]
@@ -78,6 +78,9 @@ def add_history(store: StoreBackend) -> None:
     )
     store.publish_rubric("1", {"version": "1", "axes": [], "note": "café ✓"}, "ben")
     store.publish_rubric("2", {"version": "2", "axes": []}, "ben")
+    # A team login renamed (`qaeval team rename` writes it as the owner; no store method does).
+    rename = (1, "fred", "frida", "owner", "2026-12-01T10:00:00.000Z")
+    store.insert_table_rows(TableRows(TABLE_SPECS["renames"], [rename]))
     # The inbox lists misses in the order they came, not by trace id: a copy must keep that order.
     late = [make_miss(trace_id) for trace_id in ("zz-came-first", "aa-came-last")]
     for miss in late:

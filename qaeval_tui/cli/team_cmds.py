@@ -1,8 +1,8 @@
-"""`qaeval team init|add|list|remove|reset-password`: the people of a team store on PostgreSQL, one database login each.
+"""`qaeval team init|add|list|remove|rename|reset-password`: the people of a team store on PostgreSQL, one login each.
 
 Exit codes: 0 done · 2 usage (no PostgreSQL URL, cannot connect, a login that may not create roles
 or does not own the store, a bad or taken name, an unknown role, a store with no team yet, no such
-login to remove or reset).
+login to remove, rename or reset).
 """
 
 from __future__ import annotations
@@ -92,17 +92,11 @@ def team_add(
     db: Db = None,
 ) -> None:
     """Create NAME's database login and print, once, the URL to hand them. Exit 0, or 2."""
-    from qaeval_tui.core.review.roster import member
     from qaeval_tui.core.store.pg_team import add_member
 
     config = config_from(ctx, team_rubric=False)
     url = _store_url(ctx, db)
-    if config.review.roster:
-        found = member(config, name)
-        if found is None:
-            team = ", ".join(m.name for m in config.review.roster)
-            raise UsageError(f"name {name!r}: not on the team; the roster: {team} (add them to [review] roster first)")
-        name = found.name
+    name = _roster_spelling(config, name)
     added = add_member(url, name, role)
     stdout.print(added.url)
     stderr.print(
@@ -132,6 +126,49 @@ def team_remove(
         f"removed the login {login}: their labels stay under {login}; a queue they left is a curator's to hand on "
         "(`qaeval queue`)"
     )
+
+
+@guarded
+def team_rename(
+    ctx: typer.Context,
+    old: str = typer.Argument(..., help="The person's login now (any case)."),
+    new: str = typer.Argument(..., help="Their new name, as the roster spells it: their login from now on."),
+    db: Db = None,
+) -> None:
+    """Give OLD's login the name NEW; their password and what they wrote stay theirs. Exit 0, or 2."""
+    from qaeval_tui.core.store.pg_rename import rename_member
+
+    config = config_from(ctx, team_rubric=False)
+    url = _store_url(ctx, db)
+    new = _roster_spelling(config, new)
+    renamed = rename_member(url, old, new)
+    if renamed.url is not None:  # the server cleared a password salted with the old name
+        stdout.print(renamed.url)
+        stderr.print(
+            f"renamed {renamed.old} to {renamed.new}: the server cleared their old password (stored as MD5, salted "
+            f"with the name), so hand them the URL above, with a new one, shown only this once and kept nowhere"
+        )
+        return
+    stdout.print(renamed.shown_url, markup=False)
+    stderr.print(
+        f"renamed {renamed.old} to {renamed.new} ({', '.join(renamed.roles)}): their password is unchanged; in the URL "
+        f"they hold, the user name is now {renamed.new} (as above, with their password for ***); they reopen any app "
+        f"they had open with it; what they wrote as {renamed.old} stays theirs",
+        markup=False,
+    )
+
+
+def _roster_spelling(config: Config, name: str) -> str:
+    """`name` as the roster spells it; UsageError when a roster is set and `name` is not on it."""
+    from qaeval_tui.core.review.roster import member
+
+    if not config.review.roster:
+        return name
+    found = member(config, name)
+    if found is None:
+        team = ", ".join(m.name for m in config.review.roster)
+        raise UsageError(f"name {name!r}: not on the team; the roster: {team} (add them to [review] roster first)")
+    return found.name
 
 
 @guarded
@@ -177,5 +214,6 @@ def register(app: typer.Typer) -> None:
     team_app.command("add")(team_add)
     team_app.command("list")(team_list)
     team_app.command("remove")(team_remove)
+    team_app.command("rename")(team_rename)
     team_app.command("reset-password")(team_reset_password)
     app.add_typer(team_app, name="team")

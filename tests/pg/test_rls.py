@@ -34,6 +34,7 @@ STORE_TABLES = (
     "label_quarantine",
     "rubrics",
     "run_ends",
+    "renames",
 )
 
 

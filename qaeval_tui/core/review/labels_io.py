@@ -262,6 +262,14 @@ def import_labels(
     if problems:
         raise InputError(problems, "label import")
 
+    people = store.person_names()  # a renamed person's lines, written under a former name, are theirs now
+    if people:
+        located = [
+            _Located(e.label.model_copy(update={"reviewer": people.current(e.label.reviewer)}), e.path, e.line)
+            if people.current(e.label.reviewer) != e.label.reviewer
+            else e
+            for e in located
+        ]
     existing = [row.label for row in store.labels()]
     by_key = {(r.item_id, r.reviewer, r.revision): r for r in existing}
     contents = {_fingerprint(r, with_revision=False) for r in existing}

@@ -19,6 +19,7 @@ from qaeval_tui.core.store.adjudications import RulingRow
 from qaeval_tui.core.store.flags import FlagRow
 from qaeval_tui.core.store.judge_cache import CachedJudgement
 from qaeval_tui.core.store.labels import LabelPrior
+from qaeval_tui.core.store.renames import PersonNames
 from qaeval_tui.core.store.rows import (
     Assignment,
     BadRow,
@@ -143,6 +144,9 @@ class StoreBackend(Protocol):
     # flags
     def flag_rows(self) -> list[FlagRow]: ...
     def resolve_flag(self, label_id: int, note: str, curator: str) -> bool: ...
+
+    # a team login renamed (`qaeval team rename`): each former name's person, by their name now
+    def person_names(self) -> PersonNames: ...
 
     # the team's published rubric, every version (append-only)
     def publish_rubric(self, version: str, document: JsonObject, published_by: str) -> int: ...

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from qaeval_tui.core.store.codec import utc_now
-from qaeval_tui.core.store.seam import Driver
+from qaeval_tui.core.store.renames import RenameTables
 
 
 class FlagRow(NamedTuple):
@@ -47,12 +47,26 @@ def flag_rows(rows: Iterable[Sequence[Any]]) -> list[FlagRow]:
     ]
 
 
-class FlagTables(Driver):
+class FlagTables(RenameTables):
     """The `flag_resolutions` table, read together with `labels`."""
 
     def flag_rows(self) -> list[FlagRow]:
-        """Each reviewer's latest revision per item that is flagged or carries a note, oldest first."""
-        return flag_rows(self._rows(FLAG_ROWS))
+        """Each reviewer's latest revision per item that is flagged or carries a note, oldest first (a renamed
+        person's under their name now, and only if it is their latest under any of their names)."""
+        with self._snapshot():
+            people = self.person_names()
+            rows = self._rows(FLAG_ROWS)
+            if not people:
+                return flag_rows(rows)
+            latest: dict[tuple[str, str], int] = {}
+            kept = "id NOT IN (SELECT label_id FROM label_quarantine)"
+            for item, who, revision in self._rows(
+                f"SELECT item_id, reviewer, max(revision) FROM labels WHERE {kept} GROUP BY item_id, reviewer"
+            ):
+                key = (item, people.current(who))
+                latest[key] = max(latest.get(key, 0), int(revision))
+        renamed = [(*row[:3], people.current(row[3]), *row[4:]) for row in rows]
+        return flag_rows(row for row in renamed if int(row[4]) == latest[(row[1], row[3])])
 
     def resolve_flag(self, label_id: int, note: str, curator: str) -> bool:
         """Record a resolution; False (nothing written) when that flag was already resolved."""

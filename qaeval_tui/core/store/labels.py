@@ -33,6 +33,7 @@ from qaeval_tui.core.store.codec import LABEL_COLUMNS as _COLUMNS
 from qaeval_tui.core.store.codec import exposure_reason, reveal_reason, utc_now
 from qaeval_tui.core.store.codec import label_revision as _revision
 from qaeval_tui.core.store.codec import scores_json as _scores_json
+from qaeval_tui.core.store.renames import RenameTables, name_in, of_person, person_params
 from qaeval_tui.core.store.rows import (
     BadRow,
     CorruptRowError,
@@ -44,7 +45,7 @@ from qaeval_tui.core.store.rows import (
     StoredLabel,
     checked_revision,
 )
-from qaeval_tui.core.store.seam import Driver, label_writer
+from qaeval_tui.core.store.seam import label_writer
 
 _INSERT = f"""INSERT INTO labels ({_COLUMNS.removesuffix(", id")}, not_blind_reason)
                VALUES ({", ".join("?" * 14)}) RETURNING """
@@ -52,14 +53,15 @@ _REDACTED_COLUMNS = _COLUMNS.replace("case_id", "CAST('' AS TEXT) AS case_id")
 # What a submit's write transaction reads before its insert, in one statement (each pair of parameters is
 # the item and the reviewer): the revision count, the reveal, the first exposure, the gold answer's lock,
 # and the latest submitted revision (`{columns}`) no curator quarantined.
-_PRIOR = """SELECT m.revision, v.revealed_at, e.view, e.seen, e.seen_at, g.blind_scores_json, l.*
-    FROM (SELECT coalesce(max(revision), 0) AS revision FROM labels WHERE item_id = ? AND reviewer = ?) m
-    LEFT JOIN reveals v ON v.item_id = ? AND v.reviewer = ?
-    LEFT JOIN (SELECT view, seen, seen_at FROM exposures WHERE item_id = ? AND person = ?
+# The reviewer is each of their names (a renamed login's former ones too: `renames.of_person`).
+_PRIOR = f"""SELECT m.revision, v.revealed_at, e.view, e.seen, e.seen_at, g.blind_scores_json, l.*
+    FROM (SELECT coalesce(max(revision), 0) AS revision FROM labels WHERE item_id = ? AND {of_person("reviewer")}) m
+    LEFT JOIN reveals v ON v.item_id = ? AND {of_person("v.reviewer")}
+    LEFT JOIN (SELECT view, seen, seen_at FROM exposures WHERE item_id = ? AND {of_person("person")}
                ORDER BY seen_at LIMIT 1) e ON TRUE
-    LEFT JOIN gold_shown g ON g.item_id = ? AND g.reviewer = ?
-    LEFT JOIN (SELECT {columns} FROM labels WHERE item_id = ? AND reviewer = ? AND skipped = 0 AND {kept}
-               ORDER BY id DESC LIMIT 1) l ON TRUE"""
+    LEFT JOIN gold_shown g ON g.item_id = ? AND {of_person("g.reviewer")}
+    LEFT JOIN (SELECT {{columns}} FROM labels WHERE item_id = ? AND {of_person("reviewer")} AND skipped = 0
+               AND {{kept}} ORDER BY id DESC LIMIT 1) l ON TRUE"""
 
 
 class LabelPrior(NamedTuple):
@@ -104,7 +106,7 @@ KEPT = "id NOT IN (SELECT label_id FROM label_quarantine)"
 _CHECKS = SQLITE_CHECKS
 
 
-class LabelTables(Driver):
+class LabelTables(RenameTables):
     """The `labels` table (append-only: a changed mind is a new revision) and its quarantine."""
 
     def _kept(self) -> str:
@@ -185,9 +187,9 @@ class LabelTables(Driver):
         if draft.revealed is not None:
             with self._write():
                 self._hold(label_writer(draft.reviewer))
-                latest = self._row(
-                    "SELECT coalesce(max(revision), 0) FROM labels WHERE item_id = ? AND reviewer = ?",
-                    (draft.item_id, draft.reviewer),
+                latest = self._row(  # a renamed person's revisions go on from their last
+                    f"SELECT coalesce(max(revision), 0) FROM labels WHERE item_id = ? AND {of_person('reviewer')}",
+                    (draft.item_id, *person_params(draft.reviewer)),
                 )
                 return self._insert_label(draft, origin, int(latest[0] if latest else 0), draft.revealed, None)
         stored = self.submit_label(draft, lambda _prior: True, origin)
@@ -207,7 +209,9 @@ class LabelTables(Driver):
         item_id, reviewer = draft.item_id, draft.reviewer
         with self._write():
             self._hold(label_writer(reviewer))
-            row = self._row(_PRIOR.format(columns=self._label_columns, kept=self._kept()), (item_id, reviewer) * 5)
+            row = self._row(
+                _PRIOR.format(columns=self._label_columns, kept=self._kept()), (item_id, *person_params(reviewer)) * 5
+            )
             assert row is not None  # the aggregate row is always there
             revision, revealed_at, exposure, shown, latest = row[0], row[1], row[2:5], row[5], row[6:]
             where = f"{item_id}/{reviewer}"
@@ -261,21 +265,34 @@ class LabelTables(Driver):
             return self._insert_all("labels", (codec.label_row(label, origin) for label in labels))
 
     def labels(self, *, reviewer: str | None = None, item_id: str | None = None) -> list[LabelRevision]:
-        """Every label revision (history included), oldest first."""
-        wanted = {"reviewer": reviewer, "item_id": item_id}
-        where = " AND ".join(
-            [*(f"{column} = ?" for column, value in wanted.items() if value is not None), self._kept()]
-        )
-        params = [value for value in wanted.values() if value is not None]
+        """Every label revision (history included), oldest first; a renamed person's under their name now."""
         with self._snapshot():
+            people = self.person_names()
+            names = () if reviewer is None else people.names_of(reviewer)
+            where = " AND ".join(
+                [
+                    *([name_in("reviewer", names)] if names else []),
+                    *(["item_id = ?"] if item_id is not None else []),
+                    self._kept(),
+                ]
+            )
+            params = [
+                *names,
+                *([item_id] if item_id is not None else []),
+            ]
             self._check_labels(where, params, _CHECKS)
             rows = self._rows(f"SELECT {self._label_columns} FROM labels WHERE {where} ORDER BY id", params)
+        if people:
+            rows = [(*row[:2], people.current(row[2]), *row[3:]) for row in rows]
         scores = self._scores({row[3] for row in rows})
         # Each label gets its own dict: a caller changing one label's scores must not change another's.
         return [_revision(row, dict(scores[row[3]])) for row in rows]
 
     def label_reviewers(self) -> list[str]:
-        return list(self._column(f"SELECT DISTINCT reviewer FROM labels WHERE {self._kept()} ORDER BY reviewer"))
+        """Who labelled, each person once, by their name now."""
+        people = self.person_names()
+        names = self._column(f"SELECT DISTINCT reviewer FROM labels WHERE {self._kept()} ORDER BY reviewer")
+        return sorted({people.current(name) for name in names}) if people else list(names)
 
     def label_marks(self, reviewer: str, *, after_id: int = 0) -> list[LabelMark]:
         """`reviewer`'s revisions with id > `after_id`, oldest first, as the ledger reads them.
@@ -284,11 +301,13 @@ class LabelTables(Driver):
         past the last id seen catches up on every revision committed since, by any connection.
         """
         with self._snapshot():
-            self._check_labels("reviewer = ? AND id > ?", (reviewer, after_id), _MARK_FIELDS)
+            names = self._names_of(reviewer)
+            mine = name_in("reviewer", names)
+            self._check_labels(f"{mine} AND id > ?", (*names, after_id), _MARK_FIELDS)
             rows = self._rows(
                 f"""SELECT id, item_id, skipped, flagged, seconds_spent FROM labels
-                    WHERE reviewer = ? AND id > ? AND {self._kept()} ORDER BY id""",
-                (reviewer, after_id),
+                    WHERE {mine} AND id > ? AND {self._kept()} ORDER BY id""",
+                (*names, after_id),
             )
         return list(map(LabelMark._make, rows))
 
@@ -299,12 +318,15 @@ class LabelTables(Driver):
         the mappings handed out are shared between rows and read-only.
         """
         with self._snapshot():
+            people = self.person_names()
             self._check_labels("TRUE", (), _STATISTICS_FIELDS)
             rows = self._rows(
                 f"""SELECT item_id, reviewer, revision, skipped, rubric_version, revealed, flagged, seconds_spent,
                           scores_json, id FROM labels WHERE {self._kept()} ORDER BY id"""
             )
         scores = {text: MappingProxyType(value) for text, value in self._scores({row[8] for row in rows}).items()}
+        if people:  # one person, one name: a renamed login's labels under the name it has now
+            rows = [(row[0], people.current(row[1]), *row[2:]) for row in rows]
         return [
             StoredLabel(
                 item, reviewer, revision, skipped != 0, version, revealed != 0, flagged != 0, secs, scores[text], row_id

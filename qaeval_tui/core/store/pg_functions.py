@@ -14,6 +14,7 @@ from psycopg import sql
 from qaeval_tui.core.store.pg_names import CURATOR_GROUP, GROUPS, REVIEWER_GROUP, TABLES
 
 _FUNCTIONS = (
+    "qaeval_my_names",
     "qaeval_submitted",
     "qaeval_revealed",
     "qaeval_gold_locked",
@@ -61,39 +62,65 @@ def function_statements(schema: str) -> list[sql.Composed]:
     # in this very session (rolled back, or a savepoint released, it would leave nothing on record).
     # A row from before the column (NULL) was committed long ago; a session with no transaction id wrote nothing.
     durable = "coalesce(recorded_in <> pg_catalog.pg_current_xact_id_if_assigned(), true)"
+    # A row is the session's when it holds any of its login's names, now or before (`qaeval team rename`):
+    # once per query (an InitPlan), not per row.
+    mine = sql.SQL("(SELECT {}())::text[]").format(fn["qaeval_my_names"]).as_string(None)
+
+    def theirs(column: str) -> str:
+        """`column` names the session's person. For the functions policies call once per row: the login's own
+        name needs no lookup, and its former names are looked up only when the store has any renames."""
+        return f"({column} = session_user OR (EXISTS (SELECT 1 FROM {{renames}}) AND {column} = ANY ({mine})))"
+
     statements = [
+        # The session login's names: itself and every name its chain of renames links to it (the owner's
+        # `renames` alone says so; a login cannot write it). The chain is walked both ways, so a name
+        # renamed back (A to B to A) ends it.
+        *_definer(
+            fn["qaeval_my_names"],
+            "",
+            "text[]",
+            "WITH RECURSIVE names(name) AS (SELECT session_user::text UNION "
+            "SELECT CASE WHEN r.old_name = n.name THEN r.new_name ELSE r.old_name END "
+            "FROM {renames} r JOIN names n ON r.old_name = n.name OR r.new_name = n.name) "
+            "SELECT pg_catalog.array_agg(name) FROM names",
+            renames=tables["renames"],
+        ),
         *_definer(
             fn["qaeval_submitted"],
             "p_item_id text",
             "boolean",
             "SELECT EXISTS (SELECT 1 FROM {labels} l WHERE l.item_id = p_item_id "
-            "AND l.reviewer = session_user AND l.skipped = 0)",
+            f"AND {theirs('l.reviewer')} AND l.skipped = 0)",
             labels=tables["labels"],
+            renames=tables["renames"],
         ),
         *_definer(
             fn["qaeval_revealed"],
             "p_item_id text",
             "boolean",
             f"SELECT EXISTS (SELECT 1 FROM {{reveals}} v WHERE v.item_id = p_item_id "
-            f"AND v.reviewer = session_user AND {durable})",
+            f"AND {theirs('v.reviewer')} AND {durable})",
             reveals=tables["reveals"],
+            renames=tables["renames"],
         ),
         *_definer(
             fn["qaeval_gold_locked"],
             "p_item_id text",
             "boolean",
             f"SELECT EXISTS (SELECT 1 FROM {{gold_shown}} g WHERE g.item_id = p_item_id "
-            f"AND g.reviewer = session_user AND {durable})",
+            f"AND {theirs('g.reviewer')} AND {durable})",
             gold_shown=tables["gold_shown"],
+            renames=tables["renames"],
         ),
         *_definer(
             fn["qaeval_own_item"],
             "p_item_id text",
             "boolean",
-            "SELECT EXISTS (SELECT 1 FROM {assignments} a WHERE a.item_id = p_item_id AND a.reviewer = session_user) "
-            "OR EXISTS (SELECT 1 FROM {labels} l WHERE l.item_id = p_item_id AND l.reviewer = session_user)",
+            f"SELECT EXISTS (SELECT 1 FROM {{assignments}} a WHERE a.item_id = p_item_id AND {theirs('a.reviewer')}) "
+            f"OR EXISTS (SELECT 1 FROM {{labels}} l WHERE l.item_id = p_item_id AND {theirs('l.reviewer')})",
             assignments=tables["assignments"],
             labels=tables["labels"],
+            renames=tables["renames"],
         ),
         # The session's own items (queued to it or labelled by it) whose reveal is not on record, and their
         # cases and outputs: what a curator who is also a reviewer may not read yet.
@@ -102,8 +129,8 @@ def function_statements(schema: str) -> list[sql.Composed]:
             "",
             "text[]",
             "SELECT coalesce(pg_catalog.array_agg(own.item_id), '{{}}') FROM "
-            "(SELECT a.item_id FROM {assignments} a WHERE a.reviewer = session_user "
-            "UNION SELECT l.item_id FROM {labels} l WHERE l.reviewer = session_user) own "
+            f"(SELECT a.item_id FROM {{assignments}} a WHERE a.reviewer = ANY ({mine}) "
+            f"UNION SELECT l.item_id FROM {{labels}} l WHERE l.reviewer = ANY ({mine})) own "
             "WHERE NOT {revealed}(own.item_id)",
             assignments=tables["assignments"],
             labels=tables["labels"],

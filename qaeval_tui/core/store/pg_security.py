@@ -12,6 +12,10 @@ database, not only the app, then enforces blindness and identity, against any SQ
   writes (SERVER_TIME) to the server's, and a label's case id to its review item's. The store's
   owner (who ran `team init`) and superusers are left alone: they import other people's label files
   and copy stores.
+- A person's rows are those under any of their login's names, now or before: `qaeval team rename`
+  records each rename in `renames` (the owner's table: no group writes it), and every "is this row
+  mine" below compares with `qaeval_my_names()` (the login's chain of renames), not `session_user`
+  alone. A reviewer reads their own renames, a curator all.
 - Blindness: a reviewer reads the review items assigned to them (or that they labeled), and their
   own labels, reveals, exposures and gold locks. An item's case and output come only through
   `qaeval_review_item`: the case redacted to what the review screen shows before a submit (question,
@@ -88,6 +92,7 @@ REVIEWER_READS = (
     "gold_shown",
     "rubrics",
     "label_quarantine",
+    "renames",
 )
 """Tables a reviewer's login reads (its policy choosing the rows). Not `cases` nor `run_outputs`: a
 reviewer reads an item's case and output through `qaeval_review_item`, redacted until the gold lock."""
@@ -127,16 +132,18 @@ REVIEWER_SEES: dict[str, str] = {
     "runs": "false",
     "run_ends": "false",  # read with `runs` (which finished), never a row of its own
     "review_items": (
-        "EXISTS (SELECT 1 FROM {assignments} a WHERE a.item_id = {this}.item_id AND a.reviewer = session_user) "
-        "OR EXISTS (SELECT 1 FROM {labels} l WHERE l.item_id = {this}.item_id AND l.reviewer = session_user)"
+        "EXISTS (SELECT 1 FROM {assignments} a WHERE a.item_id = {this}.item_id AND a.reviewer = ANY ({mine})) "
+        "OR EXISTS (SELECT 1 FROM {labels} l WHERE l.item_id = {this}.item_id AND l.reviewer = ANY ({mine}))"
     ),
-    "assignments": "reviewer = session_user",
+    "assignments": "reviewer = ANY ({mine})",
     "judge_verdicts": _REVEALED,
-    "labels": f"reviewer = session_user OR {_REVEALED}",
-    "reveals": "reviewer = session_user",
-    "exposures": "person = session_user",
+    "labels": f"reviewer = ANY ({{mine}}) OR {_REVEALED}",
+    "reveals": "reviewer = ANY ({mine})",
+    "exposures": "person = ANY ({mine})",
     "adjudications": _REVEALED,
-    "gold_shown": "reviewer = session_user",
+    "gold_shown": "reviewer = ANY ({mine})",
+    # Their own renames: which of the names in the store are theirs (the store's reads take them all).
+    "renames": "old_name = ANY ({mine}) OR new_name = ANY ({mine})",
     "rubrics": "true",  # the rubric every label is made under: everyone's to read
     # The quarantine of a label row the login reads (the sublink runs under the policy on `labels`): what its
     # reads of labels leave out, as a curator's do. Nothing about a row it cannot read.
@@ -153,7 +160,7 @@ CURATOR_SEES: dict[str, str] = {
     ),
     "review_items": f"NOT {_WITHHELD_ITEM}",
     "judge_verdicts": f"NOT {_WITHHELD_ITEM}",
-    "labels": f"reviewer = session_user OR NOT {_WITHHELD_ITEM}",
+    "labels": f"reviewer = ANY ({{mine}}) OR NOT {_WITHHELD_ITEM}",
     "adjudications": f"NOT {_WITHHELD_ITEM}",
 }
 """A curator reads every row but those of items in their own review queue (a login holding both roles)
@@ -165,14 +172,14 @@ REVIEWER_INSERTS: dict[str, str] = {
         "reviewer = session_user AND {own_fn}(item_id) "
         # A revision after the reveal or an exposure is not blind, and must say so (statistics trust `revealed`).
         "AND (revealed = 1 OR NOT EXISTS (SELECT 1 FROM {reveals} v WHERE v.item_id = {this}.item_id "
-        "AND v.reviewer = session_user) AND NOT EXISTS (SELECT 1 FROM {exposures} e "
-        "WHERE e.item_id = {this}.item_id AND e.person = session_user)) "
+        "AND v.reviewer = ANY ({mine})) AND NOT EXISTS (SELECT 1 FROM {exposures} e "
+        "WHERE e.item_id = {this}.item_id AND e.person = ANY ({mine}))) "
         # Once the gold answer was shown, the blind axes it locked keep their scores (DESIGN §4). A document the
         # table's CHECK refuses is left to it (CASE: nothing parses it first).
         "AND CASE WHEN skipped = 1 OR NOT {scores_ok_fn}(scores_json) THEN true ELSE NOT EXISTS ("
         "SELECT 1 FROM {gold_shown} g CROSS JOIN LATERAL pg_catalog.json_each(CASE WHEN {scores_ok_fn}("
         "g.blind_scores_json) THEN g.blind_scores_json::json ELSE '{{}}'::json END) b "
-        "WHERE g.item_id = {this}.item_id AND g.reviewer = session_user "
+        "WHERE g.item_id = {this}.item_id AND g.reviewer = ANY ({mine}) "
         "AND (({this}.scores_json::json) -> b.key)::text IS DISTINCT FROM b.value::text) END"
     ),
     "reveals": f"reviewer = session_user AND {_SUBMITTED}",
@@ -186,7 +193,7 @@ CURATOR_INSERTS: dict[str, str] = {
     "adjudications": "NOT {own_fn}(item_id)",
     # Nor changes their own queue: dropping an item from it would open the item's hidden rows, and adding one
     # they curated would have them label it as if blind. Another curator or the owner does.
-    "assignments": "reviewer <> session_user",
+    "assignments": "NOT reviewer = ANY ({mine})",
 }
 """What a curator's login may add beyond any row of a table it writes (CURATOR_WRITES)."""
 
@@ -203,6 +210,8 @@ def _format(template: str, schema: str, table: str) -> sql.Composed:
     names["revealed_fn"] = sql.Identifier(schema, "qaeval_revealed")
     names["own_fn"] = sql.Identifier(schema, "qaeval_own_item")
     names["scores_ok_fn"] = sql.Identifier(schema, "qaeval_scores_ok")
+    # The session login's names, now and before (`qaeval team rename`): once per query, not per row.
+    names["mine"] = sql.SQL("(SELECT {}())::text[]").format(sql.Identifier(schema, "qaeval_my_names"))
     for name in ("items", "cases", "outputs"):
         names[f"withheld_{name}_fn"] = sql.Identifier(schema, f"qaeval_withheld_{name}")
     return sql.SQL(template).format(**names)
@@ -276,7 +285,7 @@ def _table_statements(table: str, schema: str) -> list[sql.Composed]:
     ):
         if table in tables:
             statements.append(sql.SQL("GRANT {} ON {} TO {}").format(sql.SQL(verb), this, curator))
-            using = "reviewer <> session_user" if table == "assignments" else "true"  # as CURATOR_INSERTS says
+            using = CURATOR_INSERTS["assignments"] if table == "assignments" else "true"  # as CURATOR_INSERTS says
             statements += _policy(table, name, verb, curator, using, "true" if verb == "UPDATE" else None, schema)
     if table in REVIEWER_READS:
         statements.append(sql.SQL("GRANT SELECT ON {} TO {}").format(this, reviewer))

@@ -24,6 +24,7 @@ from psycopg import sql
 
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.models.label import reviewer_name_problem
+from qaeval_tui.core.store.pg_former_names import former_name
 from qaeval_tui.core.store.pg_security import GROUPS, security_statements, side_channel_statements
 from qaeval_tui.core.store.postgres.connection import LOCK_TIMEOUT_S
 from qaeval_tui.core.store.rubrics import RUBRIC_COLUMNS, StoredRubric, stored_rubric
@@ -212,6 +213,12 @@ def add_member(url: str, name: str, roles: Iterable[str]) -> NewMember:
         ]
         if taken:
             raise UsageError(f"name {name!r}: a login {taken[0]!r} exists already on this server; nothing was changed")
+        former = former_name(conn, name)
+        if former is not None:  # the labels under it are the renamed person's
+            raise UsageError(
+                f"name {name!r}: {former[0]!r} is a former name of {former[1]!r}, whose labels it holds; "
+                "choose another name; nothing was changed"
+            )
         known = _store_spelling(conn, name)
         if known is not None and known != name:  # `Ana` beside the store's `ana`: two people to agreement
             raise UsageError(
@@ -384,7 +391,9 @@ def person_for_login(url: str, chosen: str | None, role: Literal["reviewer", "cu
                 f"use your own URL, or leave {option}, QAEVAL_REVIEWER and review.reviewer unset"
             )
         if role == "reviewer":
-            queued = conn.execute("SELECT count(*) FROM assignments WHERE reviewer = session_user").fetchone()
+            queued = conn.execute(  # a queue under a former name of theirs is theirs (`qaeval team rename`)
+                "SELECT count(*) FROM assignments WHERE reviewer = ANY (qaeval_my_names())"
+            ).fetchone()
             if not queued or not queued[0]:
                 raise UsageError(
                     f"{login} has no review queue on {redacted(url)} yet: a curator assigns items (`qaeval queue`)"

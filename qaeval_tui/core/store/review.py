@@ -17,8 +17,8 @@ from collections.abc import Iterable, Mapping
 
 from qaeval_tui.core.store import codec
 from qaeval_tui.core.store.codec import utc_now
+from qaeval_tui.core.store.renames import RenameTables, name_in, of_person, person_params
 from qaeval_tui.core.store.rows import Assignment, QueueEntry, ReviewItemContent, ReviewItemRecord, checked_seed
-from qaeval_tui.core.store.seam import Driver
 
 REVIEW_ITEM = """SELECT r.item_id, r.case_id, r.case_hash, r.output_hash, r.run_id, c.case_json, o.output_json
                  FROM review_items r
@@ -28,7 +28,7 @@ REVIEW_ITEM = """SELECT r.item_id, r.case_id, r.case_hash, r.output_hash, r.run_
 """One review item with its case and output, as a login that may read them all reads it."""
 
 
-class ReviewTables(Driver):
+class ReviewTables(RenameTables):
     """The `review_items`, `assignments`, `reveals` and `gold_shown` tables."""
 
     def insert_review_items(self, items: Iterable[ReviewItemRecord]) -> int:
@@ -59,14 +59,19 @@ class ReviewTables(Driver):
         return {item: case for item, case in self._rows("SELECT item_id, case_id FROM review_items")}
 
     def assignments(self, reviewer: str | None = None) -> list[Assignment]:
-        """Queue entries, in each reviewer's queue order."""
-        if reviewer is None:
-            rows = self._rows("SELECT reviewer, item_id, position FROM assignments ORDER BY reviewer, position")
-        else:
-            rows = self._rows(
-                "SELECT reviewer, item_id, position FROM assignments WHERE reviewer = ? ORDER BY position", (reviewer,)
-            )
-        return [Assignment(r, i, int(p)) for r, i, p in rows]
+        """Queue entries, in each reviewer's queue order (a renamed person's under their name now)."""
+        with self._snapshot():
+            people = self.person_names()
+            if reviewer is None:
+                rows = self._rows("SELECT reviewer, item_id, position FROM assignments ORDER BY reviewer, position")
+            else:
+                names = people.names_of(reviewer)
+                rows = self._rows(
+                    f"""SELECT reviewer, item_id, position FROM assignments WHERE {name_in("reviewer", names)}
+                        ORDER BY position""",
+                    names,
+                )
+        return [Assignment(people.current(r), i, int(p)) for r, i, p in rows]
 
     def write_assignments(self, entries: Iterable[QueueEntry], *, replace: bool) -> int:
         """Store queue entries in one transaction; `replace` clears the old queues first. Returns how many were new.
@@ -88,21 +93,27 @@ class ReviewTables(Driver):
             )
 
     def queue_length(self, reviewer: str) -> int:
-        row = self._row("SELECT count(*) FROM assignments WHERE reviewer = ?", (reviewer,))
+        names = self._names_of(reviewer)
+        row = self._row(f"SELECT count(*) FROM assignments WHERE {name_in('reviewer', names)}", names)
         return int(row[0]) if row else 0
 
     def queue_item_ids(self, reviewer: str) -> list[str]:
         """The item ids of `reviewer`'s queue, in queue order."""
-        return list(self._column("SELECT item_id FROM assignments WHERE reviewer = ? ORDER BY position", (reviewer,)))
+        names = self._names_of(reviewer)
+        mine = name_in("reviewer", names)
+        return list(self._column(f"SELECT item_id FROM assignments WHERE {mine} ORDER BY position", names))
 
     def queued_items(self) -> dict[str, frozenset[str]]:
-        """The item ids in each reviewer's queue, by reviewer: the queues as sets."""
+        """The item ids in each reviewer's queue, by reviewer (their name now): the queues as sets."""
         with self._snapshot():
+            people = self.person_names()
             reviewers = list(self._column("SELECT DISTINCT reviewer FROM assignments"))
-            return {
-                reviewer: frozenset(self._column("SELECT item_id FROM assignments WHERE reviewer = ?", (reviewer,)))
-                for reviewer in reviewers
-            }
+            queues: dict[str, frozenset[str]] = {}
+            for reviewer in reviewers:
+                items = frozenset(self._column("SELECT item_id FROM assignments WHERE reviewer = ?", (reviewer,)))
+                person = people.current(reviewer)
+                queues[person] = queues.get(person, frozenset()) | items
+            return queues
 
     def record_reveal(self, item_id: str, reviewer: str) -> None:
         """Remember that `reviewer` saw the judge verdict of `item_id` (the first time counts)."""
@@ -113,7 +124,11 @@ class ReviewTables(Driver):
             )
 
     def has_revealed(self, item_id: str, reviewer: str) -> bool:
-        return self._row("SELECT 1 FROM reveals WHERE item_id = ? AND reviewer = ?", (item_id, reviewer)) is not None
+        mine = of_person("reviewer")
+        return (
+            self._row(f"SELECT 1 FROM reveals WHERE item_id = ? AND {mine}", (item_id, *person_params(reviewer)))
+            is not None
+        )
 
     def record_gold_shown(
         self, item_id: str, reviewer: str, blind_scores: Mapping[str, int | None]
@@ -121,10 +136,11 @@ class ReviewTables(Driver):
         """Remember that `reviewer` was shown the gold answer of `item_id` while its blind axes held
         `blind_scores`. The first showing counts: returns the blind scores it locked."""
         with self._write():
-            self._execute(
-                """INSERT INTO gold_shown (item_id, reviewer, blind_scores_json, shown_at) VALUES (?, ?, ?, ?)
-                   ON CONFLICT DO NOTHING""",
-                (item_id, reviewer, codec.gold_lock_json(blind_scores), utc_now()),
+            self._execute(  # a lock under a former name of theirs holds as well
+                f"""INSERT INTO gold_shown (item_id, reviewer, blind_scores_json, shown_at) SELECT ?, ?, ?, ?
+                    WHERE NOT EXISTS (SELECT 1 FROM gold_shown WHERE item_id = ? AND {of_person("reviewer")})
+                    ON CONFLICT DO NOTHING""",
+                (item_id, reviewer, codec.gold_lock_json(blind_scores), utc_now(), item_id, *person_params(reviewer)),
             )
             locked = self.gold_shown(item_id, reviewer)
         return dict(blind_scores) if locked is None else locked  # the row is there: written now or before
@@ -132,7 +148,9 @@ class ReviewTables(Driver):
     def gold_shown(self, item_id: str, reviewer: str) -> dict[str, int | None] | None:
         """The blind scores locked when `reviewer` was first shown the gold answer of `item_id`; None if never."""
         row = self._row(
-            "SELECT blind_scores_json FROM gold_shown WHERE item_id = ? AND reviewer = ?", (item_id, reviewer)
+            f"""SELECT blind_scores_json FROM gold_shown WHERE item_id = ? AND {of_person("reviewer")}
+                ORDER BY shown_at LIMIT 1""",
+            (item_id, *person_params(reviewer)),
         )
         if row is None:
             return None

@@ -72,5 +72,6 @@ TABLES: tuple[TableSpec, ...] = (
     ),
     _spec("label_quarantine", "label_id reason curator quarantined_at", "label_id"),
     _spec("rubrics", "id rubric_version rubric_json published_by published_at", "id"),
+    _spec("renames", "id old_name new_name renamed_by renamed_at", "id"),
 )
 TABLE_SPECS = {spec.name: spec for spec in TABLES}
