@@ -105,3 +105,27 @@ def test_a_queue_under_a_former_name_is_the_persons_and_the_dashboard_counts_one
     assert store.queue_item_ids("anna") == [first, third] and store.queue_length("ana") == 2
     assert store.queued_items() == {"anna": frozenset({first, third}), "ben": frozenset({second})}
     assert [(a.reviewer, a.item_id) for a in store.assignments("anna")] == [("anna", first), ("anna", third)]
+
+
+def test_qaeval_queue_refuses_a_former_name_and_names_the_one_to_queue(backend: Backend) -> None:
+    """A queue is made under the name a person signs in with now: `--reviewers ana` after ana became anna
+    is a usage error naming anna, and nothing is assigned."""
+    import pytest
+
+    from qaeval_tui.core.config import Config, ReviewConfig
+    from qaeval_tui.core.errors import UsageError
+    from qaeval_tui.core.usecases.queue import queue_from_run, queue_more_labels
+
+    store = backend.open()
+    seeded(store)
+    renamed(store, "ana", "anna")
+    config = Config(review=ReviewConfig(reviewers=["ben", "anna"]))
+    for queue in (
+        lambda: queue_from_run(config, store, reviewers=["ben", "ana"]),
+        lambda: queue_more_labels(config, store, reviewers=["ana"]),
+    ):
+        with pytest.raises(UsageError, match="reviewer 'ana' was renamed to 'anna' .*queue 'anna' instead"):
+            queue()
+    assert store.queued_items() == {}
+    outcome = queue_from_run(config, store)  # the roster's names now
+    assert set(outcome.report.load) == set(store.queued_items()) == {"ben", "anna"}

@@ -61,7 +61,7 @@ def queue_from_run(
         created += _cases_new_since_the_last_queue(store, run.run_id, golden_paths)
     report = assign(
         store,
-        list(config.review.reviewers) if reviewers is None else reviewers,
+        _current_names(store, list(config.review.reviewers) if reviewers is None else reviewers),
         config.review.overlap if overlap is None else overlap,
         config.review.seed if seed is None else seed,
         replace=replace,
@@ -107,11 +107,22 @@ def queue_more_labels(
             short[entry.item_id] = blind if known is None or len(blind) < len(known) else known
     return assign_more_labels(
         store,
-        list(config.review.reviewers) if reviewers is None else reviewers,
+        _current_names(store, list(config.review.reviewers) if reviewers is None else reviewers),
         short,
         minimum,
         config.review.seed if seed is None else seed,
     )
+
+
+def _current_names(store: StoreBackend, reviewers: Sequence[str]) -> list[str]:
+    """`reviewers` as given, refusing a name a renamed person had before (`qaeval team rename`): a queue is
+    made under the name a person signs in with now."""
+    people = store.person_names()
+    for name in reviewers:
+        now = people.current(name)
+        if now != name:
+            raise UsageError(f"reviewer {name!r} was renamed to {now!r} (qaeval team rename): queue {now!r} instead")
+    return list(reviewers)
 
 
 @dataclass(frozen=True)
