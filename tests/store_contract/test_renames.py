@@ -124,7 +124,7 @@ def test_qaeval_queue_refuses_a_former_name_and_names_the_one_to_queue(backend: 
         lambda: queue_from_run(config, store, reviewers=["ben", "ana"]),
         lambda: queue_more_labels(config, store, reviewers=["ana"]),
     ):
-        with pytest.raises(UsageError, match="reviewer 'ana' was renamed to 'anna' .*queue 'anna' instead"):
+        with pytest.raises(UsageError, match=r"reviewer 'ana' was renamed to 'anna' .*queue 'anna' instead"):
             queue()
     assert store.queued_items() == {}
     outcome = queue_from_run(config, store)  # the roster's names now
