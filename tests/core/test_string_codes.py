@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qaeval_tui.core.config import Config
-from qaeval_tui.core.statistics.string_codes import dict_codes, padded_bytes, sorted_codes
+from qaeval_tui.core.statistics.string_codes import dict_codes, hex_words, padded_bytes, sorted_codes
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
 
 RUBRIC = Config().rubric
@@ -37,6 +37,31 @@ def test_ids_as_the_store_makes_them_take_the_byte_sort_and_order_as_strings() -
     assert padded_bytes(ids) is not None  # the fast way, not the fallback
     distinct, codes = sorted_codes(ids[::-1] + ids)
     assert distinct == sorted(ids) and [distinct[c] for c in codes.tolist()] == ids[::-1] + ids
+
+
+# Hex ids of one shape (as `item_id_for` makes them), and ids one character away from that shape:
+# another length, an upper-case digit, the dot elsewhere, a newline, a non-hex letter.
+HEX_ID = st.builds(
+    lambda high, low, spoil: spoil(f"{high:016x}.{low:016x}"),
+    st.integers(0, 3) | st.integers(0, 2**64 - 1),  # small first words tie on their high bits
+    st.integers(0, 2**64 - 1),
+    st.sampled_from([lambda i: i] * 12 + [lambda i: i[1:], str.upper, lambda i: i[:3] + "." + i[4:16] + "0" + i[17:],
+                     lambda i: i[:-1] + "\n", lambda i: i[:-1] + "g", lambda i: i + "00"]),
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(HEX_ID, min_size=1, max_size=40), st.integers(0, 3))
+def test_hex_ids_number_as_strings_do_and_any_other_shape_falls_back(ids: list[str], repeats: int) -> None:
+    names = ids * (repeats + 1)
+    distinct, codes = sorted_codes(names)
+    assert distinct == sorted(set(names)) and [distinct[c] for c in codes.tolist()] == names
+    # the hex path exactly when every id has the first one's length and its other characters in its places
+    shapes = {(len(i), tuple((at, c) for at, c in enumerate(i) if c not in "0123456789abcdef")) for i in ids}
+    marks = next(iter(shapes))[1]
+    digits = len(ids[0]) - len(marks)
+    one_shape = len(shapes) == 1 and digits > 0 and digits % 2 == 0 and all(c != "\n" for _, c in marks)
+    assert (hex_words(names) is not None) == one_shape
 
 
 @dataclass(frozen=True)

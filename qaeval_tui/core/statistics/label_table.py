@@ -194,16 +194,17 @@ def select_table(
     )
     mapping_codes, scores, cant_judge = _score_cells([label.scores for label in labels], rubric.axis_names)
     # the ranks read back from the keys, not gathered from rows in key order (each a wait on memory)
-    item_codes, items = _codes(chosen_keys // max(len(reviewer_names), 1), item_names)
+    item_codes, items = _ascending_codes(chosen_keys // max(len(reviewer_names), 1), item_names)
     reviewer_codes, reviewers = _codes(chosen_keys % max(len(reviewer_names), 1), reviewer_names)
+    picked = mapping_codes[chosen]
     table = LabelTable(
         items=items,
         reviewers=reviewers,
         axes=rubric.axis_names,
         item_codes=item_codes,
         reviewer_codes=reviewer_codes,
-        scores=scores[mapping_codes[chosen]],
-        cant_judge=cant_judge[mapping_codes[chosen]],
+        scores=np.take(scores, picked, axis=0),  # `take`: a fraction of fancy indexing's time on rows
+        cant_judge=np.take(cant_judge, picked, axis=0),
     )
     return selection, table
 
@@ -254,6 +255,19 @@ def _codes(ranks: IntArray, names: list[str]) -> tuple[IntArray, tuple[str, ...]
     present = np.bincount(ranks, minlength=len(names)) > 0
     code_of = np.cumsum(present) - 1
     return code_of[ranks].astype(np.int64), tuple([names[rank] for rank in np.flatnonzero(present).tolist()])
+
+
+def _ascending_codes(ranks: IntArray, names: list[str]) -> tuple[IntArray, tuple[str, ...]]:
+    """`_codes` of ranks in ascending order (the items of keys in key order): a code is how many
+    changes of rank precede it, one pass, no table as long as the names."""
+    if ranks.size == 0:
+        return ranks.astype(np.int64), ()
+    starts = np.concatenate(([True], ranks[1:] != ranks[:-1]))
+    codes = np.cumsum(starts, dtype=np.int64) - 1
+    present = ranks[starts]
+    if present.size == len(names):  # every name present: the names as they are
+        return codes, tuple(names)
+    return codes, tuple([names[rank] for rank in present.tolist()])
 
 
 _UNSCORED = object()
