@@ -188,7 +188,7 @@ def select_table(
     skipped = np.fromiter((label.skipped for label in labels), bool, n)
     revealed = np.fromiter((label.revealed for label in labels), bool, n)
     revision = np.fromiter((label.revision for label in labels), np.int64, n)
-    item_names, item_rank = sorted_codes([label.item_id for label in labels])
+    item_names, item_rank = sorted_codes(_ItemIds(labels))
     reviewer_names, reviewer_rank = _sorted_first_seen((label.reviewer for label in labels), n)
     kept = ~skipped & same_version
     eligible = kept if include_post_reveal else kept & ~revealed
@@ -242,6 +242,29 @@ def _latest_per_key(key: IntArray, revision: IntArray, row: IntArray, rows: int)
     first = np.ones(packed.size, bool)
     first[1:] = keys[1:] != keys[:-1]
     return packed[first] % rows, keys[first]
+
+
+class _ItemIds(Sequence[str]):
+    """The labels' item ids, each read from its label when asked (a slice of them as a list): no list
+    of a million references is built, filled and freed to read each id once."""
+
+    def __init__(self, labels: Sequence[LabelRevision]) -> None:
+        self._labels = labels
+
+    def __len__(self) -> int:
+        return len(self._labels)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [label.item_id for label in self._labels[index]]
+        return self._labels[index].item_id
+
+    def __iter__(self) -> Iterator[str]:
+        return (label.item_id for label in self._labels)
 
 
 def _first_seen_codes(values: Iterable[Hashable], size: int) -> tuple[IntArray, IntArray]:

@@ -43,14 +43,19 @@ def padded_bytes(*groups: Sequence[str]) -> list[BytesArray] | None:
     return arrays
 
 
-def sorted_codes(names: list[str]) -> tuple[list[str], IntArray]:
-    """The distinct names sorted, and each given name's position among them."""
+def sorted_codes(names: Sequence[str]) -> tuple[list[str], IntArray]:
+    """The distinct names sorted, and each given name's position among them.
+
+    `names` may be a view that reads each name from its label when asked (a slice of them a list):
+    ids shaped as `item_id_for` makes them are then read a chunk at a time, and never gathered into
+    one list of a million."""
     if not names:
-        return dict_codes(names)
+        return [], np.zeros(0, dtype=np.int64)
     words = hex_words(names)
     if words is not None:
         order, first = _word_order(words)
     else:
+        names = list(names)
         cells = padded_bytes(names)
         if cells is None:
             return dict_codes(names)
@@ -65,9 +70,9 @@ _CHUNK = 1 << 15
 """Ids decoded per chunk: a chunk's text stays in the processor's cache, and in memory the allocator reuses."""
 
 
-def hex_words(names: list[str]) -> UIntArray | None:
-    """Ids shaped as `item_id_for` makes them, as rows of unsigned integers that order and compare as the
-    ids do; None for any other ids.
+def hex_words(names: Sequence[str]) -> UIntArray | None:
+    """Ids shaped as `item_id_for` makes them, as unsigned integers that order and compare as the ids
+    do (one row per word, one column per id); None for any other ids.
 
     The shape: one length, lowercase hex digits (an even number of them) and other characters at the
     same places in every id. Two hex digits are one byte, so a 16.16-digit id is two 64-bit words (its
@@ -85,9 +90,11 @@ def hex_words(names: list[str]) -> UIntArray | None:
     if digits == 0 or digits % 2:
         return None
     width = digits // 2
-    cells = np.zeros((len(names), -(-width // 8) * 8), dtype=np.uint8)
-    for start in range(0, len(names), _CHUNK):
-        rows = min(_CHUNK, len(names) - start)
+    size, count = len(names), -(-width // 8)
+    words = np.empty((count, size), dtype=np.uint64)
+    cells = np.zeros((min(_CHUNK, size), count * 8), dtype=np.uint8)
+    for start in range(0, size, _CHUNK):
+        rows = min(_CHUNK, size - start)
         try:
             text = "\n".join(names[start : start + rows]).encode("ascii")
         except UnicodeEncodeError:
@@ -98,38 +105,46 @@ def hex_words(names: list[str]) -> UIntArray | None:
             text[column::stride] != first[column].encode("ascii") * rows for column in columns
         ):
             return None
-        hexes = text.translate(None, marks + b"\n")
-        cells[start : start + rows, :width] = np.frombuffer(bytes.fromhex(hexes.decode("ascii")), np.uint8).reshape(
-            rows, width
-        )
-    return cells.view(">u8").astype(np.uint64)
+        decoded = bytes.fromhex(text.translate(None, marks + b"\n").decode("ascii"))
+        cells[:rows, :width] = np.frombuffer(decoded, np.uint8).reshape(rows, width)
+        words[:, start : start + rows] = cells[:rows].view(">u8").T
+    return words
 
 
 def _word_order(words: UIntArray) -> tuple[IntArray, BoolArray]:
-    """`_byte_order` of rows of unsigned integers (`hex_words`).
+    """`_byte_order` of ids as `hex_words` gives them.
 
     Sorting plain integers is several times faster than sorting indices by them (`argsort`), so each
-    row's number takes the low bits of its first word, and the sorted integers give the order: by the
-    first word's high bits, then by row. Runs whose high bits tie but whose rows differ (none for hash
-    ids) are sorted again by their words."""
-    size = words.shape[0]
+    id's number takes the low bits of its first word, and the sorted integers give the order: by the
+    first word's high bits, then by position. Runs whose high bits tie but whose words differ (none
+    for hash ids) are sorted again by their words."""
+    size = words.shape[1]
     shift = np.uint64(max(1, (size - 1).bit_length()))
-    packed = np.sort((words[:, 0] >> shift << shift) | np.arange(size, dtype=np.uint64))
-    order: IntArray = (packed & ((np.uint64(1) << shift) - np.uint64(1))).astype(np.int64)
+    packed = words[0] >> shift
+    packed <<= shift
+    packed |= np.arange(size, dtype=np.uint64)
+    packed.sort()
     high = packed >> shift
     tie = high[1:] == high[:-1]
-    ordered = np.take(words, order, axis=0)
-    differs = (ordered[1:] != ordered[:-1]).any(axis=1)
+    del high
+    packed &= (np.uint64(1) << shift) - np.uint64(1)
+    order: IntArray = packed.view(np.int64)
+    ordered = [np.take(word, order) for word in words]
+    differs = ordered[0][1:] != ordered[0][:-1]
+    for word in ordered[1:]:
+        differs |= word[1:] != word[:-1]
     clash = tie & differs
     if clash.any():
         run = np.cumsum(np.concatenate(([True], ~tie)))  # each position's run of equal high bits
         unsettled = np.zeros(int(run[-1]) + 1, dtype=bool)
         unsettled[run[1:][clash]] = True
         where = np.flatnonzero(unsettled[run])
-        settled = np.lexsort((*ordered[where].T[::-1], run[where]))
+        settled = np.lexsort((*(word[where] for word in ordered[::-1]), run[where]))
         order[where] = order[where][settled]
-        ordered[where] = ordered[where][settled]
-        differs = (ordered[1:] != ordered[:-1]).any(axis=1)
+        differs[:] = False
+        for word in ordered:
+            word[where] = word[where][settled]
+            differs |= word[1:] != word[:-1]
     first = np.ones(size, dtype=bool)
     first[1:] = ~tie | differs
     return order, first
