@@ -8,7 +8,7 @@ revision and would measure the judge's influence, not the reviewer. Skips are no
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import count
 from typing import Generic, Protocol, TypeVar, overload
@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from qaeval_tui.core.rubric import Rubric
-from qaeval_tui.core.statistics.string_codes import sorted_codes
+from qaeval_tui.core.statistics.string_codes import ItemIds, first_seen_codes, sorted_codes
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -180,7 +180,7 @@ def select_table(
     """
     n = len(labels)
     version = rubric.version
-    mapping_codes, first_rows = _first_seen_codes((id(label.scores) for label in labels), n)
+    mapping_codes, first_rows = first_seen_codes((id(label.scores) for label in labels), n)
     mappings = [labels[row].scores for row in first_rows.tolist()]  # a store shares one per distinct scores text
     same_version = np.fromiter((label.rubric_version == version for label in labels), bool, n)
     if check is not None:
@@ -188,7 +188,7 @@ def select_table(
     skipped = np.fromiter((label.skipped for label in labels), bool, n)
     revealed = np.fromiter((label.revealed for label in labels), bool, n)
     revision = np.fromiter((label.revision for label in labels), np.int64, n)
-    item_names, item_rank = sorted_codes(_ItemIds(labels))
+    item_names, item_rank = sorted_codes(ItemIds(labels))
     reviewer_names, reviewer_rank = _sorted_first_seen((label.reviewer for label in labels), n)
     kept = ~skipped & same_version
     eligible = kept if include_post_reveal else kept & ~revealed
@@ -242,40 +242,6 @@ def _latest_per_key(key: IntArray, revision: IntArray, row: IntArray, rows: int)
     first = np.ones(packed.size, bool)
     first[1:] = keys[1:] != keys[:-1]
     return packed[first] % rows, keys[first]
-
-
-class _ItemIds(Sequence[str]):
-    """The labels' item ids, each read from its label when asked (a slice of them as a list): no list
-    of a million references is built, filled and freed to read each id once."""
-
-    def __init__(self, labels: Sequence[LabelRevision]) -> None:
-        self._labels = labels
-
-    def __len__(self) -> int:
-        return len(self._labels)
-
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            return [label.item_id for label in self._labels[index]]
-        return self._labels[index].item_id
-
-    def __iter__(self) -> Iterator[str]:
-        return (label.item_id for label in self._labels)
-
-
-def _first_seen_codes(values: Iterable[Hashable], size: int) -> tuple[IntArray, IntArray]:
-    """Each value's number in the order the distinct values are first seen, and the position where
-    each is first seen; one pass in C (a dict whose missing keys take the next number), no list."""
-    number: defaultdict[Hashable, int] = defaultdict(count().__next__)
-    codes = np.fromiter(map(number.__getitem__, values), np.int64, size)
-    if size == 0:
-        return codes, codes
-    highest = np.maximum.accumulate(codes)  # rises exactly where a value is first seen
-    return codes, np.flatnonzero(np.concatenate(([True], highest[1:] > highest[:-1])))
 
 
 def _sorted_first_seen(names: Iterable[str], size: int) -> tuple[list[str], IntArray]:

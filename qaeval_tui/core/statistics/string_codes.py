@@ -13,8 +13,10 @@ by reading the strings again. Any other id takes the dict (or, to align, numpy's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from itertools import repeat
+from collections import defaultdict
+from collections.abc import Hashable, Iterable, Iterator, Sequence
+from itertools import count, repeat
+from typing import Protocol, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -23,6 +25,11 @@ IntArray = npt.NDArray[np.int64]
 BytesArray = npt.NDArray[np.bytes_]
 BoolArray = npt.NDArray[np.bool_]
 UIntArray = npt.NDArray[np.uint64]
+
+
+class _HasItemId(Protocol):
+    @property
+    def item_id(self) -> str: ...
 
 
 def padded_bytes(*groups: Sequence[str]) -> list[BytesArray] | None:
@@ -198,3 +205,37 @@ def dict_codes(names: list[str]) -> tuple[list[str], IntArray]:
     ordered = sorted(dict.fromkeys(names))
     rank_of = dict(zip(ordered, range(len(ordered)), strict=True))
     return ordered, np.fromiter(map(rank_of.__getitem__, names), np.int64, len(names))
+
+
+class ItemIds(Sequence[str]):
+    """The item ids of labels or verdicts, each read from its row when asked (a slice of them as a
+    list): no list of a million references is built, filled and freed to read each id once."""
+
+    def __init__(self, labels: Sequence[_HasItemId]) -> None:
+        self._labels = labels
+
+    def __len__(self) -> int:
+        return len(self._labels)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [label.item_id for label in self._labels[index]]
+        return self._labels[index].item_id
+
+    def __iter__(self) -> Iterator[str]:
+        return (label.item_id for label in self._labels)
+
+
+def first_seen_codes(values: Iterable[Hashable], size: int) -> tuple[IntArray, IntArray]:
+    """Each value's number in the order the distinct values are first seen, and the position where
+    each is first seen; one pass in C (a dict whose missing keys take the next number), no list."""
+    number: defaultdict[Hashable, int] = defaultdict(count().__next__)
+    codes = np.fromiter(map(number.__getitem__, values), np.int64, size)
+    if size == 0:
+        return codes, codes
+    highest = np.maximum.accumulate(codes)  # rises exactly where a value is first seen
+    return codes, np.flatnonzero(np.concatenate(([True], highest[1:] > highest[:-1])))

@@ -13,7 +13,7 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.review.rubric_fit import check_rubric_unchanged
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.statistics.label_table import BoolArray, FloatArray, IntArray
-from qaeval_tui.core.statistics.string_codes import padded_bytes, sorted_codes
+from qaeval_tui.core.statistics.string_codes import ItemIds, first_seen_codes, padded_bytes, sorted_codes
 
 
 class ScoredVerdict(Protocol):
@@ -88,9 +88,13 @@ class VerdictTable:
     ) -> VerdictTable:
         """The latest verdict per item of one judge config; with no hash given there must be exactly one."""
         all_verdicts = list(verdicts)
-        hashes = sorted({str(v.judge.get("config_hash", "")) for v in all_verdicts})
         if not all_verdicts:
             raise UsageError("no judge verdicts to calibrate against; run `qaeval run` or pass --verdicts")
+        # A store hands out one judge mapping per run and one scores mapping per distinct text: each
+        # is read once, and the verdicts are walked in C to number them (`first_seen_codes`).
+        judge_codes, judge_rows = first_seen_codes((id(v.judge) for v in all_verdicts), len(all_verdicts))
+        judges = [all_verdicts[row].judge for row in judge_rows.tolist()]
+        hashes = sorted({str(judge.get("config_hash", "")) for judge in judges})
         if config_hash is None:
             if len(hashes) > 1:
                 raise UsageError(
@@ -99,26 +103,42 @@ class VerdictTable:
             config_hash = hashes[0]
         elif config_hash not in hashes:
             raise UsageError(f"no verdicts of judge config {config_hash!r}; the verdicts have {hashes}")
-        mine = [v for v in all_verdicts if v.judge.get("config_hash") == config_hash]
-        versions = {str(v.judge["rubric_version"]) for v in mine if "rubric_version" in v.judge}
-        usable = [v for v in mine if str(v.judge.get("rubric_version", rubric.version)) == rubric.version]
+        is_mine = [judge.get("config_hash") == config_hash for judge in judges]
+        versions = {
+            str(j["rubric_version"]) for j, mine in zip(judges, is_mine, strict=True) if mine and "rubric_version" in j
+        }
+        fits = [
+            mine and str(j.get("rubric_version", rubric.version)) == rubric.version
+            for j, mine in zip(judges, is_mine, strict=True)
+        ]
+        mine_count = int(np.asarray(is_mine, dtype=bool)[judge_codes].sum())
+        usable_rows = np.flatnonzero(np.asarray(fits, dtype=bool)[judge_codes])
+        if usable_rows.size == len(all_verdicts):
+            usable = all_verdicts
+        else:
+            usable = [all_verdicts[row] for row in usable_rows.tolist()]
         if not usable:
             raise UsageError(
                 f"judge config {config_hash} scored under rubric version(s) {sorted(versions)}, "
                 f"but the rubric is version {rubric.version}: a calibration binds one judge to one rubric"
             )
-        check_rubric_unchanged((v.scores for v in usable), rubric, f"judge config {config_hash}", "verdicts")
+        score_codes, score_rows = first_seen_codes((id(v.scores) for v in usable), len(usable))
+        mappings = [usable[row].scores for row in score_rows.tolist()]
+        check_rubric_unchanged(mappings, rubric, f"judge config {config_hash}", "verdicts")
         # The latest (last given) verdict per item, items in sorted order. Read as columns in the order
         # given, then chosen by item code: reading verdict objects in item order waits on memory at
         # every one once there are more than the cache holds.
-        names, codes = sorted_codes([v.item_id for v in usable])
+        names, codes = sorted_codes(ItemIds(usable))
         latest = np.full(len(names), -1, dtype=np.int64)
         np.maximum.at(latest, codes, np.arange(len(usable), dtype=np.int64))
-        given = [v.status for v in usable]
-        statuses = tuple(map(given.__getitem__, latest.tolist()))
+        status_codes, status_rows = first_seen_codes((v.status for v in usable), len(usable))
+        given = [usable[row].status for row in status_rows.tolist()]
+        chosen_status = status_codes[latest]
+        statuses = tuple(map(given.__getitem__, chosen_status.tolist()))
+        failed = np.asarray([status != "ok" for status in given], dtype=bool)[chosen_status]
         axes = rubric.axis_names
-        scores = _score_rows([v.scores for v in usable], axes)[latest]
-        scores[np.fromiter((status != "ok" for status in statuses), bool, len(statuses))] = np.nan  # an error: none
+        scores = _score_rows(mappings, axes)[score_codes[latest]]
+        scores[failed] = np.nan  # an error: no scores
         return cls(
             items=tuple(names),
             axes=axes,
@@ -129,9 +149,9 @@ class VerdictTable:
             counts={
                 "read": len(all_verdicts),
                 "used": len(names),
-                "other_judge_configs": len(all_verdicts) - len(mine),
-                "other_rubric_version": len(mine) - len(usable),
-                "errors": sum(1 for status in statuses if status != "ok"),
+                "other_judge_configs": len(all_verdicts) - mine_count,
+                "other_rubric_version": mine_count - len(usable),
+                "errors": int(failed.sum()),
             },
         )
 
