@@ -69,7 +69,8 @@ def sorted_codes(names: Sequence[str]) -> tuple[list[str], IntArray]:
         order, first = _byte_order(cells[0])
     codes = np.empty(len(names), dtype=np.int64)
     codes[order] = np.cumsum(first, dtype=np.int64) - 1
-    return list(map(names.__getitem__, order[first].tolist())), codes
+    rows = order[first].tolist()
+    return names.pick(rows) if isinstance(names, ItemIds) else list(map(names.__getitem__, rows)), codes
 
 
 _HEX_DIGITS = b"0123456789abcdef"
@@ -228,6 +229,11 @@ class ItemIds(Sequence[str]):
 
     def __iter__(self) -> Iterator[str]:
         return (label.item_id for label in self._labels)
+
+    def pick(self, rows: list[int]) -> list[str]:
+        """The ids of these rows (a loop in one comprehension, not a method call per id)."""
+        labels = self._labels
+        return [labels[row].item_id for row in rows]
 
 
 def first_seen_codes(values: Iterable[Hashable], size: int) -> tuple[IntArray, IntArray]:

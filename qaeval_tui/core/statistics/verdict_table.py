@@ -90,8 +90,8 @@ class VerdictTable:
         all_verdicts = list(verdicts)
         if not all_verdicts:
             raise UsageError("no judge verdicts to calibrate against; run `qaeval run` or pass --verdicts")
-        # A store hands out one judge mapping per run and one scores mapping per distinct text: each
-        # is read once, and the verdicts are walked in C to number them (`first_seen_codes`).
+        # A store hands out one judge mapping per run: each is read once, the verdicts walked in C to
+        # number them (`first_seen_codes`).
         judge_codes, judge_rows = first_seen_codes((id(v.judge) for v in all_verdicts), len(all_verdicts))
         judges = [all_verdicts[row].judge for row in judge_rows.tolist()]
         hashes = sorted({str(judge.get("config_hash", "")) for judge in judges})
@@ -122,9 +122,7 @@ class VerdictTable:
                 f"judge config {config_hash} scored under rubric version(s) {sorted(versions)}, "
                 f"but the rubric is version {rubric.version}: a calibration binds one judge to one rubric"
             )
-        score_codes, score_rows = first_seen_codes((id(v.scores) for v in usable), len(usable))
-        mappings = [usable[row].scores for row in score_rows.tolist()]
-        check_rubric_unchanged(mappings, rubric, f"judge config {config_hash}", "verdicts")
+        check_rubric_unchanged((v.scores for v in usable), rubric, f"judge config {config_hash}", "verdicts")
         # The latest (last given) verdict per item, items in sorted order. Read as columns in the order
         # given, then chosen by item code: reading verdict objects in item order waits on memory at
         # every one once there are more than the cache holds.
@@ -137,7 +135,7 @@ class VerdictTable:
         statuses = tuple(map(given.__getitem__, chosen_status.tolist()))
         failed = np.asarray([status != "ok" for status in given], dtype=bool)[chosen_status]
         axes = rubric.axis_names
-        scores = _score_rows(mappings, axes)[score_codes[latest]]
+        scores = _score_rows([v.scores for v in usable], axes)[latest]
         scores[failed] = np.nan  # an error: no scores
         return cls(
             items=tuple(names),
