@@ -182,11 +182,18 @@ def select_table(
     version = rubric.version
     mapping_codes, first_rows = first_seen_codes((id(label.scores) for label in labels), n)
     mappings = [labels[row].scores for row in first_rows.tolist()]  # a store shares one per distinct scores text
-    same_version = np.fromiter((label.rubric_version == version for label in labels), bool, n)
+    # three flags in one pass over the labels (each pass waits on memory for every label past the cache)
+    flags = np.fromiter(
+        (
+            (4 if label.skipped else 0) | (2 if label.revealed else 0) | (label.rubric_version == version)
+            for label in labels
+        ),
+        np.uint8,
+        n,
+    )
+    same_version, revealed, skipped = (flags & 1).astype(bool), (flags & 2).astype(bool), (flags & 4).astype(bool)
     if check is not None:
         check([mappings[code] for code in np.unique(mapping_codes[same_version]).tolist()])
-    skipped = np.fromiter((label.skipped for label in labels), bool, n)
-    revealed = np.fromiter((label.revealed for label in labels), bool, n)
     revision = np.fromiter((label.revision for label in labels), np.int64, n)
     item_names, item_rank = sorted_codes(ItemIds(labels))
     reviewer_names, reviewer_rank = _sorted_first_seen((label.reviewer for label in labels), n)
