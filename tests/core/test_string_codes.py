@@ -12,6 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qaeval_tui.core.config import Config
+from qaeval_tui.core.errors import UsageError
+from qaeval_tui.core.review.rubric_fit import check_rubric_unchanged
 from qaeval_tui.core.statistics.string_codes import dict_codes, hex_words, padded_bytes, sorted_codes
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
 
@@ -122,3 +124,36 @@ def test_a_verdict_table_with_an_item_twice_is_refused_in_any_order() -> None:
     for items in (("a", "a", "b"), ("b", "a", "b"), ("é", "é")):
         with pytest.raises(ValueError, match="one verdict per item"):
             VerdictTable(items, RUBRIC.axis_names, np.zeros((len(items), len(RUBRIC.axis_names))), "h", "j")
+
+
+ODD_SCORES = st.dictionaries(
+    st.sampled_from([*RUBRIC.axis_names, "tone"]),
+    st.one_of(st.none(), st.integers(-1, 3), st.sampled_from([True, 1.0, 2.5, float("nan"), 10**400])),
+    max_size=4,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(NAME, ODD_SCORES), min_size=1, max_size=20))
+def test_verdict_scores_off_the_rubric_are_refused_as_the_check_of_every_mapping_refuses_them(
+    given_scores: list[tuple[str, dict[str, object]]],
+) -> None:
+    verdicts = [Verdict(item, JUDGE, "ok", scores) for item, scores in given_scores]  # type: ignore[arg-type]
+    try:
+        check_rubric_unchanged((v.scores for v in verdicts), RUBRIC, "judge config h", "verdicts")
+    except UsageError as refused:
+        with pytest.raises(UsageError) as raised:
+            VerdictTable.from_verdicts(verdicts, RUBRIC)
+        assert str(raised.value) == str(refused)
+        return
+    table = VerdictTable.from_verdicts(verdicts, RUBRIC)
+    latest = {verdict.item_id: verdict for verdict in verdicts}
+    for row, item in enumerate(table.items):
+        for column, axis in enumerate(RUBRIC.axis_names):
+            value = latest[item].scores.get(axis)
+            assert np.isnan(table.scores[row, column]) if value is None else table.scores[row, column] == value
+
+
+def test_a_verdict_score_given_as_text_is_refused_though_numpy_would_read_it_as_a_number() -> None:
+    with pytest.raises(UsageError, match="off its faithfulness scale"):
+        VerdictTable.from_verdicts([Verdict("a", JUDGE, "ok", {"faithfulness": "1"})], RUBRIC)  # type: ignore[dict-item]

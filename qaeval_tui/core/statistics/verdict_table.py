@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -122,7 +122,7 @@ class VerdictTable:
                 f"judge config {config_hash} scored under rubric version(s) {sorted(versions)}, "
                 f"but the rubric is version {rubric.version}: a calibration binds one judge to one rubric"
             )
-        check_rubric_unchanged((v.scores for v in usable), rubric, f"judge config {config_hash}", "verdicts")
+        rows = _checked_score_rows([v.scores for v in usable], rubric, f"judge config {config_hash}")
         # The latest (last given) verdict per item, items in sorted order. Read as columns in the order
         # given, then chosen by item code: reading verdict objects in item order waits on memory at
         # every one once there are more than the cache holds.
@@ -135,7 +135,7 @@ class VerdictTable:
         statuses = tuple(map(given.__getitem__, chosen_status.tolist()))
         failed = np.asarray([status != "ok" for status in given], dtype=bool)[chosen_status]
         axes = rubric.axis_names
-        scores = _score_rows([v.scores for v in usable], axes)[latest]
+        scores = rows[latest]
         scores[failed] = np.nan  # an error: no scores
         return cls(
             items=tuple(names),
@@ -154,9 +154,36 @@ class VerdictTable:
         )
 
 
-def _score_rows(mappings: list[Mapping[str, int | None]], axes: tuple[str, ...]) -> FloatArray:
-    """One row of scores per mapping, NaN where unscored or None (a flat pass over the cells)."""
-    cells = [mapping.get(axis) for mapping in mappings for axis in axes]
+def _checked_score_rows(mappings: list[Mapping[str, int | None]], rubric: Rubric, source: str) -> FloatArray:
+    """One row of scores per mapping, NaN where unscored or None, once every mapping is known to fit the
+    rubric (`check_rubric_unchanged`).
+
+    A judge's scores are rarely shared, so the check would read every mapping again: the cells read
+    for the rows tell which mappings may not fit (a key off the rubric: fewer of its axes present
+    than keys; a value off its axis's scale), and only those are checked, which names the same
+    axes and values as checking all."""
+    axes = rubric.axis_names
+    missing = _MISSING
+    cells: list[Any] = [mapping.get(axis, missing) for mapping in mappings for axis in axes]
+    shape = (len(mappings), len(axes))
+    unscored = np.fromiter((cell is None or cell is missing for cell in cells), bool, len(cells)).reshape(shape)
+    present = np.fromiter((cell is not missing for cell in cells), bool, len(cells)).reshape(shape)
     nan = np.nan
-    values = np.fromiter((nan if cell is None else cell for cell in cells), np.float64, len(cells))
-    return values.reshape(len(mappings), len(axes))
+    try:
+        values = np.fromiter(
+            (nan if cell is None or cell is missing else +cell for cell in cells), np.float64, len(cells)
+        )
+    except (TypeError, ValueError, OverflowError):  # no number (`+` refuses text numpy would read): off every scale
+        check_rubric_unchanged(mappings, rubric, source, "verdicts")
+        raise
+    rows = values.reshape(shape)
+    suspect = present.sum(axis=1) != np.fromiter(map(len, mappings), np.int64, len(mappings))
+    for column, axis in enumerate(rubric.axes):
+        suspect |= ~unscored[:, column] & ~np.isin(rows[:, column], np.asarray(axis.scale, dtype=np.float64))
+    if suspect.any():
+        check_rubric_unchanged([mappings[i] for i in np.flatnonzero(suspect).tolist()], rubric, source, "verdicts")
+    return rows
+
+
+_MISSING = object()
+"""An axis a verdict has no score for."""
