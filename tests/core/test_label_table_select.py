@@ -63,6 +63,28 @@ def test_select_table_is_select_labels_then_from_labels(rows: list[Row], include
     _same_tables(table, LabelTable.from_labels(expected.labels, RUBRIC))
 
 
+# Ids as `item_id_for` makes them, ordered unlike the names they replace, two alike in their first 16 digits.
+HEX_IDS = {
+    "b": "00000000000000a1.0000000000000002",
+    "a": "00000000000000a1.0000000000000001",
+    "c-2": "ffffffffffffffff.0000000000000000",
+    "c-10": "0000000000000000.ffffffffffffffff",
+    "Z": "00000000000000a0.ffffffffffffffff",
+}
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=st.lists(ROW, max_size=60), include_post_reveal=st.booleans())
+def test_the_same_for_hex_item_ids_read_from_the_labels_a_chunk_at_a_time(
+    rows: list[Row], include_post_reveal: bool
+) -> None:
+    rows = [replace(row, item_id=HEX_IDS[row.item_id]) for row in rows]
+    expected = select_labels(rows, RUBRIC.version, include_post_reveal=include_post_reveal)
+    selection, table = select_table(rows, RUBRIC, include_post_reveal=include_post_reveal)
+    assert [id(row) for row in selection.labels] == [id(row) for row in expected.labels]
+    _same_tables(table, LabelTable.from_labels(expected.labels, RUBRIC))
+
+
 def test_the_first_of_equal_latest_revisions_is_kept() -> None:
     first = Row("a", "ana", 2, False, RUBRIC.version, False, {"faithfulness": 1}, 1)
     rows = [Row("a", "ana", 1, False, RUBRIC.version, False, {"faithfulness": 0}, 0), first]

@@ -261,8 +261,7 @@ def axis_calibration(
     )
     decision = decide(evidence, bar)
     reason = decision.reason
-    items = np.asarray(table.items, dtype=object)
-    one_reviewer = tuple(items[consensus.source == ONE_REVIEWER].tolist())
+    one_reviewer = _items_where(table.items, consensus.source == ONE_REVIEWER)
     qualifies = decision.verdict != "INSUFFICIENT" and decision.decided_by != "constant_judge"
     warnings = [constant] if constant is not None and qualifies else []
     if one_reviewer:
@@ -297,7 +296,7 @@ def axis_calibration(
             "too_few_reviewers": int(counts[TOO_FEW_REVIEWERS]),
             "no_human_value": int(counts[NO_HUMAN_VALUE]),
         },
-        unresolved_items=tuple(items[consensus.source == UNRESOLVED].tolist()),
+        unresolved_items=_items_where(table.items, consensus.source == UNRESOLVED),
         excluded={
             "no_judge_verdict": int((resolved & ~has_verdict).sum()),
             "judge_cant_judge_or_error": int((resolved & has_verdict & np.isnan(judge)).sum()),
@@ -311,6 +310,11 @@ def axis_calibration(
         human=reviewers,
         exact_anytime=exact_anytime,
     )
+
+
+def _items_where(items: tuple[str, ...], mask: BoolArray) -> tuple[str, ...]:
+    """The items where `mask` holds, reading only those (an object array of all of them reads every one)."""
+    return tuple(map(items.__getitem__, np.flatnonzero(mask).tolist()))
 
 
 def calibrate(
@@ -337,7 +341,7 @@ def calibrate(
         selection=selection.counts() if selection is not None else {"used": int(table.item_codes.size)},
         verdict_counts=verdicts.counts,
         source=source,
-        outcomes=outcome_metrics(table, verdicts, rubric, bar, adjudicated),
+        outcomes=outcome_metrics(table, verdicts, rubric, bar, adjudicated, aligned),
     )
 
 

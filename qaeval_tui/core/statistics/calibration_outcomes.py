@@ -25,7 +25,7 @@ from qaeval_tui.core.config import CalibrationConfig
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.statistics.consensus import human_consensus
 from qaeval_tui.core.statistics.intervals import MIN_ITEMS_EXACT_INTERVAL, too_few_items, wilson_cc_interval
-from qaeval_tui.core.statistics.label_table import LabelTable
+from qaeval_tui.core.statistics.label_table import BoolArray, IntArray, LabelTable
 from qaeval_tui.core.statistics.verdict_table import VerdictTable
 from qaeval_tui.core.store.rows import ItemAxis
 
@@ -146,13 +146,16 @@ def outcome_metrics(
     rubric: Rubric,
     bar: CalibrationConfig,
     adjudicated: Mapping[ItemAxis, int | None] | None = None,
+    aligned: tuple[IntArray, BoolArray] | None = None,
 ) -> OutcomeMetrics | None:
-    """The classification figures over the items with a human consensus; None without a faithfulness axis."""
+    """The classification figures over the items with a human consensus; None without a faithfulness axis.
+
+    `aligned`: `verdicts.align(table.items)`, when the caller has it already."""
     if FAITHFULNESS not in rubric.axis_names:
         return None
     axis = rubric.axis(FAITHFULNESS)
     consensus = human_consensus(table, axis, adjudicated, bar.min_reviewers)
-    rows, found = verdicts.align(table.items)
+    rows, found = aligned if aligned is not None else verdicts.align(table.items)
     judge = verdicts.scores_for(table.items, FAITHFULNESS, (rows, found))
     top = float(axis.scale[-1])
     statuses = np.asarray(verdicts.statuses or ("ok",) * len(verdicts.items), dtype=object)

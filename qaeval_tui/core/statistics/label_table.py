@@ -7,15 +7,17 @@ revision and would measure the judge's influence, not the reviewer. Skips are no
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import count
 from typing import Generic, Protocol, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
 
 from qaeval_tui.core.rubric import Rubric
-from qaeval_tui.core.statistics.string_codes import dict_codes, sorted_codes
+from qaeval_tui.core.statistics.string_codes import ItemIds, first_seen_codes, sorted_codes
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -161,22 +163,40 @@ def _in_key_order(latest: dict[tuple[str, str], L]) -> tuple[L, ...]:
 
 
 def select_table(
-    labels: Sequence[L], rubric: Rubric, *, include_post_reveal: bool = False, quarantined: int = 0
+    labels: Sequence[L],
+    rubric: Rubric,
+    *,
+    include_post_reveal: bool = False,
+    quarantined: int = 0,
+    check: Callable[[Iterable[Mapping[str, int | None]]], None] | None = None,
 ) -> tuple[Selection[L], LabelTable]:
     """`select_labels` and `LabelTable.from_labels` of its choice in one, the same selection and table.
 
     Reads each label once, in the order given (as a store returns them: memory order), into columns,
     and chooses with numpy; walking a million label objects in key order instead, once to choose and
-    again to tabulate, grew faster than the labels did (every object visit a cache miss).
+    again to tabulate, grew faster than the labels did (every object visit a cache miss). `check`
+    is given the distinct score mappings of labels under the rubric's version before any is read
+    (`check_rubric_unchanged`: it raises on one that does not fit).
     """
     n = len(labels)
     version = rubric.version
-    skipped = np.fromiter((label.skipped for label in labels), bool, n)
-    same_version = np.fromiter((label.rubric_version == version for label in labels), bool, n)
-    revealed = np.fromiter((label.revealed for label in labels), bool, n)
+    mapping_codes, first_rows = first_seen_codes((id(label.scores) for label in labels), n)
+    mappings = [labels[row].scores for row in first_rows.tolist()]  # a store shares one per distinct scores text
+    # three flags in one pass over the labels (each pass waits on memory for every label past the cache)
+    flags = np.fromiter(
+        (
+            (4 if label.skipped else 0) | (2 if label.revealed else 0) | (label.rubric_version == version)
+            for label in labels
+        ),
+        np.uint8,
+        n,
+    )
+    same_version, revealed, skipped = (flags & 1).astype(bool), (flags & 2).astype(bool), (flags & 4).astype(bool)
+    if check is not None:
+        check([mappings[code] for code in np.unique(mapping_codes[same_version]).tolist()])
     revision = np.fromiter((label.revision for label in labels), np.int64, n)
-    item_names, item_rank = sorted_codes([label.item_id for label in labels])
-    reviewer_names, reviewer_rank = dict_codes([label.reviewer for label in labels])  # a few: their dict stays in cache
+    item_names, item_rank = sorted_codes(ItemIds(labels))
+    reviewer_names, reviewer_rank = _sorted_first_seen((label.reviewer for label in labels), n)
     kept = ~skipped & same_version
     eligible = kept if include_post_reveal else kept & ~revealed
     candidates = np.flatnonzero(eligible)
@@ -192,18 +212,19 @@ def select_table(
         include_post_reveal,
         quarantined,
     )
-    mapping_codes, scores, cant_judge = _score_cells([label.scores for label in labels], rubric.axis_names)
+    scores, cant_judge = _score_cells(mappings, rubric.axis_names)
     # the ranks read back from the keys, not gathered from rows in key order (each a wait on memory)
-    item_codes, items = _codes(chosen_keys // max(len(reviewer_names), 1), item_names)
+    item_codes, items = _ascending_codes(chosen_keys // max(len(reviewer_names), 1), item_names)
     reviewer_codes, reviewers = _codes(chosen_keys % max(len(reviewer_names), 1), reviewer_names)
+    picked = mapping_codes[chosen]
     table = LabelTable(
         items=items,
         reviewers=reviewers,
         axes=rubric.axis_names,
         item_codes=item_codes,
         reviewer_codes=reviewer_codes,
-        scores=scores[mapping_codes[chosen]],
-        cant_judge=cant_judge[mapping_codes[chosen]],
+        scores=np.take(scores, picked, axis=0),  # `take`: a fraction of fancy indexing's time on rows
+        cant_judge=np.take(cant_judge, picked, axis=0),
     )
     return selection, table
 
@@ -230,21 +251,26 @@ def _latest_per_key(key: IntArray, revision: IntArray, row: IntArray, rows: int)
     return packed[first] % rows, keys[first]
 
 
-def _score_cells(
-    mappings: list[Mapping[str, int | None]], axes: tuple[str, ...]
-) -> tuple[IntArray, FloatArray, BoolArray]:
-    """Each mapping's number among the distinct mapping objects, and their rows of scores (NaN where
-    unscored or can't judge) and of can't-judge; a store shares one mapping per distinct scores text."""
-    distinct = {id(mapping): mapping for mapping in mappings}  # first-seen order, each object once
-    number = dict(zip(distinct, range(len(distinct)), strict=True))
-    codes = np.fromiter(map(number.__getitem__, map(id, mappings)), np.int64, len(mappings))
+def _sorted_first_seen(names: Iterable[str], size: int) -> tuple[list[str], IntArray]:
+    """The distinct names sorted, and each name's position among them (`dict_codes`), in one pass:
+    for a few distinct names, as reviewers are, whose dict stays in the processor's cache."""
+    number: defaultdict[str, int] = defaultdict(count().__next__)
+    codes = np.fromiter(map(number.__getitem__, names), np.int64, size)
+    seen = list(number)
+    ordered = sorted(seen)
+    rank = dict(zip(ordered, range(len(ordered)), strict=True))
+    return ordered, np.fromiter(map(rank.__getitem__, seen), np.int64, len(seen))[codes]
+
+
+def _score_cells(mappings: list[Mapping[str, int | None]], axes: tuple[str, ...]) -> tuple[FloatArray, BoolArray]:
+    """The rows of scores (NaN where unscored or can't judge) and of can't-judge of distinct mappings."""
     unscored = _UNSCORED
-    cells = [mapping.get(axis, unscored) for mapping in distinct.values() for axis in axes]
-    shape = (len(distinct), len(axes))
+    cells = [mapping.get(axis, unscored) for mapping in mappings for axis in axes]
+    shape = (len(mappings), len(axes))
     nan = np.nan
     scores = np.fromiter((nan if cell is None or cell is unscored else cell for cell in cells), np.float64, len(cells))
     cant_judge = np.fromiter((cell is None for cell in cells), bool, len(cells))
-    return codes, scores.reshape(shape), cant_judge.reshape(shape)
+    return scores.reshape(shape), cant_judge.reshape(shape)
 
 
 def _codes(ranks: IntArray, names: list[str]) -> tuple[IntArray, tuple[str, ...]]:
@@ -254,6 +280,19 @@ def _codes(ranks: IntArray, names: list[str]) -> tuple[IntArray, tuple[str, ...]
     present = np.bincount(ranks, minlength=len(names)) > 0
     code_of = np.cumsum(present) - 1
     return code_of[ranks].astype(np.int64), tuple([names[rank] for rank in np.flatnonzero(present).tolist()])
+
+
+def _ascending_codes(ranks: IntArray, names: list[str]) -> tuple[IntArray, tuple[str, ...]]:
+    """`_codes` of ranks in ascending order (the items of keys in key order): a code is how many
+    changes of rank precede it, one pass, no table as long as the names."""
+    if ranks.size == 0:
+        return ranks.astype(np.int64), ()
+    starts = np.concatenate(([True], ranks[1:] != ranks[:-1]))
+    codes = np.cumsum(starts, dtype=np.int64) - 1
+    present = ranks[starts]
+    if present.size == len(names):  # every name present: the names as they are
+        return codes, tuple(names)
+    return codes, tuple([names[rank] for rank in present.tolist()])
 
 
 _UNSCORED = object()

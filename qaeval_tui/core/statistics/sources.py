@@ -5,7 +5,7 @@ Shared by the CLI and the TUI dashboard, so both compute the same figures from t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,10 +45,17 @@ def label_input(
     version bump (label files are checked line by line as they are read; `fits_checked`: the caller
     checked the store's rows, naming each, `stored_label_input`).
     """
-    if not fits_checked:
-        current = (label.scores for label in labels if label.rubric_version == rubric.version)
+
+    def check(current: Iterable[Mapping[str, int | None]]) -> None:
         check_rubric_unchanged(current, rubric, source, "labels")
-    selection, table = select_table(labels, rubric, include_post_reveal=include_post_reveal, quarantined=quarantined)
+
+    selection, table = select_table(
+        labels,
+        rubric,
+        include_post_reveal=include_post_reveal,
+        quarantined=quarantined,
+        check=None if fits_checked else check,
+    )
     if not selection.labels:
         raise UsageError(
             f"no usable labels in {source} ({selection.revisions_read} revision(s) read, "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -13,7 +13,7 @@ from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.review.rubric_fit import check_rubric_unchanged
 from qaeval_tui.core.rubric import Rubric
 from qaeval_tui.core.statistics.label_table import BoolArray, FloatArray, IntArray
-from qaeval_tui.core.statistics.string_codes import padded_bytes, sorted_codes
+from qaeval_tui.core.statistics.string_codes import ItemIds, first_seen_codes, padded_bytes, sorted_codes
 
 
 class ScoredVerdict(Protocol):
@@ -88,9 +88,13 @@ class VerdictTable:
     ) -> VerdictTable:
         """The latest verdict per item of one judge config; with no hash given there must be exactly one."""
         all_verdicts = list(verdicts)
-        hashes = sorted({str(v.judge.get("config_hash", "")) for v in all_verdicts})
         if not all_verdicts:
             raise UsageError("no judge verdicts to calibrate against; run `qaeval run` or pass --verdicts")
+        # A store hands out one judge mapping per run: each is read once, the verdicts walked in C to
+        # number them (`first_seen_codes`).
+        judge_codes, judge_rows = first_seen_codes((id(v.judge) for v in all_verdicts), len(all_verdicts))
+        judges = [all_verdicts[row].judge for row in judge_rows.tolist()]
+        hashes = sorted({str(judge.get("config_hash", "")) for judge in judges})
         if config_hash is None:
             if len(hashes) > 1:
                 raise UsageError(
@@ -99,26 +103,40 @@ class VerdictTable:
             config_hash = hashes[0]
         elif config_hash not in hashes:
             raise UsageError(f"no verdicts of judge config {config_hash!r}; the verdicts have {hashes}")
-        mine = [v for v in all_verdicts if v.judge.get("config_hash") == config_hash]
-        versions = {str(v.judge["rubric_version"]) for v in mine if "rubric_version" in v.judge}
-        usable = [v for v in mine if str(v.judge.get("rubric_version", rubric.version)) == rubric.version]
+        is_mine = [judge.get("config_hash") == config_hash for judge in judges]
+        versions = {
+            str(j["rubric_version"]) for j, mine in zip(judges, is_mine, strict=True) if mine and "rubric_version" in j
+        }
+        fits = [
+            mine and str(j.get("rubric_version", rubric.version)) == rubric.version
+            for j, mine in zip(judges, is_mine, strict=True)
+        ]
+        mine_count = int(np.asarray(is_mine, dtype=bool)[judge_codes].sum())
+        usable_rows = np.flatnonzero(np.asarray(fits, dtype=bool)[judge_codes])
+        if usable_rows.size == len(all_verdicts):
+            usable = all_verdicts
+        else:
+            usable = [all_verdicts[row] for row in usable_rows.tolist()]
         if not usable:
             raise UsageError(
                 f"judge config {config_hash} scored under rubric version(s) {sorted(versions)}, "
                 f"but the rubric is version {rubric.version}: a calibration binds one judge to one rubric"
             )
-        check_rubric_unchanged((v.scores for v in usable), rubric, f"judge config {config_hash}", "verdicts")
+        rows = _checked_score_rows([v.scores for v in usable], rubric, f"judge config {config_hash}")
         # The latest (last given) verdict per item, items in sorted order. Read as columns in the order
         # given, then chosen by item code: reading verdict objects in item order waits on memory at
         # every one once there are more than the cache holds.
-        names, codes = sorted_codes([v.item_id for v in usable])
+        names, codes = sorted_codes(ItemIds(usable))
         latest = np.full(len(names), -1, dtype=np.int64)
         np.maximum.at(latest, codes, np.arange(len(usable), dtype=np.int64))
-        given = [v.status for v in usable]
-        statuses = tuple(map(given.__getitem__, latest.tolist()))
+        status_codes, status_rows = first_seen_codes((v.status for v in usable), len(usable))
+        given = [usable[row].status for row in status_rows.tolist()]
+        chosen_status = status_codes[latest]
+        statuses = tuple(map(given.__getitem__, chosen_status.tolist()))
+        failed = np.asarray([status != "ok" for status in given], dtype=bool)[chosen_status]
         axes = rubric.axis_names
-        scores = _score_rows([v.scores for v in usable], axes)[latest]
-        scores[np.fromiter((status != "ok" for status in statuses), bool, len(statuses))] = np.nan  # an error: none
+        scores = rows[latest]
+        scores[failed] = np.nan  # an error: no scores
         return cls(
             items=tuple(names),
             axes=axes,
@@ -129,16 +147,43 @@ class VerdictTable:
             counts={
                 "read": len(all_verdicts),
                 "used": len(names),
-                "other_judge_configs": len(all_verdicts) - len(mine),
-                "other_rubric_version": len(mine) - len(usable),
-                "errors": sum(1 for status in statuses if status != "ok"),
+                "other_judge_configs": len(all_verdicts) - mine_count,
+                "other_rubric_version": mine_count - len(usable),
+                "errors": int(failed.sum()),
             },
         )
 
 
-def _score_rows(mappings: list[Mapping[str, int | None]], axes: tuple[str, ...]) -> FloatArray:
-    """One row of scores per mapping, NaN where unscored or None (a flat pass over the cells)."""
-    cells = [mapping.get(axis) for mapping in mappings for axis in axes]
+def _checked_score_rows(mappings: list[Mapping[str, int | None]], rubric: Rubric, source: str) -> FloatArray:
+    """One row of scores per mapping, NaN where unscored or None, once every mapping is known to fit the
+    rubric (`check_rubric_unchanged`).
+
+    A judge's scores are rarely shared, so the check would read every mapping again: the cells read
+    for the rows tell which mappings may not fit (a key off the rubric: fewer of its axes present
+    than keys; a value off its axis's scale), and only those are checked, which names the same
+    axes and values as checking all."""
+    axes = rubric.axis_names
+    missing = _MISSING
+    cells: list[Any] = [mapping.get(axis, missing) for mapping in mappings for axis in axes]
+    shape = (len(mappings), len(axes))
+    unscored = np.fromiter((cell is None or cell is missing for cell in cells), bool, len(cells)).reshape(shape)
+    present = np.fromiter((cell is not missing for cell in cells), bool, len(cells)).reshape(shape)
     nan = np.nan
-    values = np.fromiter((nan if cell is None else cell for cell in cells), np.float64, len(cells))
-    return values.reshape(len(mappings), len(axes))
+    try:
+        values = np.fromiter(
+            (nan if cell is None or cell is missing else +cell for cell in cells), np.float64, len(cells)
+        )
+    except (TypeError, ValueError, OverflowError):  # no number (`+` refuses text numpy would read): off every scale
+        check_rubric_unchanged(mappings, rubric, source, "verdicts")
+        raise
+    rows = values.reshape(shape)
+    suspect = present.sum(axis=1) != np.fromiter(map(len, mappings), np.int64, len(mappings))
+    for column, axis in enumerate(rubric.axes):
+        suspect |= ~unscored[:, column] & ~np.isin(rows[:, column], np.asarray(axis.scale, dtype=np.float64))
+    if suspect.any():
+        check_rubric_unchanged([mappings[i] for i in np.flatnonzero(suspect).tolist()], rubric, source, "verdicts")
+    return rows
+
+
+_MISSING = object()
+"""An axis a verdict has no score for."""
