@@ -8,6 +8,7 @@ from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, overload
 
@@ -257,25 +258,33 @@ def _millis(stamp: object) -> int | None:
         return None
     try:
         millis = (datetime.fromisoformat(stamp) - _EPOCH) // _MILLISECOND
-    except ValueError:
+    except (ValueError, TypeError):  # no time, or one without its zone
         return None
     return millis if _stamp(millis) == stamp else None
 
 
 def _stamp(millis: int) -> str:
-    return (_EPOCH + millis * _MILLISECOND).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """`utc_now`'s text for a time in milliseconds (`_millis` keeps only a time that reads back so)."""
+    minutes, rest = divmod(millis, 60_000)
+    seconds, millisecond = divmod(rest, 1000)
+    return f"{_minute(minutes)}:{seconds:02d}.{millisecond:03d}Z"
+
+
+@lru_cache(maxsize=64)  # a run's cases finish within a few minutes of each other
+def _minute(minutes: int) -> str:
+    return (_EPOCH + timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M")
 
 
 @dataclass(frozen=True, slots=True)
 class _Shape:
     """What compact cases of a run have in common, kept once for all of them: the output kept, the failed
-    checks, the failures, the verdict's fields but its per-case ones, its score axes (their scores are
-    columns) and a time that is no `utc_now` text."""
+    checks, the failures, a verdict with its fields but the per-case ones (the first case's: each case's is a
+    copy of it with its own), its score axes (their scores are columns) and a time that is no `utc_now` text."""
 
     output: SUTOutput
     checks: tuple[CheckResult, ...]
     failures: tuple[str, ...]
-    verdict: dict[str, Any]
+    verdict: JudgeVerdict
     axes: tuple[str, ...]
     created_at: str | None
     judge_error: bool
@@ -385,7 +394,15 @@ class CompactCases(Sequence[CaseResult]):
         if index is None:
             index = self._known[key] = len(self._shapes)
             self._shapes.append(
-                _Shape(output, case.checks, case.failures, rest, tuple(scores), key[-1], case.judge_error is not None)
+                _Shape(
+                    output,
+                    case.checks,
+                    case.failures,
+                    case.verdict,
+                    tuple(scores),
+                    key[-1],
+                    case.judge_error is not None,
+                )
             )
         width = self._width
         self._values[position * width : (position + 1) * width] = array("d", numbers)
@@ -442,12 +459,9 @@ class CompactCases(Sequence[CaseResult]):
         axes = self.SCORE_AXES
         row = self._scores[position * axes : position * axes + len(shape.axes)]
         scores = {axis: None if score == _NO_SCORE else score for axis, score in zip(shape.axes, row, strict=True)}
-        verdict = dict(shape.verdict)
-        verdict.update(
-            item_id=item_id,
-            case_id=loaded.case_id,
-            scores=scores,
-            created_at=shape.created_at if shape.created_at is not None else _stamp(self._created[position]),
+        stamp = shape.created_at if shape.created_at is not None else _stamp(self._created[position])
+        verdict = shape.verdict.model_copy(
+            update={"item_id": item_id, "case_id": loaded.case_id, "scores": scores, "created_at": stamp}
         )
         return CaseResult(
             position,
@@ -457,7 +471,7 @@ class CompactCases(Sequence[CaseResult]):
             output_hash,
             item_id,
             shape.checks,
-            JudgeVerdict.model_construct(_ALL_FIELDS, **verdict),
+            verdict,
             None,
             self._values_at(position),
             shape.failures,
