@@ -114,3 +114,21 @@ def test_a_streamed_run_holds_no_case_or_verdict_object_a_case(tmp_path: Path) -
     assert len(result.cases) == 120 and result.board.n_cases == 120
     assert live(CaseResult) - cases_before <= 2 and live(JudgeVerdict) - verdicts_before <= 2
     assert all(case.compacted for case in result.cases)  # each built as it is read, then gone
+
+
+def test_a_checks_only_run_counts_its_skipped_verdicts_without_building_its_cases(tmp_path: Path) -> None:
+    # Every verdict of a checks-only run is skipped, so every case is among its judge errors: the run's header
+    # counts them and the console lists a few, neither holding all the cases built at once.
+    folder = write_golden(tmp_path, 50)
+    plan = plan_suite(Config(base_dir=str(tmp_path)), [folder], checks_only=True)
+    with Store.open(tmp_path / "runs.db") as store:
+        result = run_and_store(store, plan, checks_only=True)
+        [run] = store.list_runs()
+    cases_before = live(CaseResult)
+    errors = result.judge_errors
+    assert len(errors) == result.header()["judge_errors"] == run.data["judge_errors"] == 50
+    assert live(CaseResult) == cases_before  # counted and listed lazily
+    assert [r.case_id for r in errors[:2]] == ["warranty-00", "warranty-01"]
+    assert errors[-1].judge_error == "not judged: checks-only run: no judge was asked" and list(errors) == list(
+        result.cases
+    )

@@ -172,11 +172,18 @@ class RunResult:
     store by this (the store must still be open); None when the run holds its cases whole."""
 
     @property
-    def judge_errors(self) -> tuple[CaseResult, ...]:
+    def judge_errors(self) -> Sequence[CaseResult]:
         """The cases whose verdict is an error: their judge metrics are missing, never zero or skipped."""
         if isinstance(self.cases, CompactCases):
             return self.cases.judge_errors()
         return tuple(result for result in self.cases if result.judge_error is not None)
+
+    @property
+    def judge_error_count(self) -> int:
+        """How many `judge_errors` there are, counted without building them (a checks-only run's are all its cases)."""
+        if isinstance(self.cases, CompactCases):
+            return self.cases.judge_error_count()
+        return sum(1 for result in self.cases if result.judge_error is not None)
 
     def header(self) -> dict[str, Any]:
         return {
@@ -193,7 +200,7 @@ class RunResult:
             "started_at": self.started_at,
             "finished_at": self.finished_at,
             "n_cases": len(self.cases),
-            "judge_errors": len(self.judge_errors),
+            "judge_errors": self.judge_error_count,
             **({} if self.judge_calls is None else {"judge_calls": self.judge_calls}),
             **({"samples": self.samples} if self.samples > 1 else {}),
         }
@@ -500,16 +507,32 @@ class CompactCases(Sequence[CaseResult]):
         """The cases put so far, in suite order (a run that did not fill every position)."""
         return tuple(self._case(position) for position, kept in enumerate(self._filled) if kept)
 
-    def judge_errors(self) -> tuple[CaseResult, ...]:
-        """The cases whose verdict is an error or skipped (`CaseResult.judge_error`), found building no other."""
-        found: list[CaseResult] = []
-        for position, kept in enumerate(self._filled):
-            if kept == 2:
-                if self._whole[position].judge_error is not None:
-                    found.append(self._whole[position])
-            elif self._shapes[self._shape_of[position]].judge_error:
-                found.append(self._case(position))
-        return tuple(found)
+    def judge_error_count(self) -> int:
+        """How many cases `judge_errors` has."""
+        shapes = [shape.judge_error for shape in self._shapes]
+        return sum(
+            shapes[self._shape_of[position]]
+            if kept == 1
+            else kept == 2 and self._whole[position].judge_error is not None
+            for position, kept in enumerate(self._filled)
+        )
+
+    def judge_errors(self) -> Sequence[CaseResult]:
+        """The cases whose verdict is an error or skipped (`CaseResult.judge_error`), each built as it is read (a
+        checks-only run's are all its cases)."""
+        shapes = [shape.judge_error for shape in self._shapes]
+        whole = self._whole
+        return _Picked(
+            self,
+            array(
+                "I",
+                (
+                    position
+                    for position, kept in enumerate(self._filled)
+                    if (shapes[self._shape_of[position]] if kept == 1 else whole[position].judge_error is not None)
+                ),
+            ),
+        )
 
     def replaced(self, cases: Mapping[int, CaseResult]) -> CompactCases:
         """These cases with those at the positions in `cases` replaced (kept whole); the columns are shared."""
@@ -521,6 +544,41 @@ class CompactCases(Sequence[CaseResult]):
         for position in cases:
             copy._filled[position] = 2
         return copy
+
+
+class _Picked(Sequence[CaseResult]):
+    """Some of a `CompactCases`' cases, by position, each built as it is read."""
+
+    def __init__(self, cases: CompactCases, positions: array[int]) -> None:
+        self._cases = cases
+        self._positions = positions
+
+    def __len__(self) -> int:
+        return len(self._positions)
+
+    @overload
+    def __getitem__(self, index: int) -> CaseResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[CaseResult, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> CaseResult | tuple[CaseResult, ...]:
+        if isinstance(index, slice):
+            return tuple(map(self._cases._case, self._positions[index]))
+        return self._cases._case(self._positions[index])
+
+    def __iter__(self) -> Iterator[CaseResult]:
+        return map(self._cases._case, self._positions)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(mine == theirs for mine, theirs in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} of {self._cases!r}>"
 
 
 _NAN = float("nan")
