@@ -15,7 +15,7 @@ from qaeval_tui.bundled.hub import ReferenceHub
 from qaeval_tui.bundled.mechanical_judge import make_mechanical_judge
 from qaeval_tui.core.config import Config
 from qaeval_tui.core.models.run import JudgeVerdict
-from qaeval_tui.core.running.result import CaseResult, CompactCases, RunResult
+from qaeval_tui.core.running.result import CaseResult, CompactCases, RunResult, SampleRecord
 from qaeval_tui.core.running.runner import run_suite
 from qaeval_tui.core.store.sqlite import Store
 from qaeval_tui.core.usecases.run import RunStream, plan_suite, run_and_store
@@ -76,7 +76,7 @@ class Compacting:
         (lambda: "2026-10-01T09:00:00.000Z", 1),  # the store's own time format: kept as a number
         (lambda: "a clock of its own", 1),  # any other text: kept as it is
         (iter(f"2026-10-01T09:00:{s:02d}.5Z" for s in itertools.count()).__next__, 1),  # no millisecond form
-        (lambda: "2026-10-01T09:00:00.000Z", 3),  # sampled cases: kept whole
+        (lambda: "2026-10-01T09:00:00.000Z", 3),  # sampled cases: their samples' records too
     ],
 )
 def test_every_case_reads_back_as_kept_whatever_the_clock_or_the_samples(
@@ -105,15 +105,17 @@ def live(kind: type) -> int:
     return sum(1 for thing in gc.get_objects() if type(thing) is kind)
 
 
-def test_a_streamed_run_holds_no_case_or_verdict_object_a_case(tmp_path: Path) -> None:
+@pytest.mark.parametrize("samples", [1, 2])
+def test_a_streamed_run_holds_no_case_or_verdict_object_a_case(tmp_path: Path, samples: int) -> None:
     folder = write_golden(tmp_path, 120)
-    plan = plan_suite(Config(base_dir=str(tmp_path)), [folder])
-    cases_before, verdicts_before = live(CaseResult), live(JudgeVerdict)
+    plan = plan_suite(Config(base_dir=str(tmp_path)), [folder], samples=samples)
+    before = [live(kind) for kind in (CaseResult, JudgeVerdict, SampleRecord)]
     with Store.open(tmp_path / "runs.db") as store:
         result = run_and_store(store, plan)
     assert len(result.cases) == 120 and result.board.n_cases == 120
-    assert live(CaseResult) - cases_before <= 2 and live(JudgeVerdict) - verdicts_before <= 2
-    assert all(case.compacted for case in result.cases)  # each built as it is read, then gone
+    after = [live(kind) for kind in (CaseResult, JudgeVerdict, SampleRecord)]
+    assert all(now - then <= 2 for now, then in zip(after, before, strict=True)), (before, after)
+    assert all(case.compacted and len(case.samples) == (samples if samples > 1 else 0) for case in result.cases)
 
 
 def test_a_checks_only_run_counts_its_skipped_verdicts_without_building_its_cases(tmp_path: Path) -> None:

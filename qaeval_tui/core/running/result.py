@@ -293,6 +293,7 @@ class _Shape:
     failures: tuple[str, ...]
     verdict: JudgeVerdict
     axes: tuple[str, ...]
+    sample_failures: tuple[tuple[str, ...], ...]
     created_at: str | None
     judge_error: bool
 
@@ -312,9 +313,10 @@ class CompactCases(Sequence[CaseResult]):
     SCORE_AXES = 8
     """Score axes held in columns; a verdict with more is kept whole."""
 
-    def __init__(self, suite: Sequence[LoadedCase]) -> None:
+    def __init__(self, suite: Sequence[LoadedCase], samples: int = 1) -> None:
         size = len(suite)
         self._suite = suite
+        self._samples = samples if samples > 1 else 0  # a sampled case's k records: their hashes and values too
         self._names = tuple(METRIC_NAMES)
         self._width = len(self._names)
         self._filled = bytearray(size)  # 0: not yet; 1: in the columns; 2: kept whole
@@ -324,6 +326,8 @@ class CompactCases(Sequence[CaseResult]):
         self._created = array("q", bytes(8 * size))
         self._scores = array("b", bytes(self.SCORE_AXES * size))
         self._values = array("d", bytes(8 * self._width * size))
+        self._sample_hashes = bytearray(32 * self._samples * size)
+        self._sample_values = array("d", bytes(8 * self._width * self._samples * size))
         self._whole: dict[int, CaseResult] = {}
         self._shapes: list[_Shape] = []
         self._known: dict[tuple[Any, ...], int] = {}
@@ -343,24 +347,29 @@ class CompactCases(Sequence[CaseResult]):
 
     def _into_columns(self, position: int, case: CaseResult) -> bool:
         loaded = self._suite[position]
-        if not case.compacted or case.samples or case.trajectory is not None or case.position != position:
+        if not case.compacted or case.trajectory is not None or case.position != position:
             return False
         if case.loaded is not loaded and (case.loaded != loaded or case.loaded.by_line != loaded.by_line):
             return False
-        values = case.values
-        if len(values) != self._width or list(values) != list(self._names):
+        numbers = self._numbers(case.values)
+        digest = _digest(case.output_hash)
+        if numbers is None or digest is None or case.item_id != item_id_for(loaded.content_hash, case.output_hash):
             return False
-        if not all(value is None or (type(value) is float and value == value) for value in values.values()):
-            return False  # NaN marks a missing value in the column: a NaN value (none is computed) is kept whole
-        numbers = [_NAN if value is None else value for value in values.values()]
-        try:
-            digest = bytes.fromhex(case.output_hash)
-        except ValueError:
+        records = case.samples
+        if len(records) != self._samples:
             return False
-        if len(digest) != 32 or digest.hex() != case.output_hash:
-            return False
-        if case.item_id != item_id_for(loaded.content_hash, case.output_hash):
-            return False
+        sampled: list[tuple[bytes, list[float]]] = []
+        for sample, record in enumerate(records):
+            record_numbers = self._numbers(record.values)
+            record_digest = _digest(record.output_hash)
+            if (
+                record.sample != sample
+                or record_numbers is None
+                or record_digest is None
+                or record.item_id != item_id_for(loaded.content_hash, record.output_hash)
+            ):
+                return False
+            sampled.append((record_digest, record_numbers))
         verdict = case.verdict.__dict__
         if (
             verdict.keys() != _VERDICT_KEYS
@@ -392,6 +401,7 @@ class CompactCases(Sequence[CaseResult]):
             id(rest["judge"]),
             *(value for name, value in rest.items() if name not in {"judge", "evidence", "attempts", "usage"}),
             tuple(scores),
+            tuple(record.failures for record in records),
             None if millis is not None else verdict["created_at"],
         )
         try:
@@ -407,6 +417,7 @@ class CompactCases(Sequence[CaseResult]):
                     case.failures,
                     case.verdict,
                     tuple(scores),
+                    key[-2],
                     key[-1],
                     case.judge_error is not None,
                 )
@@ -419,9 +430,21 @@ class CompactCases(Sequence[CaseResult]):
         self._hashes[position * 32 : (position + 1) * 32] = digest
         self._seconds[position] = case.seconds
         self._created[position] = 0 if millis is None else millis
+        for sample, (record_digest, record_numbers) in enumerate(sampled):
+            at = position * self._samples + sample
+            self._sample_hashes[at * 32 : (at + 1) * 32] = record_digest
+            self._sample_values[at * width : (at + 1) * width] = array("d", record_numbers)
         self._shape_of[position] = index
         self._filled[position] = 1
         return True
+
+    def _numbers(self, values: Mapping[str, float | None]) -> list[float] | None:
+        """The values as a column row (NaN where None), when they are the run's metrics, each a float or None."""
+        if len(values) != self._width or list(values) != list(self._names):
+            return None
+        if not all(value is None or (type(value) is float and value == value) for value in values.values()):
+            return None  # NaN marks a missing value in the column: a NaN value (none is computed) is kept whole
+        return [_NAN if value is None else value for value in values.values()]
 
     def __len__(self) -> int:
         return len(self._filled)
@@ -480,16 +503,27 @@ class CompactCases(Sequence[CaseResult]):
             shape.checks,
             verdict,
             None,
-            self._values_at(position),
+            self._values_at(self._values, position),
             shape.failures,
             self._seconds[position],
-            (),
+            self._records(position, loaded, shape.sample_failures),
             True,
         )
 
-    def _values_at(self, position: int) -> dict[str, float | None]:
+    def _records(
+        self, position: int, loaded: LoadedCase, failures: tuple[tuple[str, ...], ...]
+    ) -> tuple[SampleRecord, ...]:
+        records = []
+        for sample, failed in enumerate(failures):
+            at = position * self._samples + sample
+            output_hash = self._sample_hashes[at * 32 : (at + 1) * 32].hex()
+            item_id = item_id_for(loaded.content_hash, output_hash)
+            records.append(SampleRecord(sample, output_hash, item_id, self._values_at(self._sample_values, at), failed))
+        return tuple(records)
+
+    def _values_at(self, column: array[float], row: int) -> dict[str, float | None]:
         width = self._width
-        numbers = self._values[position * width : (position + 1) * width]
+        numbers = column[row * width : (row + 1) * width]
         return {name: None if number != number else number for name, number in zip(self._names, numbers, strict=True)}
 
     def board_rows(self) -> Iterator[tuple[dict[str, str], Mapping[str, float | None]]]:
@@ -501,7 +535,7 @@ class CompactCases(Sequence[CaseResult]):
                 continue
             loaded = self._suite[position]
             keys = {"split": loaded.split, "difficulty": loaded.difficulty, "adversarial": loaded.adversarial or "none"}
-            yield keys, self._values_at(position)
+            yield keys, self._values_at(self._values, position)
 
     def filled(self) -> tuple[CaseResult, ...]:
         """The cases put so far, in suite order (a run that did not fill every position)."""
@@ -582,6 +616,15 @@ class _Picked(Sequence[CaseResult]):
 
 
 _NAN = float("nan")
+
+
+def _digest(output_hash: str) -> bytes | None:
+    """A sha256 hex digest as its 32 bytes, when it reads back as the same text."""
+    try:
+        digest = bytes.fromhex(output_hash)
+    except ValueError:
+        return None
+    return digest if len(digest) == 32 and digest.hex() == output_hash else None
 
 
 def dumps_document(document: dict[str, Any]) -> str:

@@ -491,7 +491,7 @@ class _Keeper:
         self.samples = samples
         self.sink = sink
         self.slots: list[CaseResult | None] = [None] * len(cases) if sink is None else []
-        self.kept = CompactCases(cases) if sink is not None else None
+        self.kept = CompactCases(cases, samples) if sink is not None else None
         self.pending: dict[int, list[CaseResult | None]] = {}
         self.lock = threading.Lock()
 
