@@ -286,7 +286,8 @@ def _minute(minutes: int) -> str:
 class _Shape:
     """What compact cases of a run have in common, kept once for all of them: the output kept, the failed
     checks, the failures, a verdict with its fields but the per-case ones (the first case's: each case's is a
-    copy of it with its own), its score axes (their scores are columns) and a time that is no `utc_now` text."""
+    copy of it with its own), its score axes (their scores are columns), each sample's failures and a time that
+    is no `utc_now` text."""
 
     output: SUTOutput
     checks: tuple[CheckResult, ...]
@@ -303,9 +304,10 @@ class CompactCases(Sequence[CaseResult]):
     cases: for each case its output hash (32 bytes), its metric values and seconds (8 bytes each), its verdict's
     scores (a byte an axis) and time (8 bytes), and the index of its `_Shape` (what it shares with other cases:
     the output kept, the failed checks, the failures, the verdict's status, outcome, reason and models); its
-    golden case is the suite's, its item id follows from the two hashes. Each case is built again as it is read,
-    equal to the compact case put in. A case this cannot hold so (a sampled case, a value that is no float) is
-    kept whole.
+    golden case is the suite's, its item id follows from the two hashes; a sampled case's records, their hashes
+    and values likewise (k rows a case). Each case is built again as it is read, equal to the compact case put
+    in. A case the columns cannot hold (not compact, a value that is no float, more score axes than
+    `SCORE_AXES`) is kept whole.
 
     Cases are `put` from the threads that finish them, each at its suite position; the run reads them once every
     position is filled."""
