@@ -13,8 +13,8 @@ figure read against a floor timed in the same run.
   the raw client at 20,000, 1.2 x the floor, peak memory at most 600 MB, and the growth in memory
   from 2,000 to 20,000 cases extrapolated to 100,000; beside it the growth of the suite loaded alone
   (a run's suite is held by line, each case read again as it is asked), so what the run itself keeps a
-  case reads apart. That growth includes the bundled system's per-text caches filling up to their caps
-  (the matcher's, `core/running/matching.py`), which a suite of 2,000 cases does not reach.
+  case reads apart. The bundled system's per-text caches (the matcher's, `core/running/matching.py`) are
+  full within a few hundred cases, so neither size reads them filling.
 
 Each run goes through `run_from_config`, the use case `qaeval run` calls (the suite loaded, the bundled
 hub answering on 2 workers, the `[judge]` OpenAI-compatible judge asked `concurrency` at a time, the run

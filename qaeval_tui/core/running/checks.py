@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from qaeval_tui.core.models.golden import GoldenCase
 from qaeval_tui.core.models.run import Citation, SUTOutput
-from qaeval_tui.core.running.matching import normalize_space, split_sentences, support, terms
+from qaeval_tui.core.running.matching import fold_space, normalize_space, split_sentences, support, terms
 from qaeval_tui.core.text import one_line
 
 CheckStatus = Literal["pass", "fail", "skip"]
@@ -80,7 +80,7 @@ def check_grounding_isolation(case: GoldenCase, output: SUTOutput) -> CheckResul
         return CheckResult(GROUNDING_ISOLATION, "skip", "no model call, so no prompt to inspect")
     if not output.prompt.strip():
         return CheckResult(GROUNDING_ISOLATION, "fail", "the model was called but no prompt was recorded")
-    prompt = normalize_space(output.prompt)
+    prompt = fold_space(output.prompt)  # each prompt once: uncached
     problems: list[str] = []
     if normalize_space(case.question) not in prompt:
         problems.append("the prompt does not carry the question")

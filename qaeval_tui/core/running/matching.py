@@ -34,10 +34,16 @@ _NEGATION_REACH = 3
 _EMPTY: frozenset[str] = frozenset()
 
 
-@lru_cache(maxsize=16_384)
-def normalize_space(text: str) -> str:
-    """Casefolded, with every run of whitespace turned into one space: for containment tests."""
+def fold_space(text: str) -> str:
+    """Casefolded, with every run of whitespace turned into one space: for containment tests. Not cached: for
+    a text seen once (a system's prompt), which a cache would only keep alive."""
     return " ".join(text.split()).casefold()
+
+
+@lru_cache(maxsize=1_024)  # a case's question and passages meet again within the case, not across a suite
+def normalize_space(text: str) -> str:
+    """`fold_space`, cached: for the texts of a case the checks look at more than once."""
+    return fold_space(text)
 
 
 def _term(raw: str) -> tuple[str, ...]:
@@ -48,9 +54,9 @@ def _term(raw: str) -> tuple[str, ...]:
 class _TermCache(dict[str, tuple[str, ...]]):
     """raw token -> its terms. A dict subclass so `map(cache.__getitem__, tokens)` stays in C on a hit."""
 
-    LIMIT = 100_000
-    """Distinct tokens kept (~200 bytes each): numbers and names unique to a case (a section title's number)
-    would otherwise grow the cache with a suite's size."""
+    LIMIT = 16_384
+    """Distinct tokens kept (~200 bytes each, ~3 MB at most): numbers and names unique to a case (a section
+    title's number) would otherwise grow the cache with a suite's size; a clear costs a microsecond a token."""
 
     def __missing__(self, raw: str) -> tuple[str, ...]:
         if len(self) >= self.LIMIT:
@@ -128,13 +134,13 @@ def _plain_and_affirmed(raws: list[str]) -> tuple[frozenset[str], frozenset[str]
     return plain, frozenset(kept)
 
 
-@lru_cache(maxsize=16_384)  # a case's claims and titles meet again within the case; ~400 bytes an entry
+@lru_cache(maxsize=4_096)  # a case's claims and titles meet again within the case; ~400 bytes an entry
 def affirmed_terms(text: str) -> frozenset[str]:
     """Terms of `text` except those within a few words after a negation."""
     return _plain_and_affirmed(_tokens(text))[1]
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=4_096)  # a case's question and gold answer terms: numbers unique to a case fill it
 def is_identifier(term: str) -> bool:
     """Model numbers, error codes and versions: letters with digits (hb-10, e415) or a dotted version (2.4.0)."""
     has_digit = any(ch.isdigit() for ch in term)
@@ -163,7 +169,8 @@ class TextAnalysis:
     all_terms: frozenset[str]
 
 
-@lru_cache(maxsize=4_096)  # ~15 KB a 1,000-character passage: the cache stays under ~60 MB at any suite size
+@lru_cache(maxsize=2_048)  # ~15 KB a 1,000-character passage: under ~30 MB at any suite size; the cases in flight
+# (a few times the judge's concurrency, five passages each) fit in it
 def analyze(text: str) -> TextAnalysis:
     sentences = split_sentences(text)
     # The hot loop of a big run (every passage of every case): kept inline on purpose.

@@ -95,23 +95,38 @@ def case_values(
 
 def aggregate(rows: Iterable[Mapping[str, float | None]]) -> dict[str, MetricValue]:
     """Mean of each metric over the cases where it applies."""
-    specs = tuple(METRICS)
-    sums = {spec.name: 0.0 for spec in specs}
-    counts = {spec.name: 0 for spec in specs}
+    total = _Sums(tuple(spec.name for spec in METRICS))
     for row in rows:
-        for name in sums:
+        total.add(row)
+    return total.board()
+
+
+class _Sums:
+    """Each metric's running sum and count over the rows added so far, added in row order (so the means are
+    the same floats whether the rows were held in a list or streamed)."""
+
+    __slots__ = ("counts", "names", "sums")
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+        self.sums = dict.fromkeys(names, 0.0)
+        self.counts = dict.fromkeys(names, 0)
+
+    def add(self, row: Mapping[str, float | None]) -> None:
+        sums, counts = self.sums, self.counts
+        for name in self.names:
             value = row.get(name)
             if value is not None:
                 sums[name] += value
                 counts[name] += 1
-    board: dict[str, MetricValue] = {}
-    for spec in specs:
-        name = spec.name
-        if counts[name]:
-            board[name] = MetricValue(sums[name] / counts[name], counts[name])
-        else:
-            board[name] = MetricValue(None, 0, spec.no_cases)
-    return board
+
+    def board(self) -> dict[str, MetricValue]:
+        board: dict[str, MetricValue] = {}
+        for spec in METRICS:
+            name = spec.name
+            count = self.counts.get(name, 0)
+            board[name] = MetricValue(self.sums[name] / count, count) if count else MetricValue(None, 0, spec.no_cases)
+        return board
 
 
 @dataclass(frozen=True)
@@ -138,17 +153,29 @@ class Scoreboard:
         }
 
 
-def scoreboard(rows: Sequence[tuple[Mapping[str, str], Mapping[str, float | None]]]) -> Scoreboard:
-    """`rows` pairs each case's slice keys ({"split": ..., ...}) with its metric values."""
-    groups: dict[str, dict[str, list[Mapping[str, float | None]]]] = {kind: {} for kind in SLICE_KINDS}
+def scoreboard(rows: Iterable[tuple[Mapping[str, str], Mapping[str, float | None]]]) -> Scoreboard:
+    """`rows` pairs each case's slice keys ({"split": ..., ...}) with its metric values; read once, as they come
+    (a run's compact cases yield theirs one at a time: no list of them all is built)."""
+    names = tuple(spec.name for spec in METRICS)
+    overall = _Sums(names)
+    groups: dict[str, dict[str, _Sums]] = {kind: {} for kind in SLICE_KINDS}
+    sizes: dict[str, dict[str, int]] = {kind: {} for kind in SLICE_KINDS}
+    n_cases = 0
     for keys, values in rows:
+        n_cases += 1
+        overall.add(values)
         for kind in SLICE_KINDS:
-            groups[kind].setdefault(keys[kind], []).append(values)
+            key = keys[kind]
+            found = groups[kind].get(key)
+            if found is None:
+                found = groups[kind][key] = _Sums(names)
+            found.add(values)
+            sizes[kind][key] = sizes[kind].get(key, 0) + 1
     return Scoreboard(
-        overall=aggregate(values for _, values in rows),
-        slices={kind: {key: aggregate(found[key]) for key in sorted(found)} for kind, found in groups.items()},
-        n_cases=len(rows),
-        slice_sizes={kind: {key: len(found[key]) for key in sorted(found)} for kind, found in groups.items()},
+        overall=overall.board(),
+        slices={kind: {key: found[key].board() for key in sorted(found)} for kind, found in groups.items()},
+        n_cases=n_cases,
+        slice_sizes={kind: {key: sizes[kind][key] for key in sorted(found)} for kind, found in groups.items()},
     )
 
 

@@ -42,7 +42,7 @@ from qaeval_tui.core.running.judge import (
 )
 from qaeval_tui.core.running.metrics import case_values, scoreboard
 from qaeval_tui.core.running.pipeline import pipelined
-from qaeval_tui.core.running.result import CaseResult, RunResult, SampleRecord
+from qaeval_tui.core.running.result import CaseResult, CompactCases, RunResult, SampleRecord
 from qaeval_tui.core.running.trajectory import TrajectoryResult, score_trajectory
 from qaeval_tui.core.store.backend import StoreBackend
 from qaeval_tui.core.store.codec import utc_now
@@ -390,7 +390,7 @@ def _run(
         if sink is not None:
             sink.opened(header)
 
-    keeper = _Keeper(len(cases), samples, sink)
+    keeper = _Keeper(cases, samples, sink)
     work = CaseWork(cases, adapter, judge, config, rubric, top_k, clock, samples, workers)
     if executor is not None:  # the sink opened once the workers are forked: its store thread starts after them
         executor(work, keeper.add, progress, opened)
@@ -398,8 +398,12 @@ def _run(
         opened()
         work.execute(range(total), keeper.add, progress)
     results = keeper.cases()
-    board = scoreboard([(result.slice_keys(), result.values) for result in results])
-    return dataclasses.replace(header, finished_at=clock(), cases=results, board=board)
+    rows = (
+        results.board_rows()
+        if isinstance(results, CompactCases)
+        else ((result.slice_keys(), result.values) for result in results)
+    )
+    return dataclasses.replace(header, finished_at=clock(), cases=results, board=scoreboard(rows))
 
 
 @dataclass(frozen=True)
@@ -448,13 +452,12 @@ class CaseWork:
             position = positions[index]
             return answer_case(position, cases[position // samples], adapter)
 
-        async def judged(answered: Answered) -> int:
+        async def judged(answered: Answered) -> None:  # nothing returned: the pipeline keeps nothing a case
             token = SAMPLE.set(answered.position % samples)  # the task's own context: its sample keys the cache
             try:
                 add(answered.position, await ajudge_case(answered, judge, config, rubric, top_k, clock))
             finally:
                 SAMPLE.reset(token)
-            return answered.position
 
         in_flight = judge_concurrency(judge) if concurrency is None else concurrency
         if judge_concurrency(judge) > 1 or is_asynchronous(judge):  # a model judge: calls awaited on one loop
@@ -481,18 +484,20 @@ class RunSink(Protocol):
 
 class _Keeper:
     """Each finished case at its suite position: a sampled case once its k samples are in (merged), every
-    case handed to the sink, which says what is kept of it."""
+    case handed to the sink, which says what is kept of it. With a sink, what it keeps goes into a
+    `CompactCases` (a compact case to its columns): the run's memory does not grow by a case object a case."""
 
-    def __init__(self, cases: int, samples: int, sink: RunSink | None) -> None:
+    def __init__(self, cases: Sequence[LoadedCase], samples: int, sink: RunSink | None) -> None:
         self.samples = samples
         self.sink = sink
-        self.slots: list[CaseResult | None] = [None] * cases
+        self.slots: list[CaseResult | None] = [None] * len(cases) if sink is None else []
+        self.kept = CompactCases(cases, samples) if sink is not None else None
         self.pending: dict[int, list[CaseResult | None]] = {}
         self.lock = threading.Lock()
 
     def add(self, position: int, result: CaseResult) -> None:
         if self.samples == 1:
-            self.slots[position] = result if self.sink is None else self.sink(result)
+            self._keep(position, result)
             return
         index = position // self.samples
         with self.lock:
@@ -501,11 +506,18 @@ class _Keeper:
             if any(run is None for run in group):
                 return
             del self.pending[index]
-        merged = merge_samples(index, [run for run in group if run is not None])
-        self.slots[index] = merged if self.sink is None else self.sink(merged)
+        self._keep(index, merge_samples(index, [run for run in group if run is not None]))
 
-    def cases(self) -> tuple[CaseResult, ...]:
-        return tuple(slot for slot in self.slots if slot is not None)
+    def _keep(self, index: int, result: CaseResult) -> None:
+        if self.kept is None or self.sink is None:
+            self.slots[index] = result
+        else:
+            self.kept.put(index, self.sink(result))
+
+    def cases(self) -> Sequence[CaseResult]:
+        if self.kept is None:
+            return tuple(slot for slot in self.slots if slot is not None)
+        return self.kept if self.kept.complete else self.kept.filled()
 
 
 def _in_parallel(one: Callable[[int], object], total: int, workers: int, progress: Progress | None) -> None:

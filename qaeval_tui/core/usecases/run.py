@@ -17,7 +17,7 @@ from qaeval_tui.core.config import Config
 from qaeval_tui.core.errors import UsageError
 from qaeval_tui.core.gate.baseline import Baseline, check_settings
 from qaeval_tui.core.judges.cache import SAVE_EVERY, VerdictCache
-from qaeval_tui.core.running.result import CaseResult, RunResult, dumps_document, write_json
+from qaeval_tui.core.running.result import CaseResult, CompactCases, RunResult, dumps_document, write_json
 from qaeval_tui.core.running.runner import (
     expanded,
     run_output,
@@ -272,8 +272,14 @@ def whole_labelled_cases(result: RunResult, store: StoreBackend) -> RunResult:
     if not wanted:
         return result
     outputs = {row.case_id: row.output for row in store.run_outputs(result.run_id) if row.case_id in wanted}
-    cases = tuple(expanded(case, outputs[case.case_id]) if case.case_id in outputs else case for case in result.cases)
-    return replace(result, cases=cases)
+    whole = {
+        position: expanded(case, outputs[case.case_id])
+        for position, case in enumerate(result.cases)
+        if case.case_id in outputs
+    }
+    if isinstance(result.cases, CompactCases):  # the rest stay in their columns
+        return replace(result, cases=result.cases.replaced(whole))
+    return replace(result, cases=tuple(whole.get(position, case) for position, case in enumerate(result.cases)))
 
 
 def with_ppi(document: dict[str, Any], ppi: RunPPI) -> dict[str, Any]:
