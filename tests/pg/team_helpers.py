@@ -139,3 +139,14 @@ def scenario_database(*, secured: bool = False) -> str:
         migrate(url)
         init_team(url)
     return url
+
+
+def qaeval(*args: str) -> tuple[int, str, str]:
+    """The CLI in process: exit code, stdout, stderr (an exception other than an exit fails the test)."""
+    from typer.testing import CliRunner
+
+    from qaeval_tui.cli.main import app
+
+    result = CliRunner().invoke(app, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    return result.exit_code, result.stdout, result.stderr

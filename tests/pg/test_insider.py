@@ -12,21 +12,14 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import psycopg
 import pytest
 
-from tests.pg.server import PgServer
-from tests.pg.team_helpers import TeamStore, insert_label, label_row, secured_store, seed
+from tests.pg.team_helpers import TeamStore, insert_label, label_row, seed
 
 Conn = psycopg.Connection[tuple[object, ...]]
-
-
-@pytest.fixture
-def team_store(pg_server: PgServer, pg_url: str) -> Iterator[TeamStore]:
-    yield from secured_store(pg_server, pg_url)
 
 
 @pytest.fixture

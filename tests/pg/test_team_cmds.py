@@ -4,35 +4,17 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import psycopg
 import pytest
-from typer.testing import CliRunner
 
-from qaeval_tui.cli.main import app
 from qaeval_tui.core.store.pg_team import init_team, member_url, scram_verifier
 from tests.pg.server import PgServer
-from tests.pg.team_helpers import TeamStore, insert_label, label_row, migrate, secured_store
+from tests.pg.team_helpers import TeamStore, insert_label, label_row, migrate, qaeval
 
-
-@pytest.fixture
-def team_store(pg_server: PgServer, pg_url: str) -> Iterator[TeamStore]:
-    yield from secured_store(pg_server, pg_url)
-
-
-@pytest.fixture(autouse=True)
-def _no_stray_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("QAEVAL_DB", raising=False)
-
-
-def qaeval(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    return result.exit_code, result.stdout, result.stderr
+pytestmark = pytest.mark.usefixtures("no_stray_config")
 
 
 def test_init_runs_again_without_harm_and_add_prints_a_url_that_logs_in_as_the_person(

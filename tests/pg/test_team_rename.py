@@ -4,35 +4,17 @@ its queue follows it, the rename is on record, and no one takes a name that is (
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import pytest
 from psycopg import sql
-from typer.testing import CliRunner
 
-from qaeval_tui.cli.main import app
 from tests.pg.server import PgServer
-from tests.pg.team_helpers import TeamStore, insert_label, label_row, secured_store, seed
+from tests.pg.team_helpers import TeamStore, insert_label, label_row, qaeval, seed
 
-
-@pytest.fixture
-def team_store(pg_server: PgServer, pg_url: str) -> Iterator[TeamStore]:
-    yield from secured_store(pg_server, pg_url)
-
-
-@pytest.fixture(autouse=True)
-def _no_stray_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("QAEVAL_DB", raising=False)
-
-
-def qaeval(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    return result.exit_code, result.stdout, result.stderr
+pytestmark = pytest.mark.usefixtures("no_stray_config")
 
 
 def renamed_url(url: str, name: str) -> str:

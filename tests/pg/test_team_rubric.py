@@ -7,12 +7,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from qaeval_tui.cli.main import app
 from qaeval_tui.core.store.postgres.store import PgStore
 from tests.pg.server import PgServer
-from tests.pg.team_helpers import TeamStore, migrate
+from tests.pg.team_helpers import TeamStore, migrate, qaeval
 
 ONE_AXIS = """[rubric]
 version = "{version}"
@@ -45,12 +43,6 @@ def _here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("QAEVAL_DB", raising=False)
     (tmp_path / "qaeval.toml").write_text("", encoding="utf-8")  # the default rubric
-
-
-def qaeval(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    return result.exit_code, result.stdout, result.stderr
 
 
 def local_config(tmp_path: Path, version: str) -> str:
