@@ -14,6 +14,7 @@ them (cached results cost nothing).
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -193,9 +194,10 @@ def _score(value: object) -> int | None:
 class VerdictCache:
     """The cache entries of one judge config, read before a run; the new ones, written after it."""
 
-    def __init__(self, config_hash: str, entries: Mapping[Key, Mapping[str, Any]] | None = None) -> None:
+    def __init__(self, config_hash: str, entries: Mapping[Key, Mapping[str, Any] | str] | None = None) -> None:
+        """`entries`: each key's result document, or its JSON text (parsed when the key is asked)."""
         self.config_hash = config_hash
-        self._entries: dict[Key, Mapping[str, Any]] = dict(entries or {})
+        self._entries: dict[Key, Mapping[str, Any] | str] = dict(entries or {})
         self._new: dict[Key, dict[str, Any]] = {}
         self._lock = threading.Lock()
 
@@ -204,7 +206,9 @@ class VerdictCache:
         """The store's entries for `config_hash`; none with `fresh` (`--no-cache`: every case is asked again)."""
         if fresh:
             return cls(config_hash)
-        entries = {(e.case_hash, e.output_hash): e.result for e in store.cached_judgements(config_hash)}
+        # Held as the stored text, each parsed on a hit: a parsed entry is about three times its text, and a
+        # rerun of 100,000 cases would hold every one for the whole run.
+        entries = {(case, output): text for case, output, text in store.cached_judgement_texts(config_hash)}
         return cls(config_hash, entries)
 
     @property
@@ -213,7 +217,9 @@ class VerdictCache:
 
     def get(self, key: Key) -> JudgeResult | None:
         document = self._entries.get(key)
-        return None if document is None else result_from_document(document)
+        if document is None:
+            return None
+        return result_from_document(json.loads(document) if isinstance(document, str) else document)
 
     def put(self, key: Key, result: JudgeResult) -> None:
         with self._lock:

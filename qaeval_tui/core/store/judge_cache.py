@@ -8,8 +8,8 @@ history: a fresh call (`qaeval run --no-cache`) replaces the entry of the same k
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Iterable
+from typing import NamedTuple
 
 from qaeval_tui.core.store.codec import utc_now
 from qaeval_tui.core.store.rows import JsonObject
@@ -35,26 +35,19 @@ def cache_rows(entries: Iterable[CachedJudgement]) -> list[CacheRow]:
     return [(e.config_hash, e.case_hash, e.output_hash, json.dumps(e.result, ensure_ascii=False), now) for e in entries]
 
 
-def judgements(
-    config_hash: str, rows: Iterable[Sequence[Any]], parsed: Callable[[object, str, str, str], JsonObject]
-) -> list[CachedJudgement]:
-    """(case_hash, output_hash, result_json) rows of one judge config as entries, each document parsed
-    (and a row no qaeval wrote reported) by the backend's `parsed`."""
-    return [
-        CachedJudgement(config_hash, case, output, parsed(text, "judge_cache", f"{case}/{output}", "result_json"))
-        for case, output, text in rows
-    ]
-
-
 class JudgeCacheTables(Driver):
     """The `judge_cache` table (on a team store, shared by everyone who runs against it)."""
 
-    def cached_judgements(self, config_hash: str) -> list[CachedJudgement]:
-        """Every cached result of one judge config; a row no qaeval wrote is a located CorruptRowError."""
+    def cached_judgement_texts(self, config_hash: str) -> list[tuple[str, str, str]]:
+        """Every cached result of one judge config as (case_hash, output_hash, result_json): each text checked to
+        be a JSON object (a row no qaeval wrote is a located CorruptRowError) and handed out as stored, so a run
+        holds each entry as its text (about a third of it parsed) until the entry is asked for."""
         rows = self._rows(
             "SELECT case_hash, output_hash, result_json FROM judge_cache WHERE config_hash = ?", (config_hash,)
         )
-        return judgements(config_hash, rows, self.parsed)
+        for case, output, text in rows:
+            self.parsed(text, "judge_cache", f"{case}/{output}", "result_json")
+        return [(str(case), str(output), str(text)) for case, output, text in rows]
 
     def cache_judgements(self, entries: Iterable[CachedJudgement]) -> int:
         """Store results in one transaction, each replacing any older entry of its key; returns how many."""
