@@ -19,6 +19,7 @@ from qaeval_tui.core.hashing import content_hash
 from qaeval_tui.core.models.golden import GoldenCase
 from qaeval_tui.core.models.run import Citation, SUTOutput
 from qaeval_tui.core.rubric import Rubric
+from qaeval_tui.core.running.judge import rubric_axes
 
 TEMPLATES: dict[str, str] = {
     "faithfulness-1": """\
@@ -90,7 +91,7 @@ def user_message(case: GoldenCase, output: SUTOutput, rubric: Rubric) -> str:
         "abstained": output.abstained,
         "citations": [_citation(c) for c in output.citations],
     }
-    if _needs_gold(rubric):
+    if rubric_axes(rubric).needs_gold:
         document["reference_answer"] = (
             case.gold_answer if case.expected_behavior == "answer" else "(the system must abstain on this question)"
         )
@@ -107,18 +108,6 @@ def _citation(citation: Citation) -> dict[str, Any]:
     if type(citation) is not Citation or not all(type(value) is str or value is None for value in fields.values()):
         return citation.model_dump(mode="json", exclude_none=True)
     return {name: value for name, value in fields.items() if value is not None}
-
-
-_gold_of: tuple[Rubric, bool] | None = None
-
-
-def _needs_gold(rubric: Rubric) -> bool:
-    """Some axis of `rubric` shows the judge the reference answer (read once per rubric: every call asks)."""
-    global _gold_of
-    known = _gold_of
-    if known is None or known[0] is not rubric:
-        known = _gold_of = (rubric, any(axis.needs_gold for axis in rubric.axes))
-    return known[1]
 
 
 _UNICODE = json.encoder.encode_basestring  # C, as json.dumps(ensure_ascii=False) writes a string

@@ -178,32 +178,37 @@ def _descriptor(config: JudgeConfig) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class _Axes:
-    """What the verdict path reads of a rubric on every call, read once per rubric."""
+class RubricAxes:
+    """What the judge path (the prompt, the reply check, the verdict) reads of a rubric on every call, read
+    once per rubric (`rubric_axes`)."""
 
     names: tuple[str, ...]
     known: frozenset[str]
     scales: tuple[tuple[str, tuple[int, ...]], ...]
     top_of_faithfulness: int | None
     """The top of the faithfulness scale; None when the rubric has no faithfulness axis."""
+    needs_gold: bool
+    """Some axis shows the judge the reference answer."""
 
 
-_last_axes: tuple[Rubric, _Axes] | None = None
+_last_axes: tuple[Rubric, RubricAxes] | None = None
 
 
-def _axes(rubric: Rubric) -> _Axes:
-    """The rubric's `_Axes` (a rubric is frozen: the last one's are kept, as a run asks the same one each time)."""
+def rubric_axes(rubric: Rubric) -> RubricAxes:
+    """The rubric's `RubricAxes` (a rubric is frozen: the last one's are kept, as a run asks the same one each
+    time)."""
     global _last_axes
     last = _last_axes
     if last is not None and last[0] is rubric:
         return last[1]
     names = rubric.axis_names
     faithfulness = next((axis for axis in rubric.axes if axis.name == FAITHFULNESS), None)
-    axes = _Axes(
+    axes = RubricAxes(
         names,
         frozenset(names),
         tuple((axis.name, axis.scale) for axis in rubric.axes),
         None if faithfulness is None else faithfulness.scale[-1],
+        any(axis.needs_gold for axis in rubric.axes),
     )
     _last_axes = (rubric, axes)
     return axes
@@ -222,7 +227,7 @@ def validate_result(result: object, rubric: Rubric) -> JudgeResult:
         raise ValueError(f"the judge's scores are {type(scores).__name__}, not a dict of axis -> score")
     if not isinstance(evidence, dict):
         raise ValueError(f"the judge's evidence is {type(evidence).__name__}, not a dict of axis -> quoted span")
-    axes = _axes(rubric)
+    axes = rubric_axes(rubric)
     names = axes.known
     if not names.issuperset(scores):
         unknown = sorted(repr(axis) for axis in scores if axis not in names)
@@ -254,7 +259,7 @@ def validate_result(result: object, rubric: Rubric) -> JudgeResult:
 def faithfulness_outcome(scores: dict[str, int | None], rubric: Rubric) -> Outcome:
     """faithful at the top of the faithfulness scale, unfaithful below it, abstained when unscored
     (or when the rubric has no faithfulness axis: there is no faithfulness to judge)."""
-    top = _axes(rubric).top_of_faithfulness
+    top = rubric_axes(rubric).top_of_faithfulness
     if top is None or scores.get(FAITHFULNESS) is None:
         return "abstained"
     return "faithful" if scores[FAITHFULNESS] == top else "unfaithful"
@@ -319,7 +324,7 @@ def _unasked(
         reason = "the system failed on this case: nothing to judge"
     else:
         return None
-    unscored = dict.fromkeys(_axes(rubric).names)
+    unscored = dict.fromkeys(rubric_axes(rubric).names)
     verdict = _builder(config, case, item_id, created_at)
     return verdict("skipped" if isinstance(judge, SkippedJudge) else "abstained", unscored, {}, reason=reason)
 
@@ -329,7 +334,7 @@ def _verdict_of(
     output: SUTOutput, rubric: Rubric, *, item_id: str, created_at: str,
 ) -> JudgeVerdict:  # fmt: skip
     """The verdict on what the judge returned (`raw`) or raised (`failure`)."""
-    unscored = dict.fromkeys(_axes(rubric).names)
+    unscored = dict.fromkeys(rubric_axes(rubric).names)
     verdict = _builder(config, case, item_id, created_at)
     result: JudgeResult | None = None
     call: JudgeCall | None = None

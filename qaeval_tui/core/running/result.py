@@ -299,7 +299,38 @@ class _Shape:
     judge_error: bool
 
 
-class CompactCases(Sequence[CaseResult]):
+class _BuiltCases(Sequence[CaseResult]):
+    """Cases built as they are read, by index: a subclass says how many (`__len__`) and builds one (`_built`)."""
+
+    def _built(self, index: int) -> CaseResult:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> CaseResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[CaseResult, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> CaseResult | tuple[CaseResult, ...]:
+        if isinstance(index, slice):
+            return tuple(map(self._built, range(*index.indices(len(self)))))
+        position = index + len(self) if index < 0 else index
+        if not 0 <= position < len(self):
+            raise IndexError("case position out of range")
+        return self._built(position)
+
+    def __iter__(self) -> Iterator[CaseResult]:
+        return map(self._built, range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(mine == theirs for mine, theirs in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # a tuple of cases does not hash either (their values are dicts)
+
+
+class CompactCases(_BuiltCases):
     """A run's compact cases (`CaseResult.compact`) kept column by column, so a run's memory stays flat in its
     cases: for each case its output hash (32 bytes), its metric values and seconds (8 bytes each), its verdict's
     scores (a byte an axis) and time (8 bytes), and the index of its `_Shape` (what it shares with other cases:
@@ -451,34 +482,10 @@ class CompactCases(Sequence[CaseResult]):
     def __len__(self) -> int:
         return len(self._filled)
 
-    @overload
-    def __getitem__(self, index: int) -> CaseResult: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> tuple[CaseResult, ...]: ...
-
-    def __getitem__(self, index: int | slice) -> CaseResult | tuple[CaseResult, ...]:
-        if isinstance(index, slice):
-            return tuple(self._case(position) for position in range(*index.indices(len(self))))
-        position = index + len(self) if index < 0 else index
-        if not 0 <= position < len(self):
-            raise IndexError("case position out of range")
-        return self._case(position)
-
-    def __iter__(self) -> Iterator[CaseResult]:
-        return map(self._case, range(len(self)))
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(mine == theirs for mine, theirs in zip(self, other, strict=True))
-
-    __hash__ = None  # type: ignore[assignment]  # a tuple of cases does not hash either (their values are dicts)
-
     def __repr__(self) -> str:
         return f"CompactCases({len(self)} cases)"
 
-    def _case(self, position: int) -> CaseResult:
+    def _built(self, position: int) -> CaseResult:
         kept = self._filled[position]
         if kept != 1:
             if kept == 2:
@@ -541,7 +548,7 @@ class CompactCases(Sequence[CaseResult]):
 
     def filled(self) -> tuple[CaseResult, ...]:
         """The cases put so far, in suite order (a run that did not fill every position)."""
-        return tuple(self._case(position) for position, kept in enumerate(self._filled) if kept)
+        return tuple(self._built(position) for position, kept in enumerate(self._filled) if kept)
 
     def judge_error_count(self) -> int:
         """How many cases `judge_errors` has."""
@@ -582,7 +589,7 @@ class CompactCases(Sequence[CaseResult]):
         return copy
 
 
-class _Picked(Sequence[CaseResult]):
+class _Picked(_BuiltCases):
     """Some of a `CompactCases`' cases, by position, each built as it is read."""
 
     def __init__(self, cases: CompactCases, positions: array[int]) -> None:
@@ -592,26 +599,8 @@ class _Picked(Sequence[CaseResult]):
     def __len__(self) -> int:
         return len(self._positions)
 
-    @overload
-    def __getitem__(self, index: int) -> CaseResult: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> tuple[CaseResult, ...]: ...
-
-    def __getitem__(self, index: int | slice) -> CaseResult | tuple[CaseResult, ...]:
-        if isinstance(index, slice):
-            return tuple(map(self._cases._case, self._positions[index]))
-        return self._cases._case(self._positions[index])
-
-    def __iter__(self) -> Iterator[CaseResult]:
-        return map(self._cases._case, self._positions)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(mine == theirs for mine, theirs in zip(self, other, strict=True))
-
-    __hash__ = None  # type: ignore[assignment]
+    def _built(self, index: int) -> CaseResult:
+        return self._cases._built(self._positions[index])
 
     def __repr__(self) -> str:
         return f"<{len(self)} of {self._cases!r}>"
